@@ -1,0 +1,290 @@
+#include "Analysis/Verifier.h"
+
+#include "Analysis/Dependence.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+
+namespace accelopt::analysis {
+
+using namespace nki;
+
+const std::vector<RuleInfo> &verifierRules() {
+  static const std::vector<RuleInfo> rules = {
+      {"partition-dim", "a tile's partition dimension is at most 128 (nl.tile_size.pmax)"},
+      {"psum-bank", "a PSUM tile fits one 2 KiB bank per partition (512 fp32)"},
+      {"matmul-operands", "nc_matmul/matmul operands are SBUF tiles within the PE limits "
+                          "(stationary <= 128x128, moving <= 128x512) and the result goes to PSUM"},
+      {"operand-buffer", "each NKI call reads its operands from the buffers it supports"},
+      {"sbuf-capacity", "the SBUF footprint fits the per-partition capacity (else the compiler spills)"},
+      {"affine-output-dep", "iterations of an affine_range never write the same element, except by += accumulation"},
+      {"scope", "a tensor defined inside a loop is not used after that loop"},
+      {"mixed-indexing", "a subscript does not mix basic (slice) and advanced (nl.arange) indexing"},
+      {"unknown-api", "calls to NKI APIs accelopt does not know (warning)"},
+      {"slice-size", "slices have a constant size"},
+      {"index-rank", "a subscript has at most as many indices as the tensor has dimensions"},
+      {"assert", "trace-time assertions hold for the given input shapes"},
+      {"inputs", "every kernel argument has a shape when shapes are given"},
+      {"call-args", "calls pass the arguments the NKI API takes"},
+      {"trace-time", "code the analysis cannot follow at trace time (warning)"},
+  };
+  return rules;
+}
+
+bool hasErrors(const std::vector<Diagnostic> &diags) {
+  return std::any_of(diags.begin(), diags.end(), [](auto &d) { return d.severity == Diagnostic::Error; });
+}
+
+namespace {
+
+class Verifier {
+public:
+  Verifier(const Kernel &k, const VerifyOptions &o) : K(k), O(o) {}
+
+  std::vector<Diagnostic> run() {
+    Out = K.diagnostics;
+    checkTensors();
+    for (const auto &st : K.stmts) checkStatement(st);
+    checkAffineWrites();
+    checkScopes();
+    checkSbufCapacity();
+    std::stable_sort(Out.begin(), Out.end(), [](auto &a, auto &b) { return a.offset < b.offset; });
+    return std::move(Out);
+  }
+
+private:
+  const Kernel &K;
+  const VerifyOptions &O;
+  std::vector<Diagnostic> Out;
+
+  void report(Diagnostic::Severity sev, ByteRange r, std::string msg, const char *rule) {
+    Out.push_back({sev, r.begin, r.end, std::move(msg), rule});
+  }
+  std::string tensorName(int t) const {
+    const Tensor &T = K.tensors[t];
+    return T.name.empty() ? "<tile>" : T.name;
+  }
+
+  void checkTensors() {
+    for (const auto &t : K.tensors) {
+      if (!isOnChip(t.buffer) || t.parDim < 0 || t.parDim >= int(t.shape.size())) continue;
+      const SymInt &p = t.shape[t.parDim];
+      if (p.isKnown() && *p.value > O.maxPartitions && !t.isTile)
+        report(Diagnostic::Error, t.range,
+               llvm::formatv("partition dimension of '{0}' is {1}, more than the {2} partitions of "
+                             "{3} (nl.tile_size.pmax)",
+                             tensorName(t.id), *p.value, O.maxPartitions, bufferName(t.buffer))
+                   .str(),
+               "partition-dim");
+      if (t.buffer == Buffer::PSUM)
+        if (auto bytes = t.bytesPerPartition(); bytes && *bytes > O.psumBankBytes)
+          report(Diagnostic::Error, t.range,
+                 llvm::formatv("PSUM tile '{0}' {1} needs {2} bytes per partition, more than one "
+                               "{3}-byte PSUM bank (at most {4} {5} elements)",
+                               tensorName(t.id), t.shapeString(), *bytes, O.psumBankBytes,
+                               O.psumBankBytes / dtypeBytes(t.dtype), dtypeName(t.dtype))
+                     .str(),
+                 "psum-bank");
+    }
+  }
+
+  static int64_t freeSize(const std::vector<int64_t> &shape) {
+    int64_t n = 1;
+    for (size_t i = 1; i < shape.size(); ++i) n *= shape[i] ? shape[i] : 1;
+    return n;
+  }
+
+  void checkStatement(const Statement &st) {
+    for (const auto &list : {&st.reads, &st.writes})
+      for (const Access &a : *list) {
+        if (a.usesBasic && a.usesAdvanced)
+          report(Diagnostic::Error, a.range,
+                 "subscript of '" + tensorName(a.tensor) +
+                     "' mixes basic indexing (slices) with advanced indexing (nl.arange); use one style",
+                 "mixed-indexing");
+        const Tensor &t = K.tensors[a.tensor];
+        // Tiles moved by DMA or compute have the partition dim first.
+        // Oversized tensors are reported once, at their allocation.
+        bool tensorReported = t.parDim >= 0 && t.parDim < int(t.shape.size()) && !t.isTile &&
+                              t.shape[t.parDim].value.value_or(0) > O.maxPartitions;
+        if (st.op && !a.tileShape.empty() && a.tileShape[0] > O.maxPartitions &&
+            st.op->kind != OpKind::Alloc && a.exact && !tensorReported && !(a.usesBasic && a.usesAdvanced))
+          report(Diagnostic::Error, a.range,
+                 llvm::formatv("tile of '{0}' spans {1} partitions; a tile has at most {2} "
+                               "(nl.tile_size.pmax)",
+                               tensorName(a.tensor), a.tileShape[0], O.maxPartitions)
+                     .str(),
+                 "partition-dim");
+      }
+    if (!st.op) return;
+    const OpInfo &op = *st.op;
+    bool isMatmul = op.kind == OpKind::Matmul;
+    for (const Access &a : st.reads) {
+      const ParamInfo *p = a.param.empty() ? nullptr : op.param(a.param);
+      if (!p || p->role != Role::Tile) continue;
+      const Tensor &t = K.tensors[a.tensor];
+      if (p->buffers && t.buffer != Buffer::Unknown && t.shapeKnown && !(p->buffers & bufferBit(t.buffer)))
+        report(Diagnostic::Error, a.range,
+               llvm::formatv("{0} operand '{1}' must be in {2}, but '{3}' is in {4}", op.name, p->name,
+                             allowedBuffers(p->buffers), tensorName(a.tensor), bufferName(t.buffer))
+                   .str(),
+               isMatmul ? "matmul-operands" : "operand-buffer");
+      if (p->maxFree && a.exact && a.tileShape.size() >= 1) {
+        int64_t free = freeSize(a.tileShape);
+        if (free > p->maxFree)
+          report(Diagnostic::Error, a.range,
+                 llvm::formatv("{0} operand '{1}' has {2} free elements per partition; the limit is {3}",
+                               op.name, p->name, free, p->maxFree)
+                     .str(),
+                 isMatmul ? "matmul-operands" : "operand-buffer");
+      }
+    }
+    if (isMatmul) {
+      for (const Access &w : st.writes) {
+        const Tensor &t = K.tensors[w.tensor];
+        if (t.buffer != Buffer::PSUM && t.buffer != Buffer::Unknown)
+          report(Diagnostic::Error, w.range,
+                 llvm::formatv("{0} writes its result to PSUM, but '{1}' is in {2}", op.name,
+                               tensorName(w.tensor), bufferName(t.buffer))
+                     .str(),
+                 "matmul-operands");
+      }
+      checkContraction(st);
+    }
+  }
+
+  void checkContraction(const Statement &st) {
+    const Access *stationary = nullptr, *moving = nullptr;
+    for (const Access &a : st.reads) {
+      if (a.param == "stationary" || a.param == "x") stationary = &a;
+      if (a.param == "moving" || a.param == "y") moving = &a;
+    }
+    if (!stationary || !moving || !stationary->exact || !moving->exact) return;
+    if (stationary->tileShape.empty() || moving->tileShape.empty()) return;
+    bool nlMatmul = st.op->name == "nl.matmul";
+    int64_t ks = nlMatmul ? freeSize(stationary->tileShape) : stationary->tileShape[0];
+    int64_t km = moving->tileShape[0];
+    if (ks && km && ks != km)
+      report(Diagnostic::Error, st.range,
+             llvm::formatv("{0} contracts over the partition dimension: stationary has {1} rows but "
+                           "moving has {2}",
+                           st.op->name, ks, km)
+                 .str(),
+             "matmul-operands");
+  }
+
+  static std::string allowedBuffers(uint8_t mask) {
+    std::string out;
+    for (Buffer b : {Buffer::SBUF, Buffer::PSUM, Buffer::SharedHBM, Buffer::PrivateHBM})
+      if (mask & bufferBit(b)) out += (out.empty() ? "" : " or ") + std::string(bufferName(b));
+    return out;
+  }
+
+  /// Is loop `l` an ancestor of statement `s` (the statement runs inside it)?
+  bool inside(int s, int l) const { return K.encloses(l, NodeRef{false, s}); }
+
+  void checkAffineWrites() {
+    for (const auto &st : K.stmts) {
+      for (const Access &w : st.writes) {
+        if (w.isAccumulate) continue;
+        const Tensor &t = K.tensors[w.tensor];
+        for (int l : K.loopNest(st.parent)) {
+          const Loop &loop = K.loops[l];
+          if (loop.kind != LoopKind::Affine) continue;
+          // A tensor defined inside the loop is private to each iteration.
+          if (t.scope >= 0 && (t.scope == l || K.encloses(l, NodeRef{true, t.scope}))) continue;
+          if (!w.exact) continue;
+          auto trip = tripCount(K, l);
+          if (!trip || *trip < 2) continue;
+          InstancePair pair;
+          for (int o : K.loopNest(loop.parent)) pair.sameIteration.push_back(o);
+          pair.carrier = l;
+          if (!mayOverlap(K, w, st.id, w, st.id, pair)) continue;
+          report(Diagnostic::Error, w.range,
+                 llvm::formatv("different iterations of affine_range loop L{0} ('{1}', line {2}) write "
+                               "the same elements of '{3}'; index it by '{1}', accumulate with +=, or "
+                               "use sequential_range",
+                               l, loop.iv, lineOf(loop.headerRange.begin), tensorName(w.tensor))
+                     .str(),
+                 "affine-output-dep");
+          break;
+        }
+      }
+    }
+  }
+
+  uint32_t lineOf(uint32_t offset) const { return K.source ? K.source->lineCol(offset).line : 0; }
+
+  void checkScopes() {
+    for (const auto &st : K.stmts) {
+      for (const auto &list : {&st.reads, &st.writes})
+        for (const Access &a : *list) {
+          const Tensor &t = K.tensors[a.tensor];
+          if (t.scope < 0 || t.isArgument) continue;
+          if (st.parent == t.scope || K.encloses(t.scope, NodeRef{false, st.id})) continue;
+          report(Diagnostic::Error, a.range,
+                 llvm::formatv("'{0}' is defined inside loop L{1} ('{2}') and used outside it; allocate "
+                               "it before the loop (with a block dimension per iteration if needed)",
+                               tensorName(a.tensor), t.scope, K.loops[t.scope].iv)
+                     .str(),
+                 "scope");
+        }
+    }
+  }
+
+  void checkSbufCapacity() {
+    // Allocations that live for the whole kernel or loop body all coexist in the
+    // worst case; tiles created inside loops count once (one iteration's worth).
+    int64_t total = 0;
+    for (const auto &t : K.tensors) {
+      if (t.buffer != Buffer::SBUF || t.name == "<discarded>") continue;
+      auto bytes = t.totalBytesPerPartition();
+      if (!bytes) continue;
+      int64_t before = total;
+      total += *bytes;
+      if (before <= O.sbufBytesPerPartition && total > O.sbufBytesPerPartition)
+        report(Diagnostic::Warning, t.range,
+               llvm::formatv("SBUF tensors need {0} KiB per partition from here on, more than the {1} "
+                             "KiB available on trn1; the compiler will spill to HBM (consider "
+                             "shrink_buffer on block dimensions)",
+                             totalSbuf() / 1024, O.sbufBytesPerPartition / 1024)
+                   .str(),
+               "sbuf-capacity");
+    }
+  }
+
+  int64_t totalSbuf() const {
+    int64_t total = 0;
+    for (const auto &t : K.tensors)
+      if (t.buffer == Buffer::SBUF && t.name != "<discarded>")
+        if (auto b = t.totalBytesPerPartition()) total += *b;
+    return total;
+  }
+};
+
+} // namespace
+
+std::vector<Diagnostic> verify(const Kernel &kernel, const VerifyOptions &options) {
+  return Verifier(kernel, options).run();
+}
+
+void printDiagnostic(llvm::raw_ostream &os, const syntax::SourceBuffer &src, const Diagnostic &d,
+                     bool withSnippet) {
+  const char *sev = d.severity == Diagnostic::Error ? "error" : d.severity == Diagnostic::Warning ? "warning" : "note";
+  os << src.location(d.offset) << ": " << sev << ": " << d.message;
+  if (!d.rule.empty()) os << " [" << d.rule << "]";
+  os << "\n";
+  if (!withSnippet) return;
+  syntax::LineCol lc = src.lineCol(d.offset);
+  llvm::StringRef line = src.lineText(lc.line);
+  os << "  " << line << "\n  ";
+  for (uint32_t i = 1; i < lc.col && i - 1 < line.size(); ++i) os << (line[i - 1] == '\t' ? '\t' : ' ');
+  os << "^";
+  syntax::LineCol endLc = src.lineCol(d.endOffset > d.offset ? d.endOffset : d.offset);
+  if (endLc.line == lc.line)
+    for (uint32_t i = lc.col + 1; i < endLc.col; ++i) os << "~";
+  os << "\n";
+}
+
+} // namespace accelopt::analysis

@@ -1,0 +1,38 @@
+// NKI rules checked on the kernel IR, reported like a compiler:
+// "file:line:col: error: message [rule-id]".
+#pragma once
+
+#include "NKI/KernelIR.h"
+#include "Syntax/SourceBuffer.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <vector>
+
+namespace accelopt::analysis {
+
+struct VerifyOptions {
+  int64_t sbufBytesPerPartition = 192 * 1024;  // trn1 NeuronCore-v2 (NKI.md §3.3)
+  int64_t psumBankBytes = 2048;
+  int maxPartitions = 128;
+};
+
+/// Every rule the verifier checks, for documentation and the LSP.
+struct RuleInfo {
+  const char *id;
+  const char *summary;
+};
+const std::vector<RuleInfo> &verifierRules();
+
+/// Runs the verifier; returns the front end's diagnostics plus the rule findings,
+/// sorted by position.
+std::vector<nki::Diagnostic> verify(const nki::Kernel &kernel, const VerifyOptions &options = {});
+
+bool hasErrors(const std::vector<nki::Diagnostic> &diags);
+
+/// Prints "file:line:col: severity: message [rule]" followed by the source line
+/// and a caret, like clang.
+void printDiagnostic(llvm::raw_ostream &os, const syntax::SourceBuffer &src, const nki::Diagnostic &d,
+                     bool withSnippet = true);
+
+} // namespace accelopt::analysis

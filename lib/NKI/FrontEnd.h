@@ -1,0 +1,54 @@
+// From a parsed Python file to the kernel IR of each @nki.jit function.
+#pragma once
+
+#include "NKI/KernelIR.h"
+#include "NKI/Types.h"
+#include "Syntax/PyAST.h"
+
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace accelopt::nki {
+
+/// One kernel argument: an array `name=f32[128,512]` or a Python scalar `eps=1e-5`.
+struct InputSpec {
+  std::string name;
+  bool isScalar = false;
+  double scalar = 0;
+  DType dtype = DType::Float32;
+  std::vector<int64_t> shape;
+  std::string init;  // how random inputs are drawn ("normal(0,1)", ...), from a suite manifest
+};
+using InputSpecs = std::vector<InputSpec>;
+
+/// Parses "a=f32[32,128],b=bf16[40,128],eps=0.001".
+llvm::Expected<InputSpecs> parseInputSpecs(llvm::StringRef text);
+std::string formatInputSpecs(const InputSpecs &specs);
+
+/// A parsed file and the IR of the kernels in it.
+struct KernelFile {
+  std::unique_ptr<syntax::Module> module;
+  std::vector<Kernel> kernels;
+
+  const syntax::SourceBuffer &source() const { return module->source(); }
+};
+
+struct FrontEndOptions {
+  const InputSpecs *inputs = nullptr;  // shapes of the arguments, when known
+  std::string kernelName;              // select one kernel ("" = all)
+};
+
+/// Builds the IR. Fails (with "file:line:col: error: ..." text) on syntax errors,
+/// on a file without any @nki.jit function, and on an unknown --kernel name.
+/// Problems inside a kernel are diagnostics on the Kernel, not failures.
+llvm::Expected<KernelFile> buildKernelFile(std::unique_ptr<syntax::SourceBuffer> source,
+                                           const FrontEndOptions &options);
+
+/// Convenience: read the file, then buildKernelFile.
+llvm::Expected<KernelFile> loadKernelFile(llvm::StringRef path, const FrontEndOptions &options);
+
+} // namespace accelopt::nki

@@ -1,0 +1,183 @@
+#include "NKI/InputSources.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+
+#ifndef ACCELOPT_SOURCE_DIR
+#define ACCELOPT_SOURCE_DIR "."
+#endif
+
+namespace accelopt::nki {
+
+static llvm::Error error(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+std::string pythonForReferences() {
+  if (const char *p = std::getenv("ACCELOPT_PYTHON"); p && *p) return p;
+  return "/usr/bin/python3";
+}
+
+// Imports the reference by path, draws its inputs with a fixed seed and prints
+// one JSON object per kernel argument. Nothing from the reference is trusted
+// beyond shapes, dtypes and scalar values.
+static const char *ReferenceProbe = R"PY(
+import importlib.util, json, sys
+import numpy as np
+spec = importlib.util.spec_from_file_location("accelopt_reference", sys.argv[1])
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+np.random.seed(0)
+inputs = mod.get_inputs()
+if hasattr(mod, "transform_to_nki_inputs"):
+    inputs = mod.transform_to_nki_inputs(inputs)
+out = []
+for x in inputs:
+    if isinstance(x, np.ndarray):
+        out.append({"dtype": str(x.dtype), "shape": list(x.shape)})
+    else:
+        out.append({"scalar": float(x)})
+print(json.dumps(out))
+)PY";
+
+llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
+                                               const std::vector<std::string> &paramNames) {
+  if (!llvm::sys::fs::exists(referencePath))
+    return error(referencePath + ": error: reference file not found");
+  std::string python = pythonForReferences();
+  if (!llvm::sys::fs::can_execute(python))
+    return error("error: --reference needs a Python with numpy; '" + python +
+                 "' is not executable (set ACCELOPT_PYTHON, or give shapes with --inputs)");
+  llvm::SmallString<128> outPath, errPath;
+  llvm::sys::fs::createTemporaryFile("accelopt-ref", "json", outPath);
+  llvm::sys::fs::createTemporaryFile("accelopt-ref", "err", errPath);
+  std::string script = ReferenceProbe;
+  std::string ref = referencePath.str();
+  llvm::SmallVector<llvm::StringRef, 5> args = {python, "-c", script, ref};
+  llvm::Optional<llvm::StringRef> redirects[] = {llvm::None, llvm::StringRef(outPath), llvm::StringRef(errPath)};
+  std::string execError;
+  int rc = llvm::sys::ExecuteAndWait(python, args, llvm::None, redirects, /*SecondsToWait=*/600, 0, &execError);
+  auto out = llvm::MemoryBuffer::getFile(outPath);
+  auto err = llvm::MemoryBuffer::getFile(errPath);
+  llvm::sys::fs::remove(outPath);
+  llvm::sys::fs::remove(errPath);
+  if (rc != 0) {
+    std::string detail = err ? (*err)->getBuffer().trim().str() : execError;
+    if (detail.find("No module named 'numpy'") != std::string::npos)
+      return error("error: '" + python + "' has no numpy; install python3-numpy or set ACCELOPT_PYTHON");
+    // Keep the last line of the traceback: it names the problem.
+    llvm::StringRef last = llvm::StringRef(detail).rsplit('\n').second;
+    if (last.empty()) last = detail;
+    return error(referencePath + ": error: running the reference failed: " + last);
+  }
+  nlohmann::json items;
+  try {
+    items = nlohmann::json::parse(out ? (*out)->getBuffer().str() : "[]");
+  } catch (const std::exception &e) {
+    return error(referencePath + ": error: unexpected output from the reference probe");
+  }
+  if (items.size() != paramNames.size())
+    return error(llvm::formatv("{0}: error: the reference gives {1} kernel inputs but the kernel has {2} "
+                               "parameters",
+                               referencePath, items.size(), paramNames.size())
+                     .str());
+  InputSpecs specs;
+  for (size_t i = 0; i < items.size(); ++i) {
+    InputSpec s;
+    s.name = paramNames[i];
+    if (items[i].contains("scalar")) {
+      s.isScalar = true;
+      s.scalar = items[i]["scalar"].get<double>();
+    } else {
+      auto dt = parseDType(items[i]["dtype"].get<std::string>());
+      if (!dt)
+        return error(referencePath + ": error: unsupported dtype '" + items[i]["dtype"].get<std::string>() +
+                     "' for input '" + s.name + "'");
+      s.dtype = *dt;
+      for (auto &d : items[i]["shape"]) s.shape.push_back(d.get<int64_t>());
+    }
+    specs.push_back(std::move(s));
+  }
+  return specs;
+}
+
+static std::string defaultManifest() {
+  if (const char *p = std::getenv("ACCELOPT_MANIFEST"); p && *p) return p;
+  return std::string(ACCELOPT_SOURCE_DIR) + "/nkibench/manifest.json";
+}
+
+llvm::Expected<std::vector<SuiteCase>> loadSuite(const SuiteLocation &where) {
+  std::string manifest = where.manifestPath.empty() ? defaultManifest() : where.manifestPath;
+  auto buf = llvm::MemoryBuffer::getFile(manifest);
+  if (!buf) return error(manifest + ": error: cannot read suite manifest: " + buf.getError().message());
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse((*buf)->getBuffer().str());
+  } catch (const std::exception &e) {
+    return error(manifest + ": error: invalid JSON: " + e.what());
+  }
+  llvm::SmallString<256> manifestDir(manifest);
+  llvm::sys::path::remove_filename(manifestDir);
+  if (manifestDir.empty()) manifestDir = ".";
+  std::string nkibench = where.nkibenchRoot;
+  if (nkibench.empty())
+    if (const char *p = std::getenv("ACCELOPT_NKIBENCH"); p && *p) nkibench = p;
+  if (nkibench.empty()) {
+    // nkibench_default_root is relative to the repository root (the manifest's parent dir).
+    llvm::SmallString<256> root(manifestDir);
+    llvm::sys::path::append(root, "..", j.value("nkibench_default_root", "../shared/nkibench"));
+    nkibench = root.str().str();
+  }
+  std::vector<SuiteCase> cases;
+  try {
+    for (auto &c : j.at("cases")) {
+      SuiteCase sc;
+      sc.name = c.at("name").get<std::string>();
+      sc.problem = c.value("problem", "");
+      std::string root = c.value("root", "local") == "nkibench" ? nkibench : manifestDir.str().str();
+      auto resolve = [&](const std::string &rel) {
+        if (rel.empty()) return std::string();
+        llvm::SmallString<256> p(root);
+        llvm::sys::path::append(p, rel);
+        llvm::sys::path::remove_dots(p, true);
+        return p.str().str();
+      };
+      sc.kernelPath = resolve(c.value("kernel", ""));
+      sc.referencePath = resolve(c.value("reference", ""));
+      auto specs = parseInputSpecs(c.value("inputs", ""));
+      if (!specs) return error(manifest + ": error: case '" + sc.name + "': " + llvm::toString(specs.takeError()));
+      sc.inputs = std::move(*specs);
+      if (c.contains("init"))
+        for (auto &s : sc.inputs)
+          if (c["init"].contains(s.name)) s.init = c["init"][s.name].get<std::string>();
+      if (c.contains("values"))
+        for (auto &[k, v] : c["values"].items()) sc.values.push_back({k, v.get<double>()});
+      sc.pair = c.value("pair", "");
+      sc.variant = c.value("variant", "");
+      cases.push_back(std::move(sc));
+    }
+  } catch (const std::exception &e) {
+    return error(manifest + ": error: malformed manifest: " + e.what());
+  }
+  return cases;
+}
+
+llvm::Expected<SuiteCase> findCase(const SuiteLocation &where, llvm::StringRef name) {
+  auto cases = loadSuite(where);
+  if (!cases) return cases.takeError();
+  std::string known;
+  for (auto &c : *cases) {
+    if (c.name == name) return c;
+    known += (known.empty() ? "" : ", ") + c.name;
+  }
+  return error("error: no case '" + name + "' in the suite manifest (cases: " + known + ")");
+}
+
+} // namespace accelopt::nki

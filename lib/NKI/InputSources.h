@@ -1,0 +1,41 @@
+// Where kernel input shapes come from: --inputs text, a numpy reference file
+// (run with a Python that has numpy), or a case of a suite manifest.
+#pragma once
+
+#include "NKI/FrontEnd.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace accelopt::nki {
+
+/// The Python used to run numpy references: $ACCELOPT_PYTHON, else /usr/bin/python3.
+std::string pythonForReferences();
+
+/// Runs the reference's get_inputs() and transform_to_nki_inputs() and names the
+/// results after `paramNames` (the kernel's parameters, in order).
+llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
+                                               const std::vector<std::string> &paramNames);
+
+/// One case of a suite manifest (nkibench/manifest.json).
+struct SuiteCase {
+  std::string name;
+  std::string problem;
+  std::string kernelPath;     // absolute
+  std::string referencePath;  // absolute, may be empty
+  InputSpecs inputs;          // with `init` filled in
+  std::vector<std::pair<std::string, double>> values;  // M, N, K, ...
+  std::string pair, variant;  // direction pairs
+};
+
+struct SuiteLocation {
+  std::string manifestPath;   // "" = default: $ACCELOPT_MANIFEST or <repo>/nkibench/manifest.json
+  std::string nkibenchRoot;   // "" = default: $ACCELOPT_NKIBENCH or the manifest's nkibench_default_root
+};
+
+llvm::Expected<std::vector<SuiteCase>> loadSuite(const SuiteLocation &where);
+llvm::Expected<SuiteCase> findCase(const SuiteLocation &where, llvm::StringRef name);
+
+} // namespace accelopt::nki

@@ -1,0 +1,284 @@
+#include "NKI/OpTable.h"
+
+#include <algorithm>
+#include <array>
+
+namespace accelopt::nki {
+
+namespace {
+
+using P = ParamInfo;
+constexpr int PMax = 128;
+
+// Parameter lists in positional order (NKI.md §1.8, the neuronxcc.nki 0.1.0 API).
+constexpr P ndarrayParams[] = {{"shape", Role::Shape, true}, {"dtype", Role::DType, true},
+                               {"buffer", Role::Buffer}, {"name", Role::Name}};
+constexpr P zerosParams[] = {{"shape", Role::Shape, true}, {"dtype", Role::DType, true},
+                             {"buffer", Role::Buffer}, {"name", Role::Name},
+                             {"lazy_initialization", Role::Flag}};
+constexpr P fullParams[] = {{"shape", Role::Shape, true}, {"fill_value", Role::Operand, true},
+                            {"dtype", Role::DType, true}, {"buffer", Role::Buffer},
+                            {"name", Role::Name}};
+constexpr P sharedConstantParams[] = {{"constant", Role::Any, true}, {"dtype", Role::DType}};
+constexpr P loadParams[] = {{"src", Role::Tile, true, PMax, 0, HbmOnly}, {"mask", Role::Mask},
+                            {"dtype", Role::DType}};
+constexpr P storeParams[] = {{"dst", Role::Dest, true, PMax, 0, HbmOnly},
+                             {"value", Role::Tile, true, PMax, 0, OnChip}, {"mask", Role::Mask}};
+constexpr P copyParams[] = {{"src", Role::Tile, true, PMax, 0, OnChip}, {"mask", Role::Mask},
+                            {"dtype", Role::DType}};
+constexpr P tensorCopyParams[] = {{"src", Role::Tile, true, PMax, 0, OnChip}, {"mask", Role::Mask},
+                                  {"dtype", Role::DType}, {"engine", Role::Engine}};
+constexpr P dmaCopyParams[] = {{"dst", Role::Dest, true}, {"src", Role::Tile, true},
+                               {"mask", Role::Mask}, {"dst_rmw_op", Role::Func},
+                               {"oob_mode", Role::Any}, {"dge_mode", Role::Any}};
+constexpr P ncMatmulParams[] = {
+    {"stationary", Role::Tile, true, PMax, 128, SbufOnly},
+    {"moving", Role::Tile, true, PMax, 512, SbufOnly},
+    {"is_stationary_onezero", Role::Flag}, {"is_moving_onezero", Role::Flag},
+    {"is_transpose", Role::Flag}, {"tile_position", Role::Any}, {"tile_size", Role::Any},
+    {"mask", Role::Mask}};
+constexpr P matmulParams[] = {{"x", Role::Tile, true, PMax, 128, SbufOnly},
+                              {"y", Role::Tile, true, PMax, 512, SbufOnly},
+                              {"transpose_x", Role::Flag}, {"mask", Role::Mask}};
+constexpr P ncTransposeParams[] = {{"data", Role::Tile, true, PMax, 128, OnChip},
+                                   {"mask", Role::Mask}, {"dtype", Role::DType},
+                                   {"engine", Role::Engine}};
+constexpr P transposeParams[] = {{"x", Role::Tile, true, PMax, 128, OnChip}, {"dtype", Role::DType},
+                                 {"mask", Role::Mask}};
+constexpr P activationParams[] = {
+    {"op", Role::Func, true}, {"data", Role::Tile, true, PMax, 0, OnChip},
+    {"bias", Role::Operand}, {"scale", Role::Operand}, {"reduce_op", Role::Func},
+    {"reduce_res", Role::Any}, {"reduce_cmd", Role::Any}, {"mask", Role::Mask},
+    {"dtype", Role::DType}};
+constexpr P tensorTensorParams[] = {{"data1", Role::Tile, true, PMax, 0, OnChip},
+                                    {"data2", Role::Tile, true, PMax, 0, OnChip},
+                                    {"op", Role::Func, true}, {"dtype", Role::DType},
+                                    {"mask", Role::Mask}, {"engine", Role::Engine}};
+constexpr P tensorScalarParams[] = {
+    {"data", Role::Tile, true, PMax, 0, OnChip}, {"op0", Role::Func, true},
+    {"operand0", Role::Operand, true}, {"reverse0", Role::Flag}, {"op1", Role::Func},
+    {"operand1", Role::Operand}, {"reverse1", Role::Flag}, {"dtype", Role::DType},
+    {"mask", Role::Mask}, {"engine", Role::Engine}};
+constexpr P tensorReduceParams[] = {{"op", Role::Func, true},
+                                    {"data", Role::Tile, true, PMax, 0, OnChip},
+                                    {"axis", Role::Int, true}, {"mask", Role::Mask},
+                                    {"dtype", Role::DType}, {"negate", Role::Flag},
+                                    {"keepdims", Role::Flag}};
+constexpr P scanParams[] = {{"data0", Role::Tile, true, PMax, 0, OnChip},
+                            {"data1", Role::Tile, true, PMax, 0, OnChip},
+                            {"initial", Role::Operand, true}, {"op0", Role::Func, true},
+                            {"op1", Role::Func, true}, {"reverse0", Role::Flag},
+                            {"reverse1", Role::Flag}, {"dtype", Role::DType},
+                            {"mask", Role::Mask}};
+constexpr P unaryTileParams[] = {{"data", Role::Tile, true, PMax, 0, OnChip},
+                                 {"dtype", Role::DType}, {"mask", Role::Mask}};
+constexpr P memsetParams[] = {{"shape", Role::Shape, true}, {"value", Role::Operand, true},
+                              {"dtype", Role::DType, true}, {"mask", Role::Mask},
+                              {"engine", Role::Engine}};
+constexpr P iotaParams[] = {{"expr", Role::Any, true}, {"dtype", Role::DType, true},
+                            {"mask", Role::Mask}};
+constexpr P loopReduceParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip},
+                                  {"op", Role::Func, true}, {"loop_indices", Role::Any, true},
+                                  {"dtype", Role::DType}, {"mask", Role::Mask}};
+constexpr P binaryParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip},
+                              {"y", Role::Tile, true, PMax, 0, OnChip}, {"dtype", Role::DType},
+                              {"mask", Role::Mask}};
+constexpr P unaryParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip}, {"dtype", Role::DType},
+                             {"mask", Role::Mask}};
+constexpr P reductionParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip},
+                                 {"axis", Role::Int, true}, {"dtype", Role::DType},
+                                 {"mask", Role::Mask}, {"keepdims", Role::Flag}};
+constexpr P broadcastParams[] = {{"shape", Role::Shape, true}};
+
+#define ELEMENTWISE_BINARY(fn, what)                                                        \
+  OpInfo{"nl." fn, OpKind::TensorTensor, Engine::Vector, binaryParams, ShapeRule::SameAsInput, \
+         Buffer::SBUF, CostClass::Vector2N, what " (elementwise, broadcasts a (P,1) operand)"}
+#define ELEMENTWISE_UNARY(fn, what)                                                        \
+  OpInfo{"nl." fn, OpKind::Activation, Engine::Scalar, unaryParams, ShapeRule::SameAsInput, \
+         Buffer::SBUF, CostClass::ActivationN, what " (ScalarE activation)"}
+#define REDUCTION(fn, what)                                                               \
+  OpInfo{"nl." fn, OpKind::Reduce, Engine::Vector, reductionParams, ShapeRule::ReduceFree, \
+         Buffer::SBUF, CostClass::ReduceN, what " along free axes (VectorE tensor_reduce)"}
+
+const OpInfo opTable[] = {
+    {"nl.ndarray", OpKind::Alloc, Engine::Unknown, ndarrayParams, ShapeRule::FromShapeArg,
+     Buffer::SBUF, CostClass::None, "allocate an uninitialised tensor (SBUF unless buffer=)"},
+    {"nl.zeros", OpKind::Alloc, Engine::Vector, zerosParams, ShapeRule::FromShapeArg,
+     Buffer::SBUF, CostClass::MemsetN, "allocate a zero-filled tensor"},
+    {"nl.full", OpKind::Alloc, Engine::Vector, fullParams, ShapeRule::FromShapeArg, Buffer::SBUF,
+     CostClass::MemsetN, "allocate a tensor filled with fill_value"},
+    {"nl.shared_constant", OpKind::Alloc, Engine::Unknown, sharedConstantParams,
+     ShapeRule::FromShapeArg, Buffer::SharedHBM, CostClass::None,
+     "an HBM tensor holding a host numpy constant"},
+    {"nl.load", OpKind::Load, Engine::DMA, loadParams, ShapeRule::SameAsInput, Buffer::SBUF,
+     CostClass::Dma, "DMA an HBM region into a new SBUF tile"},
+    {"nl.store", OpKind::Store, Engine::DMA, storeParams, ShapeRule::None, Buffer::SharedHBM,
+     CostClass::Dma, "DMA an SBUF tile (PSUM via an extra copy) into HBM"},
+    {"nisa.dma_copy", OpKind::DmaCopy, Engine::DMA, dmaCopyParams, ShapeRule::None,
+     Buffer::Unknown, CostClass::Dma, "DMA between HBM and SBUF in any direction"},
+    {"nl.copy", OpKind::Copy, Engine::Vector, copyParams, ShapeRule::SameAsInput, Buffer::SBUF,
+     CostClass::VectorN, "on-chip copy (evicts PSUM to SBUF)"},
+    {"nisa.tensor_copy", OpKind::Copy, Engine::Vector, tensorCopyParams, ShapeRule::SameAsInput,
+     Buffer::SBUF, CostClass::VectorN, "on-chip copy on Vector/Scalar/GpSimd"},
+    {"nisa.nc_matmul", OpKind::Matmul, Engine::Tensor, ncMatmulParams, ShapeRule::MatmulResult,
+     Buffer::PSUM, CostClass::Matmul,
+     "TensorE stationary.T @ moving into PSUM (fp32); is_transpose with identity = PF transpose"},
+    {"nl.matmul", OpKind::Matmul, Engine::Tensor, matmulParams, ShapeRule::MatmulResult,
+     Buffer::PSUM, CostClass::Matmul,
+     "x @ y on TensorE; without transpose_x the compiler adds a TensorE transpose of x"},
+    {"nisa.nc_transpose", OpKind::Transpose, Engine::Tensor, ncTransposeParams,
+     ShapeRule::TransposePF, Buffer::PSUM, CostClass::TransposePE,
+     "partition/free transpose (TensorE up to 128x128)"},
+    {"nl.transpose", OpKind::Transpose, Engine::Tensor, transposeParams, ShapeRule::TransposePF,
+     Buffer::PSUM, CostClass::TransposePE, "partition/free transpose"},
+    {"nisa.activation", OpKind::Activation, Engine::Scalar, activationParams,
+     ShapeRule::SameAsInput, Buffer::SBUF, CostClass::ActivationN,
+     "ScalarE op(data * scale + bias), math in fp32"},
+    {"nisa.tensor_tensor", OpKind::TensorTensor, Engine::Vector, tensorTensorParams,
+     ShapeRule::SameAsInput, Buffer::SBUF, CostClass::Vector2N,
+     "VectorE elementwise op(data1, data2), same shapes"},
+    {"nisa.tensor_scalar", OpKind::TensorScalar, Engine::Vector, tensorScalarParams,
+     ShapeRule::SameAsInput, Buffer::SBUF, CostClass::VectorN,
+     "(data op0 operand0) op1 operand1 with per-partition scalars"},
+    {"nisa.tensor_reduce", OpKind::Reduce, Engine::Vector, tensorReduceParams,
+     ShapeRule::ReduceFree, Buffer::SBUF, CostClass::ReduceN,
+     "VectorE reduction along free axes"},
+    {"nisa.tensor_tensor_scan", OpKind::Scan, Engine::Vector, scanParams, ShapeRule::SameAsInput,
+     Buffer::SBUF, CostClass::ScanN, "per-partition scan r[i] = op1(op0(data0[i], r[i-1]), data1[i])"},
+    {"nisa.reciprocal", OpKind::Reciprocal, Engine::Vector, unaryTileParams,
+     ShapeRule::SameAsInput, Buffer::SBUF, CostClass::Vector8N, "VectorE 1/x (8 cycles/element)"},
+    {"nisa.memset", OpKind::Memset, Engine::Vector, memsetParams, ShapeRule::FromShapeArg,
+     Buffer::SBUF, CostClass::MemsetN, "fill a new tile with a constant"},
+    {"nisa.iota", OpKind::Iota, Engine::GpSimd, iotaParams, ShapeRule::SameAsInput, Buffer::SBUF,
+     CostClass::IotaN, "GpSimd writes an affine index pattern"},
+    {"nl.loop_reduce", OpKind::LoopReduce, Engine::Vector, loopReduceParams,
+     ShapeRule::SameAsInput, Buffer::SBUF, CostClass::VectorN,
+     "dst = op(x, dst) across the named loops"},
+    {"tile.broadcast_to", OpKind::Broadcast, Engine::Tensor, broadcastParams,
+     ShapeRule::BroadcastTo, Buffer::SBUF, CostClass::Matmul,
+     "partition-broadcast a 1-row tile (TensorE ones-matmul)"},
+    ELEMENTWISE_BINARY("add", "x + y"),
+    ELEMENTWISE_BINARY("subtract", "x - y"),
+    ELEMENTWISE_BINARY("multiply", "x * y"),
+    ELEMENTWISE_BINARY("divide", "x / y"),
+    ELEMENTWISE_BINARY("maximum", "max(x, y)"),
+    ELEMENTWISE_BINARY("minimum", "min(x, y)"),
+    ELEMENTWISE_BINARY("power", "x ** y"),
+    ELEMENTWISE_UNARY("exp", "e**x"),
+    ELEMENTWISE_UNARY("log", "ln x"),
+    ELEMENTWISE_UNARY("sqrt", "sqrt x"),
+    ELEMENTWISE_UNARY("rsqrt", "1/sqrt x"),
+    ELEMENTWISE_UNARY("square", "x*x"),
+    ELEMENTWISE_UNARY("sigmoid", "1/(1+e**-x)"),
+    ELEMENTWISE_UNARY("relu", "max(x, 0)"),
+    ELEMENTWISE_UNARY("gelu", "gelu x"),
+    ELEMENTWISE_UNARY("silu", "x*sigmoid x"),
+    ELEMENTWISE_UNARY("tanh", "tanh x"),
+    ELEMENTWISE_UNARY("softplus", "ln(1+e**x)"),
+    ELEMENTWISE_UNARY("mish", "x*tanh(softplus x)"),
+    ELEMENTWISE_UNARY("erf", "erf x"),
+    ELEMENTWISE_UNARY("sin", "sin x"),
+    ELEMENTWISE_UNARY("cos", "cos x"),
+    ELEMENTWISE_UNARY("arctan", "atan x"),
+    ELEMENTWISE_UNARY("abs", "|x|"),
+    ELEMENTWISE_UNARY("sign", "sign x"),
+    ELEMENTWISE_UNARY("negative", "-x"),
+    ELEMENTWISE_UNARY("reciprocal", "1/x"),
+    REDUCTION("sum", "sum"),
+    REDUCTION("max", "max"),
+    REDUCTION("min", "min"),
+    REDUCTION("mean", "mean"),
+    REDUCTION("prod", "product"),
+};
+
+#undef ELEMENTWISE_BINARY
+#undef ELEMENTWISE_UNARY
+#undef REDUCTION
+
+const NamedConstant constants[] = {
+    {"nl.tile_size.pmax", NamedConstant::Int, 128},
+    {"nl.tile_size.psum_fmax", NamedConstant::Int, 512},
+    {"nl.tile_size.gemm_stationary_fmax", NamedConstant::Int, 128},
+    {"nl.tile_size.gemm_moving_fmax", NamedConstant::Int, 512},
+    {"nl.tile_size.bn_stats_fmax", NamedConstant::Int, 512},
+    {"nl.tile_size.psum_num_banks", NamedConstant::Int, 8},
+    {"nl.sbuf", NamedConstant::BufferKind, int64_t(Buffer::SBUF)},
+    {"nl.psum", NamedConstant::BufferKind, int64_t(Buffer::PSUM)},
+    {"nl.shared_hbm", NamedConstant::BufferKind, int64_t(Buffer::SharedHBM)},
+    {"nl.hbm", NamedConstant::BufferKind, int64_t(Buffer::PrivateHBM)},
+    {"nl.private_hbm", NamedConstant::BufferKind, int64_t(Buffer::PrivateHBM)},
+    {"nisa.unknown_engine", NamedConstant::EngineKind, int64_t(Engine::Unknown)},
+    {"nisa.vector_engine", NamedConstant::EngineKind, int64_t(Engine::Vector)},
+    {"nisa.scalar_engine", NamedConstant::EngineKind, int64_t(Engine::Scalar)},
+    {"nisa.gpsimd_engine", NamedConstant::EngineKind, int64_t(Engine::GpSimd)},
+    {"nisa.tensor_engine", NamedConstant::EngineKind, int64_t(Engine::Tensor)},
+    {"nisa.engine.unknown", NamedConstant::EngineKind, int64_t(Engine::Unknown)},
+    {"nisa.engine.vector", NamedConstant::EngineKind, int64_t(Engine::Vector)},
+    {"nisa.engine.scalar", NamedConstant::EngineKind, int64_t(Engine::Scalar)},
+    {"nisa.engine.gpsimd", NamedConstant::EngineKind, int64_t(Engine::GpSimd)},
+    {"nisa.engine.tensor", NamedConstant::EngineKind, int64_t(Engine::Tensor)},
+};
+
+// Functions that kernels pass as values (op=..., op0=..., np.max as "maximum").
+constexpr std::string_view functionValues[] = {
+    "nl.add", "nl.subtract", "nl.multiply", "nl.divide", "nl.maximum", "nl.minimum", "nl.power",
+    "nl.max", "nl.min", "nl.sum", "nl.exp", "nl.log", "nl.sqrt", "nl.rsqrt", "nl.square",
+    "nl.sigmoid", "nl.relu", "nl.gelu", "nl.gelu_dx", "nl.gelu_apprx_tanh",
+    "nl.gelu_apprx_sigmoid", "nl.silu", "nl.silu_dx", "nl.tanh", "nl.softplus", "nl.mish",
+    "nl.erf", "nl.erf_dx", "nl.sin", "nl.cos", "nl.arctan", "nl.abs", "nl.sign", "nl.negative",
+    "nl.reciprocal", "nl.copy", "nl.identity", "nl.equal", "nl.not_equal", "nl.greater",
+    "nl.greater_equal", "nl.less", "nl.less_equal", "nl.logical_and", "nl.logical_or",
+    "nl.logical_xor", "nl.bitwise_and", "nl.bitwise_or", "nl.bitwise_xor", "nl.left_shift",
+    "nl.right_shift", "np.add", "np.subtract", "np.multiply", "np.divide", "np.maximum",
+    "np.minimum", "np.max", "np.min", "np.power", "np.exp", "np.sqrt", "np.equal",
+    "np.logical_and", "np.logical_or", "np.bitwise_and", "np.bitwise_or",
+};
+
+} // namespace
+
+const ParamInfo *OpInfo::param(std::string_view n) const {
+  for (const auto &p : params)
+    if (p.name == n) return &p;
+  return nullptr;
+}
+
+int OpInfo::paramIndex(std::string_view n) const {
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i].name == n) return static_cast<int>(i);
+  return -1;
+}
+
+const OpInfo *lookupOp(std::string_view canonicalName) {
+  for (const auto &op : opTable)
+    if (op.name == canonicalName) return &op;
+  return nullptr;
+}
+
+std::span<const OpInfo> allOps() { return opTable; }
+
+std::string_view canonicalModule(std::string_view m) {
+  if (m == "neuronxcc.nki.language" || m == "nki.language") return "nl";
+  if (m == "neuronxcc.nki.isa" || m == "nki.isa") return "nisa";
+  if (m == "neuronxcc.nki" || m == "nki") return "nki";
+  if (m == "neuronxcc.nki.typing" || m == "nki.typing") return "nt";
+  if (m == "numpy") return "np";
+  if (m == "math") return "math";
+  return "";
+}
+
+const NamedConstant *lookupConstant(std::string_view n) {
+  for (const auto &c : constants)
+    if (c.name == n) return &c;
+  return nullptr;
+}
+
+bool isFunctionValue(std::string_view n) {
+  return std::find(std::begin(functionValues), std::end(functionValues), n) !=
+         std::end(functionValues);
+}
+
+bool isLoopIterator(std::string_view n) {
+  return n == "nl.affine_range" || n == "nl.sequential_range" || n == "nl.static_range";
+}
+
+} // namespace accelopt::nki

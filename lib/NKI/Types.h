@@ -1,0 +1,49 @@
+// Basic NKI vocabulary shared by every layer: data types, engines, buffers.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace accelopt::nki {
+
+enum class DType : uint8_t {
+  Float32, BFloat16, Float16, TFloat32, Float8E4M3, Float8E5M2,
+  Int8, UInt8, Int16, UInt16, Int32, UInt32, Bool,
+};
+
+/// Bytes one element occupies in SBUF/PSUM/HBM.
+constexpr int dtypeBytes(DType t) {
+  switch (t) {
+  case DType::Float32: case DType::TFloat32: case DType::Int32: case DType::UInt32: return 4;
+  case DType::BFloat16: case DType::Float16: case DType::Int16: case DType::UInt16: return 2;
+  case DType::Float8E4M3: case DType::Float8E5M2: case DType::Int8: case DType::UInt8:
+  case DType::Bool: return 1;
+  }
+  return 4;
+}
+
+constexpr bool isFloat(DType t) {
+  switch (t) {
+  case DType::Float32: case DType::BFloat16: case DType::Float16: case DType::TFloat32:
+  case DType::Float8E4M3: case DType::Float8E5M2: return true;
+  default: return false;
+  }
+}
+
+/// Canonical numpy-style name ("float32", "bfloat16", ...).
+std::string_view dtypeName(DType t);
+/// Accepts numpy/NKI spellings ("float32", "np.float32", "nl.bfloat16") and
+/// short forms ("f32", "bf16", "f16", "i32", ...).
+std::optional<DType> parseDType(std::string_view s);
+
+enum class Engine : uint8_t { Tensor, Vector, Scalar, GpSimd, Sync, DMA, Unknown };
+std::string_view engineName(Engine e);
+
+/// Where a tensor lives. PrivateHBM is `nl.hbm` / `nl.private_hbm`.
+enum class Buffer : uint8_t { SharedHBM, PrivateHBM, SBUF, PSUM, Unknown };
+std::string_view bufferName(Buffer b);
+constexpr bool isHBM(Buffer b) { return b == Buffer::SharedHBM || b == Buffer::PrivateHBM; }
+constexpr bool isOnChip(Buffer b) { return b == Buffer::SBUF || b == Buffer::PSUM; }
+
+} // namespace accelopt::nki

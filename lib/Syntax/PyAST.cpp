@@ -1,0 +1,571 @@
+#include "Syntax/PyAST.h"
+
+#include "Syntax/TreeSitter.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cstring>
+
+namespace accelopt::syntax {
+
+std::string Expr::dottedName() const {
+  if (kind == ExprKind::Name) return name;
+  if (kind == ExprKind::Attribute && base) {
+    std::string prefix = base->dottedName();
+    if (!prefix.empty()) return prefix + "." + name;
+  }
+  return {};
+}
+
+std::vector<const Stmt *> Module::functions() const {
+  std::vector<const Stmt *> out;
+  forEachStmt(Body, [&](const Stmt *s) {
+    if (s->kind == StmtKind::FunctionDef) out.push_back(s);
+  });
+  return out;
+}
+
+namespace {
+
+bool is(TSNode n, const char *type) { return std::strcmp(ts_node_type(n), type) == 0; }
+
+TSNode field(TSNode n, const char *name) {
+  return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::strlen(name)));
+}
+
+/// Named children, skipping comments (tree-sitter puts them anywhere).
+std::vector<TSNode> namedChildren(TSNode n) {
+  std::vector<TSNode> out;
+  uint32_t count = ts_node_named_child_count(n);
+  out.reserve(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    TSNode c = ts_node_named_child(n, i);
+    if (!is(c, "comment")) out.push_back(c);
+  }
+  return out;
+}
+
+/// Children carrying field `name` (subscript indices, comparison operators).
+std::vector<TSNode> fieldChildren(TSNode n, const char *name) {
+  std::vector<TSNode> out;
+  TSTreeCursor cursor = ts_tree_cursor_new(n);
+  if (ts_tree_cursor_goto_first_child(&cursor)) {
+    do {
+      const char *f = ts_tree_cursor_current_field_name(&cursor);
+      if (f && std::strcmp(f, name) == 0) out.push_back(ts_tree_cursor_current_node(&cursor));
+    } while (ts_tree_cursor_goto_next_sibling(&cursor));
+  }
+  ts_tree_cursor_delete(&cursor);
+  return out;
+}
+
+std::string decodeEscapes(llvm::StringRef raw) {
+  std::string out;
+  out.reserve(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) {
+    char c = raw[i];
+    if (c != '\\' || i + 1 == raw.size()) { out += c; continue; }
+    char e = raw[++i];
+    switch (e) {
+    case 'n': out += '\n'; break;
+    case 't': out += '\t'; break;
+    case 'r': out += '\r'; break;
+    case '0': out += '\0'; break;
+    case '\\': out += '\\'; break;
+    case '\'': out += '\''; break;
+    case '"': out += '"'; break;
+    case '\n': break;  // line continuation
+    default: out += '\\'; out += e; break;
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+class Converter {
+public:
+  explicit Converter(Module &m) : M(m), Text(m.Source->text()) {}
+
+  void run(TSNode root) {
+    collectErrors(root);
+    for (TSNode c : namedChildren(root)) convertStmtInto(c, M.Body, nullptr);
+  }
+
+private:
+  Module &M;
+  llvm::StringRef Text;
+
+  ByteRange rangeOf(TSNode n) const { return {ts_node_start_byte(n), ts_node_end_byte(n)}; }
+  llvm::StringRef textOf(TSNode n) const {
+    return Text.slice(ts_node_start_byte(n), ts_node_end_byte(n));
+  }
+
+  void collectErrors(TSNode n) {
+    if (!ts_node_has_error(n)) return;
+    if (is(n, "ERROR")) {
+      // Point at the first token tree-sitter could not place.
+      TSNode first = ts_node_child_count(n) ? ts_node_child(n, 0) : n;
+      std::string tok = textOf(first).take_front(20).str();
+      for (char &c : tok)
+        if (c == '\n') c = ' ';
+      M.Errors.push_back({ts_node_start_byte(first),
+                          tok.empty() ? "invalid syntax" : "invalid syntax near '" + tok + "'"});
+      return;
+    }
+    if (ts_node_is_missing(n)) {
+      M.Errors.push_back({ts_node_start_byte(n),
+                          llvm::formatv("invalid syntax: expected '{0}'", ts_node_type(n)).str()});
+      return;
+    }
+    uint32_t count = ts_node_child_count(n);
+    for (uint32_t i = 0; i < count; ++i) collectErrors(ts_node_child(n, i));
+  }
+
+  Expr *expr(ExprKind kind, TSNode n) {
+    Expr *e = M.newExpr();
+    e->kind = kind;
+    e->range = rangeOf(n);
+    return e;
+  }
+
+  const Expr *convertExpr(TSNode n) {
+    if (ts_node_is_null(n)) return nullptr;
+    const char *type = ts_node_type(n);
+    auto t = llvm::StringRef(type);
+    if (t == "identifier" || t == "keyword_identifier") {
+      Expr *e = expr(ExprKind::Name, n);
+      e->name = textOf(n).str();
+      return e;
+    }
+    if (t == "integer") {
+      Expr *e = expr(ExprKind::Int, n);
+      std::string digits;
+      for (char c : textOf(n))
+        if (c != '_') digits += c;
+      llvm::StringRef d(digits);
+      unsigned radix = 10;
+      if (d.startswith_insensitive("0x")) radix = 16, d = d.drop_front(2);
+      else if (d.startswith_insensitive("0o")) radix = 8, d = d.drop_front(2);
+      else if (d.startswith_insensitive("0b")) radix = 2, d = d.drop_front(2);
+      if (d.endswith_insensitive("l")) d = d.drop_back();
+      long long v = 0;
+      if (d.getAsInteger(radix, v)) {
+        e->kind = ExprKind::Float;  // too large for int64: keep magnitude
+        e->floatValue = std::strtod(digits.c_str(), nullptr);
+      } else {
+        e->intValue = v;
+      }
+      return e;
+    }
+    if (t == "float") {
+      Expr *e = expr(ExprKind::Float, n);
+      std::string digits;
+      for (char c : textOf(n))
+        if (c != '_') digits += c;
+      e->floatValue = std::strtod(digits.c_str(), nullptr);
+      return e;
+    }
+    if (t == "true" || t == "false") {
+      Expr *e = expr(ExprKind::Bool, n);
+      e->boolValue = t == "true";
+      return e;
+    }
+    if (t == "none") return expr(ExprKind::None, n);
+    if (t == "ellipsis") return expr(ExprKind::Ellipsis, n);
+    if (t == "string") return convertString(n);
+    if (t == "concatenated_string") {
+      Expr *e = expr(ExprKind::Str, n);
+      for (TSNode part : namedChildren(n)) {
+        const Expr *p = convertString(part);
+        e->str += p->str;
+        e->isFString |= p->isFString;
+      }
+      return e;
+    }
+    if (t == "parenthesized_expression") {
+      auto kids = namedChildren(n);
+      return kids.empty() ? expr(ExprKind::Tuple, n) : convertExpr(kids[0]);
+    }
+    if (t == "attribute") {
+      Expr *e = expr(ExprKind::Attribute, n);
+      e->base = convertExpr(field(n, "object"));
+      e->name = textOf(field(n, "attribute")).str();
+      return e;
+    }
+    if (t == "call") {
+      Expr *e = expr(ExprKind::Call, n);
+      e->base = convertExpr(field(n, "function"));
+      TSNode args = field(n, "arguments");
+      if (!ts_node_is_null(args) && is(args, "argument_list")) {
+        for (TSNode a : namedChildren(args)) {
+          if (is(a, "keyword_argument")) {
+            e->keywords.push_back({textOf(field(a, "name")).str(), convertExpr(field(a, "value")),
+                                   rangeOf(a)});
+          } else if (is(a, "dictionary_splat")) {
+            auto kids = namedChildren(a);
+            e->keywords.push_back({"", kids.empty() ? nullptr : convertExpr(kids[0]), rangeOf(a)});
+          } else {
+            e->elts.push_back(convertExpr(a));
+          }
+        }
+      } else if (!ts_node_is_null(args)) {
+        e->elts.push_back(convertExpr(args));  // generator expression argument
+      }
+      return e;
+    }
+    if (t == "subscript") {
+      Expr *e = expr(ExprKind::Subscript, n);
+      e->base = convertExpr(field(n, "value"));
+      for (TSNode s : fieldChildren(n, "subscript")) e->elts.push_back(convertExpr(s));
+      return e;
+    }
+    if (t == "slice") {
+      Expr *e = expr(ExprKind::Slice, n);
+      e->elts = {nullptr, nullptr, nullptr};
+      int part = 0;
+      uint32_t count = ts_node_child_count(n);
+      for (uint32_t i = 0; i < count; ++i) {
+        TSNode c = ts_node_child(n, i);
+        if (!ts_node_is_named(c)) {
+          if (textOf(c) == ":") ++part;
+          continue;
+        }
+        if (is(c, "comment") || part > 2) continue;
+        e->elts[part] = convertExpr(c);
+      }
+      return e;
+    }
+    if (t == "tuple" || t == "expression_list" || t == "pattern_list" || t == "tuple_pattern") {
+      Expr *e = expr(ExprKind::Tuple, n);
+      for (TSNode c : namedChildren(n)) e->elts.push_back(convertExpr(c));
+      return e;
+    }
+    if (t == "list" || t == "list_pattern") {
+      Expr *e = expr(ExprKind::List, n);
+      for (TSNode c : namedChildren(n)) e->elts.push_back(convertExpr(c));
+      return e;
+    }
+    if (t == "dictionary") {
+      Expr *e = expr(ExprKind::Dict, n);
+      for (TSNode c : namedChildren(n))
+        if (is(c, "pair")) {
+          e->elts.push_back(convertExpr(field(c, "key")));
+          e->elts.push_back(convertExpr(field(c, "value")));
+        }
+      return e;
+    }
+    if (t == "binary_operator") {
+      Expr *e = expr(ExprKind::BinOp, n);
+      e->elts = {convertExpr(field(n, "left")), convertExpr(field(n, "right"))};
+      e->name = textOf(field(n, "operator")).str();
+      return e;
+    }
+    if (t == "unary_operator") {
+      Expr *e = expr(ExprKind::UnaryOp, n);
+      e->base = convertExpr(field(n, "argument"));
+      e->name = textOf(field(n, "operator")).str();
+      return e;
+    }
+    if (t == "not_operator") {
+      Expr *e = expr(ExprKind::UnaryOp, n);
+      e->base = convertExpr(field(n, "argument"));
+      e->name = "not";
+      return e;
+    }
+    if (t == "boolean_operator") {
+      Expr *e = expr(ExprKind::BoolOp, n);
+      e->elts = {convertExpr(field(n, "left")), convertExpr(field(n, "right"))};
+      e->name = textOf(field(n, "operator")).str();
+      return e;
+    }
+    if (t == "comparison_operator") {
+      Expr *e = expr(ExprKind::Compare, n);
+      for (TSNode c : namedChildren(n)) e->elts.push_back(convertExpr(c));
+      for (TSNode op : fieldChildren(n, "operators")) {
+        // "not in" / "is not" may span whitespace; normalise it.
+        llvm::SmallVector<llvm::StringRef, 2> words;
+        textOf(op).split(words, ' ', -1, false);
+        std::string norm;
+        for (auto w : words) norm += (norm.empty() ? "" : " ") + w.trim().str();
+        e->ops.push_back(norm);
+      }
+      return e;
+    }
+    if (t == "conditional_expression") {
+      Expr *e = expr(ExprKind::IfExp, n);
+      auto kids = namedChildren(n);  // body if test else orelse
+      if (kids.size() == 3) e->elts = {convertExpr(kids[1]), convertExpr(kids[0]), convertExpr(kids[2])};
+      return e;
+    }
+    if (t == "list_splat" || t == "list_splat_pattern") {
+      Expr *e = expr(ExprKind::Starred, n);
+      auto kids = namedChildren(n);
+      e->base = kids.empty() ? nullptr : convertExpr(kids[0]);
+      return e;
+    }
+    if (t == "lambda") return expr(ExprKind::Lambda, n);
+    Expr *e = expr(ExprKind::Unsupported, n);
+    e->name = type;
+    return e;
+  }
+
+  const Expr *convertString(TSNode n) {
+    Expr *e = expr(ExprKind::Str, n);
+    if (!is(n, "string")) return e;
+    std::string current;
+    bool raw = false;
+    for (uint32_t i = 0, count = ts_node_child_count(n); i < count; ++i) {
+      TSNode c = ts_node_child(n, i);
+      if (is(c, "string_start")) {
+        llvm::StringRef prefix = textOf(c).take_while([](char ch) { return ch != '\'' && ch != '"'; });
+        e->isFString = prefix.contains_insensitive("f");
+        raw = prefix.contains_insensitive("r");
+      } else if (is(c, "string_content")) {
+        current += raw ? textOf(c).str() : decodeEscapes(textOf(c));
+      } else if (is(c, "interpolation")) {
+        e->parts.push_back(current);
+        e->str += current;
+        current.clear();
+        e->elts.push_back(convertExpr(field(c, "expression")));
+      }
+    }
+    e->str += current;
+    e->parts.push_back(current);
+    return e;
+  }
+
+  Stmt *stmt(StmtKind kind, TSNode n, const Stmt *parent) {
+    Stmt *s = M.newStmt();
+    s->kind = kind;
+    s->range = rangeOf(n);
+    s->parent = parent;
+    return s;
+  }
+
+  void convertBlock(TSNode block, std::vector<const Stmt *> &out, ByteRange &range,
+                    const Stmt *parent) {
+    if (ts_node_is_null(block)) return;
+    range = rangeOf(block);
+    for (TSNode c : namedChildren(block)) convertStmtInto(c, out, parent);
+  }
+
+  /// The header ends at the ':' that opens the block (comments after it excluded).
+  void setHeader(Stmt *s, TSNode n, TSNode body) {
+    uint32_t end = ts_node_is_null(body) ? ts_node_end_byte(n) : ts_node_start_byte(body);
+    for (uint32_t i = 0, count = ts_node_child_count(n); i < count; ++i) {
+      TSNode c = ts_node_child(n, i);
+      if (!ts_node_is_named(c) && textOf(c) == ":" && ts_node_end_byte(c) <= end) end = ts_node_end_byte(c);
+    }
+    s->headerRange = {ts_node_start_byte(n), end};
+  }
+
+  void convertStmtInto(TSNode n, std::vector<const Stmt *> &out, const Stmt *parent) {
+    auto t = llvm::StringRef(ts_node_type(n));
+    if (t == "comment" || t == "ERROR") return;
+    if (t == "expression_statement") {
+      auto kids = namedChildren(n);
+      if (kids.size() == 1 && is(kids[0], "assignment")) {
+        out.push_back(convertAssignment(kids[0], n, parent));
+      } else if (kids.size() == 1 && is(kids[0], "augmented_assignment")) {
+        Stmt *s = stmt(StmtKind::AugAssign, n, parent);
+        s->targets = {convertExpr(field(kids[0], "left"))};
+        s->value = convertExpr(field(kids[0], "right"));
+        llvm::StringRef op = textOf(field(kids[0], "operator"));
+        s->op = op.drop_back().str();
+        out.push_back(s);
+      } else {
+        Stmt *s = stmt(StmtKind::Expr, n, parent);
+        if (kids.size() == 1) s->value = convertExpr(kids[0]);
+        else {
+          Expr *tuple = expr(ExprKind::Tuple, n);
+          for (TSNode k : kids) tuple->elts.push_back(convertExpr(k));
+          s->value = tuple;
+        }
+        out.push_back(s);
+      }
+      return;
+    }
+    if (t == "decorated_definition") {
+      TSNode def = field(n, "definition");
+      std::vector<const Expr *> decorators;
+      for (TSNode c : namedChildren(n))
+        if (is(c, "decorator")) {
+          auto kids = namedChildren(c);
+          if (!kids.empty()) decorators.push_back(convertExpr(kids[0]));
+        }
+      size_t before = out.size();
+      convertStmtInto(def, out, parent);
+      if (out.size() > before) {
+        auto *s = const_cast<Stmt *>(out.back());
+        s->decorators = std::move(decorators);
+        s->range = rangeOf(n);
+      }
+      return;
+    }
+    if (t == "function_definition") {
+      Stmt *s = stmt(StmtKind::FunctionDef, n, parent);
+      s->name = textOf(field(n, "name")).str();
+      TSNode params = field(n, "parameters");
+      if (!ts_node_is_null(params))
+        for (TSNode p : namedChildren(params)) s->params.push_back(convertParam(p));
+      TSNode body = field(n, "body");
+      setHeader(s, n, body);
+      convertBlock(body, s->body, s->bodyRange, s);
+      out.push_back(s);
+      return;
+    }
+    if (t == "for_statement") {
+      Stmt *s = stmt(StmtKind::For, n, parent);
+      s->targets = {convertExpr(field(n, "left"))};
+      s->value = convertExpr(field(n, "right"));
+      TSNode body = field(n, "body");
+      setHeader(s, n, body);
+      convertBlock(body, s->body, s->bodyRange, s);
+      TSNode alt = field(n, "alternative");
+      if (!ts_node_is_null(alt)) {
+        ByteRange ignored;
+        convertBlock(field(alt, "body"), s->orelse, ignored, s);
+      }
+      out.push_back(s);
+      return;
+    }
+    if (t == "while_statement") {
+      Stmt *s = stmt(StmtKind::While, n, parent);
+      s->value = convertExpr(field(n, "condition"));
+      TSNode body = field(n, "body");
+      setHeader(s, n, body);
+      convertBlock(body, s->body, s->bodyRange, s);
+      out.push_back(s);
+      return;
+    }
+    if (t == "if_statement" || t == "elif_clause") {
+      Stmt *s = stmt(StmtKind::If, n, parent);
+      s->value = convertExpr(field(n, "condition"));
+      TSNode body = field(n, "consequence");
+      setHeader(s, n, body);
+      convertBlock(body, s->body, s->bodyRange, s);
+      if (t == "if_statement") {
+        // elif chains become nested Ifs in orelse; else blocks are plain orelse.
+        std::vector<TSNode> alts = fieldChildren(n, "alternative");
+        std::vector<const Stmt *> *tail = &s->orelse;
+        const Stmt *tailParent = s;
+        for (TSNode alt : alts) {
+          if (is(alt, "elif_clause")) {
+            size_t before = tail->size();
+            convertStmtInto(alt, *tail, tailParent);
+            auto *nested = const_cast<Stmt *>((*tail)[before]);
+            tail = &nested->orelse;
+            tailParent = nested;
+          } else {
+            ByteRange ignored;
+            convertBlock(field(alt, "body"), *tail, ignored, tailParent);
+          }
+        }
+      }
+      out.push_back(s);
+      return;
+    }
+    if (t == "return_statement") {
+      Stmt *s = stmt(StmtKind::Return, n, parent);
+      auto kids = namedChildren(n);
+      if (!kids.empty()) s->value = convertExpr(kids[0]);
+      out.push_back(s);
+      return;
+    }
+    if (t == "assert_statement") {
+      Stmt *s = stmt(StmtKind::Assert, n, parent);
+      auto kids = namedChildren(n);
+      if (!kids.empty()) s->value = convertExpr(kids[0]);
+      if (kids.size() > 1) s->msg = convertExpr(kids[1]);
+      out.push_back(s);
+      return;
+    }
+    if (t == "pass_statement") { out.push_back(stmt(StmtKind::Pass, n, parent)); return; }
+    if (t == "break_statement") { out.push_back(stmt(StmtKind::Break, n, parent)); return; }
+    if (t == "continue_statement") { out.push_back(stmt(StmtKind::Continue, n, parent)); return; }
+    if (t == "import_statement") {
+      Stmt *s = stmt(StmtKind::Import, n, parent);
+      for (TSNode c : namedChildren(n)) s->imports.push_back(importName(c));
+      out.push_back(s);
+      return;
+    }
+    if (t == "import_from_statement") {
+      Stmt *s = stmt(StmtKind::ImportFrom, n, parent);
+      s->name = textOf(field(n, "module_name")).str();
+      for (TSNode c : fieldChildren(n, "name")) s->imports.push_back(importName(c));
+      for (TSNode c : namedChildren(n))
+        if (is(c, "wildcard_import")) s->imports.push_back({"*", ""});
+      out.push_back(s);
+      return;
+    }
+    // if __name__ == "__main__" blocks, classes, with, try...: kept opaque.
+    Stmt *s = stmt(StmtKind::Other, n, parent);
+    s->name = t.str();
+    out.push_back(s);
+  }
+
+  std::pair<std::string, std::string> importName(TSNode c) {
+    if (is(c, "aliased_import"))
+      return {textOf(field(c, "name")).str(), textOf(field(c, "alias")).str()};
+    return {textOf(c).str(), ""};
+  }
+
+  Param convertParam(TSNode p) {
+    Param param;
+    param.range = rangeOf(p);
+    auto t = llvm::StringRef(ts_node_type(p));
+    if (t == "identifier") {
+      param.name = textOf(p).str();
+    } else if (t == "default_parameter" || t == "typed_default_parameter") {
+      param.name = textOf(field(p, "name")).str();
+      param.defaultValue = convertExpr(field(p, "value"));
+    } else if (t == "typed_parameter") {
+      auto kids = namedChildren(p);
+      param.name = kids.empty() ? "" : textOf(kids[0]).str();
+    } else {
+      param.isVarArgs = true;
+      param.name = textOf(p).ltrim("*").str();
+    }
+    return param;
+  }
+
+  Stmt *convertAssignment(TSNode a, TSNode stmtNode, const Stmt *parent) {
+    Stmt *s = stmt(StmtKind::Assign, stmtNode, parent);
+    TSNode cur = a;
+    while (true) {
+      s->targets.push_back(convertExpr(field(cur, "left")));
+      TSNode right = field(cur, "right");
+      if (ts_node_is_null(right)) {
+        s->kind = StmtKind::AnnAssign;  // `x: int` without a value
+        break;
+      }
+      if (is(right, "assignment")) { cur = right; continue; }
+      s->value = convertExpr(right);
+      break;
+    }
+    return s;
+  }
+};
+
+std::unique_ptr<Module> Module::parse(std::unique_ptr<SourceBuffer> source) {
+  auto module = std::make_unique<Module>();
+  module->Source = std::move(source);
+  auto parser = makePythonParser();
+  if (!parser) {
+    module->Errors.push_back({0, llvm::toString(parser.takeError())});
+    return module;
+  }
+  llvm::StringRef text = module->Source->text();
+  TreePtr tree(ts_parser_parse_string(parser->get(), nullptr, text.data(),
+                                      static_cast<uint32_t>(text.size())));
+  if (!tree) {
+    module->Errors.push_back({0, "parser gave up on this file"});
+    return module;
+  }
+  Converter(*module).run(ts_tree_root_node(tree.get()));
+  return module;
+}
+
+} // namespace accelopt::syntax

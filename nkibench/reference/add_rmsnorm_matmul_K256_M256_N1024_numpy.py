@@ -1,0 +1,39 @@
+import numpy as np
+
+M = 256
+N = 1024
+K = 256
+
+
+def get_inputs():
+  x = np.random.normal(loc=0, scale=1.0, size=(M, K)).astype(np.float32)
+  w = np.random.normal(loc=0, scale=1.0, size=(K, N)).astype(np.float32)
+  eps = 1e-5
+  z = np.random.normal(loc=0, scale=1.0, size=(M, K)).astype(np.float32)
+  g = np.random.normal(loc=0, scale=1.0, size=(K,)).astype(np.float32)
+  return [x, w, eps, z, g]
+
+
+def forward(x, w, eps, z, g):
+  h = x + z
+  mean_sq = np.mean(np.square(h), axis=-1, keepdims=True)
+  y = h / np.sqrt(mean_sq + eps) * g
+  return np.matmul(y, w)
+
+
+def transform_to_nki_inputs(inputs):
+  return inputs
+
+
+def transform_nki_outputs(k_res, ref):
+  # The kernel may return one array or a tuple; give each output the shape
+  # of the matching reference output.
+  kernel_outs = k_res if isinstance(k_res, tuple) else (k_res,)
+  ref_outs = ref if isinstance(ref, tuple) else (ref,)
+  result = []
+  for k_out, r_out in zip(kernel_outs, ref_outs):
+    if hasattr(r_out, "shape"):
+      result.append(np.reshape(k_out, r_out.shape))
+    else:
+      result.append(k_out)
+  return result

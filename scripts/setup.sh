@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what is missing on a Debian 12 machine (packages, the pinned
+# tree-sitter grammar), then configures and builds accelopt in build/.
+# Idempotent: a second run only rebuilds what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake ninja-build g++ ccache pkg-config clang-14 llvm-14-dev libclang-14-dev clang-tools-14
+          llvm-14-tools libtree-sitter-dev nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev
+          libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev python3-numpy)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The Python grammar, pinned by grammars/package-lock.json (ABI 14 for tree-sitter 0.20.7).
+if [ ! -f grammars/node_modules/tree-sitter-python/src/parser.c ] ||
+   [ grammars/package-lock.json -nt grammars/node_modules/.package-lock.json ]; then
+  (cd grammars && npm ci --ignore-scripts --legacy-peer-deps --no-audit --no-fund --loglevel=error)
+fi
+
+build_dir=${ACCELOPT_BUILD_DIR:-build}
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo ${ACCELOPT_CMAKE_ARGS:-} >/dev/null
+cmake --build "$build_dir" -j "$(nproc)"

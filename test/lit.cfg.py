@@ -1,0 +1,32 @@
+import os
+import lit.formats
+
+config.name = "accelopt"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".py", ".test", ".json"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py", "unit", "benchmark", "fuzz"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.accelopt_obj_root, "test")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.accelopt_tools_dir, "/usr/lib/llvm-14/bin", config.environment.get("PATH", os.environ.get("PATH", ""))])
+for var in ("HOME", "TMPDIR", "ASAN_OPTIONS", "UBSAN_OPTIONS"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+config.substitutions.append(("%accelopt", os.path.join(config.accelopt_tools_dir, "accelopt-rewrite")))
+config.substitutions.append(("%FileCheck", config.filecheck))
+config.substitutions.append(("%nkibench", config.nkibench_dir))
+config.substitutions.append(("%srcroot", config.accelopt_src_root))
+config.substitutions.append(("%python", "/usr/bin/python3"))
+
+# Tests that need the NKIBench checkout beside the repo.
+if os.path.isdir(config.nkibench_dir):
+    config.available_features.add("nkibench")
+# Full-size runs (interpreter on whole NKIBench kernels) only under the "full" label.
+if os.environ.get("ACCELOPT_LIT_FULL") == "1":
+    config.available_features.add("full")
+if os.path.exists("/usr/bin/python3"):
+    import subprocess
+    if subprocess.call(["/usr/bin/python3", "-c", "import numpy"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
+        config.available_features.add("numpy")

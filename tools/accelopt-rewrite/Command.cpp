@@ -1,0 +1,88 @@
+#include "Command.h"
+
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace accelopt::cli {
+
+cl::OptionCategory &category() {
+  static cl::OptionCategory cat("accelopt options");
+  return cat;
+}
+
+std::vector<Command> &commands() {
+  static std::vector<Command> list;
+  return list;
+}
+
+InputOptions::InputOptions(cl::SubCommand &sub)
+    : kernel("kernel", cl::desc("Select one @nki.jit function by name (default: every kernel)"),
+             cl::value_desc("NAME"), cl::sub(sub), cl::cat(category())),
+      inputs("inputs", cl::desc("Input shapes: 'a=f32[32,128],b=bf16[40,128],eps=0.001'"),
+             cl::value_desc("SPEC"), cl::sub(sub), cl::cat(category())),
+      reference("reference", cl::desc("NKIBench-style numpy reference giving the inputs (runs Python)"),
+                cl::value_desc("REF.py"), cl::sub(sub), cl::cat(category())),
+      caseName("case", cl::desc("A case of the suite manifest (kernel file and inputs)"),
+               cl::value_desc("NAME"), cl::sub(sub), cl::cat(category())),
+      manifest("manifest", cl::desc("Suite manifest (default: nkibench/manifest.json)"),
+               cl::value_desc("FILE"), cl::sub(sub), cl::cat(category()), cl::Hidden),
+      nkibench("nkibench", cl::desc("NKIBench checkout (default: ../shared/nkibench)"),
+               cl::value_desc("DIR"), cl::sub(sub), cl::cat(category()), cl::Hidden) {}
+
+FormatOption::FormatOption(cl::SubCommand &sub)
+    : format("format", cl::desc("Output format"),
+             cl::values(clEnumValN(OutputFormat::Text, "text", "human-readable (default)"),
+                        clEnumValN(OutputFormat::Json, "json", "JSON")),
+             cl::init(OutputFormat::Text), cl::sub(sub), cl::cat(category())) {}
+
+static llvm::Error error(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+llvm::Expected<nki::KernelFile> InputOptions::load(llvm::StringRef file) const {
+  int sources = !inputs.empty() + !reference.empty() + !caseName.empty();
+  if (sources > 1) return error("error: give input shapes with only one of --inputs, --reference, --case");
+  std::string path = file.str();
+  std::optional<nki::InputSpecs> specs;
+  resolvedReference.clear();
+  if (!caseName.empty()) {
+    auto c = nki::findCase(suite(), caseName);
+    if (!c) return c.takeError();
+    if (path.empty()) path = c->kernelPath;
+    specs = c->inputs;
+    resolvedReference = c->referencePath;
+  }
+  if (path.empty()) return error("error: no kernel file given");
+  if (!inputs.empty()) {
+    auto parsed = nki::parseInputSpecs(inputs);
+    if (!parsed) return parsed.takeError();
+    specs = std::move(*parsed);
+  }
+  nki::FrontEndOptions opts;
+  opts.kernelName = kernel;
+  if (!reference.empty()) {
+    // Parameter names come from the kernel itself.
+    auto shapeless = nki::loadKernelFile(path, opts);
+    if (!shapeless) return shapeless.takeError();
+    std::vector<std::string> names;
+    for (auto &p : shapeless->kernels.front().params) names.push_back(p.name);
+    auto ref = nki::inputsFromReference(reference, names);
+    if (!ref) return ref.takeError();
+    specs = std::move(*ref);
+    resolvedReference = reference;
+  }
+  resolvedInputs = specs;
+  opts.inputs = resolvedInputs ? &*resolvedInputs : nullptr;
+  return nki::loadKernelFile(path, opts);
+}
+
+int reportError(llvm::Error err) {
+  llvm::handleAllErrors(std::move(err), [](const llvm::ErrorInfoBase &e) {
+    std::string msg = e.message();
+    llvm::errs() << "accelopt-rewrite: " << msg;
+    if (msg.empty() || msg.back() != '\n') llvm::errs() << "\n";
+  });
+  return 2;
+}
+
+} // namespace accelopt::cli
