@@ -312,6 +312,7 @@ public:
     K.def = def;
     K.source = &M.source();
     K.shapesKnown = Inputs != nullptr;
+    bindModuleConstants();
     bindParams(def);
     block(def->body, K.body, -1);
     return std::move(K);
@@ -356,6 +357,25 @@ private:
     if (p == "nki.isa") p = "nisa";
     if (p == "nki.language") p = "nl";
     return p;
+  }
+
+  /// Module-level constants (TILE = 128, sizes computed from them) are visible
+  /// inside kernels; anything with a call is left alone.
+  void bindModuleConstants() {
+    std::function<bool(const Expr *)> simple = [&](const Expr *e) {
+      if (!e) return true;
+      if (e->kind == ExprKind::Call || e->kind == ExprKind::Lambda) return false;
+      if (e->base && !simple(e->base)) return false;
+      for (auto *x : e->elts)
+        if (!simple(x)) return false;
+      return true;
+    };
+    for (const Stmt *s : M.body()) {
+      if (s->kind == PyStmt::StmtKind::FunctionDef) Helpers[s->name] = s, Env[s->name] = Value::path("helper." + s->name);
+      if (s->kind != PyStmt::StmtKind::Assign || !simple(s->value)) continue;
+      Value v = eval(s->value);
+      for (const Expr *t : s->targets) bind(t, v);
+    }
   }
 
   // ----- parameters -----
