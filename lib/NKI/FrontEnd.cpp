@@ -178,10 +178,11 @@ struct Value {
 void Affine::add(const Affine &o, int64_t s) {
   if (!o.known) known = false;
   constant += s * o.constant;
-  for (auto &[l, c] : o.terms) {
-    auto it = std::find_if(terms.begin(), terms.end(), [&](auto &t) { return t.first == l; });
-    if (it != terms.end()) it->second += s * c;
-    else terms.push_back({l, s * c});
+  for (const auto &term : o.terms) {
+    int loop = term.first;
+    auto it = std::find_if(terms.begin(), terms.end(), [loop](auto &t) { return t.first == loop; });
+    if (it != terms.end()) it->second += s * term.second;
+    else terms.push_back({loop, s * term.second});
   }
   terms.erase(std::remove_if(terms.begin(), terms.end(), [](auto &t) { return t.second == 0; }), terms.end());
   std::sort(terms.begin(), terms.end());

@@ -47,23 +47,51 @@ for x in inputs:
 print(json.dumps(out))
 )PY";
 
-llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
-                                               const std::vector<std::string> &paramNames) {
-  if (!llvm::sys::fs::exists(referencePath))
-    return error(referencePath + ": error: reference file not found");
+// Writes the reference's inputs (after transform_to_nki_inputs) and forward()'s
+// outputs for one seed as .npy files and prints a JSON index of them.
+static const char *ReferenceRunner = R"PY(
+import importlib.util, json, os, sys
+import numpy as np
+spec = importlib.util.spec_from_file_location("accelopt_reference", sys.argv[1])
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+seed, out_dir = int(sys.argv[2]), sys.argv[3]
+np.random.seed(seed)
+inputs = mod.get_inputs()
+ref = mod.forward(*inputs)
+nki_inputs = mod.transform_to_nki_inputs(inputs) if hasattr(mod, "transform_to_nki_inputs") else inputs
+index = {"inputs": [], "scalars": [], "outputs": []}
+for i, x in enumerate(nki_inputs):
+    if isinstance(x, np.ndarray):
+        path = os.path.join(out_dir, "input%d.npy" % i)
+        np.save(path, np.ascontiguousarray(x))
+        index["inputs"].append(path); index["scalars"].append(None)
+    else:
+        index["inputs"].append(""); index["scalars"].append(float(x))
+refs = ref if isinstance(ref, tuple) else (ref,)
+for i, r in enumerate(refs):
+    path = os.path.join(out_dir, "reference%d.npy" % i)
+    np.save(path, np.ascontiguousarray(np.asarray(r, dtype=np.float32)))
+    index["outputs"].append(path)
+print(json.dumps(index))
+)PY";
+
+/// Runs a Python script with arguments; returns its stdout, or an error naming `what`.
+static llvm::Expected<std::string> runPython(const char *script, llvm::ArrayRef<std::string> scriptArgs,
+                                             llvm::StringRef what) {
   std::string python = pythonForReferences();
   if (!llvm::sys::fs::can_execute(python))
     return error("error: --reference needs a Python with numpy; '" + python +
                  "' is not executable (set ACCELOPT_PYTHON, or give shapes with --inputs)");
   llvm::SmallString<128> outPath, errPath;
-  llvm::sys::fs::createTemporaryFile("accelopt-ref", "json", outPath);
-  llvm::sys::fs::createTemporaryFile("accelopt-ref", "err", errPath);
-  std::string script = ReferenceProbe;
-  std::string ref = referencePath.str();
-  llvm::SmallVector<llvm::StringRef, 5> args = {python, "-c", script, ref};
+  llvm::sys::fs::createTemporaryFile("accelopt-py", "out", outPath);
+  llvm::sys::fs::createTemporaryFile("accelopt-py", "err", errPath);
+  std::string code = script;
+  llvm::SmallVector<llvm::StringRef, 8> args = {python, "-c", code};
+  for (auto &a : scriptArgs) args.push_back(a);
   llvm::Optional<llvm::StringRef> redirects[] = {llvm::None, llvm::StringRef(outPath), llvm::StringRef(errPath)};
   std::string execError;
-  int rc = llvm::sys::ExecuteAndWait(python, args, llvm::None, redirects, /*SecondsToWait=*/600, 0, &execError);
+  int rc = llvm::sys::ExecuteAndWait(python, args, llvm::None, redirects, /*SecondsToWait=*/1800, 0, &execError);
   auto out = llvm::MemoryBuffer::getFile(outPath);
   auto err = llvm::MemoryBuffer::getFile(errPath);
   llvm::sys::fs::remove(outPath);
@@ -72,14 +100,23 @@ llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
     std::string detail = err ? (*err)->getBuffer().trim().str() : execError;
     if (detail.find("No module named 'numpy'") != std::string::npos)
       return error("error: '" + python + "' has no numpy; install python3-numpy or set ACCELOPT_PYTHON");
-    // Keep the last line of the traceback: it names the problem.
+    // The last line of the traceback names the problem.
     llvm::StringRef last = llvm::StringRef(detail).rsplit('\n').second;
     if (last.empty()) last = detail;
-    return error(referencePath + ": error: running the reference failed: " + last);
+    return error(what + ": error: running the reference failed: " + last);
   }
+  return out ? (*out)->getBuffer().str() : std::string();
+}
+
+llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
+                                               const std::vector<std::string> &paramNames) {
+  if (!llvm::sys::fs::exists(referencePath))
+    return error(referencePath + ": error: reference file not found");
+  auto out = runPython(ReferenceProbe, {referencePath.str()}, referencePath);
+  if (!out) return out.takeError();
   nlohmann::json items;
   try {
-    items = nlohmann::json::parse(out ? (*out)->getBuffer().str() : "[]");
+    items = nlohmann::json::parse(*out);
   } catch (const std::exception &e) {
     return error(referencePath + ": error: unexpected output from the reference probe");
   }
@@ -106,6 +143,22 @@ llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
     specs.push_back(std::move(s));
   }
   return specs;
+}
+
+llvm::Expected<ReferenceData> runReference(llvm::StringRef referencePath, uint64_t seed, llvm::StringRef dir) {
+  if (!llvm::sys::fs::exists(referencePath)) return error(referencePath + ": error: reference file not found");
+  auto out = runPython(ReferenceRunner, {referencePath.str(), std::to_string(seed), dir.str()}, referencePath);
+  if (!out) return out.takeError();
+  ReferenceData data;
+  try {
+    auto j = nlohmann::json::parse(*out);
+    for (auto &p : j["inputs"]) data.inputFiles.push_back(p.get<std::string>());
+    for (auto &v : j["scalars"]) data.scalars.push_back(v.is_null() ? std::nullopt : std::optional<double>(v.get<double>()));
+    for (auto &p : j["outputs"]) data.outputFiles.push_back(p.get<std::string>());
+  } catch (const std::exception &) {
+    return error(referencePath + ": error: unexpected output from the reference runner");
+  }
+  return data;
 }
 
 static std::string defaultManifest() {

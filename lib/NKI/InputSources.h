@@ -39,3 +39,19 @@ llvm::Expected<std::vector<SuiteCase>> loadSuite(const SuiteLocation &where);
 llvm::Expected<SuiteCase> findCase(const SuiteLocation &where, llvm::StringRef name);
 
 } // namespace accelopt::nki
+
+namespace accelopt::nki {
+
+/// Files a numpy reference produced for one seed: the kernel's inputs (after
+/// transform_to_nki_inputs) and forward()'s outputs, as .npy files in `dir`.
+struct ReferenceData {
+  std::vector<std::string> inputFiles;             // "" for scalar inputs
+  std::vector<std::optional<double>> scalars;      // value for scalar inputs
+  std::vector<std::string> outputFiles;            // forward() results, in order
+};
+
+/// Runs the reference (np.random.seed(seed); get_inputs; forward; transforms) and
+/// writes the arrays into `dir`.
+llvm::Expected<ReferenceData> runReference(llvm::StringRef referencePath, uint64_t seed, llvm::StringRef dir);
+
+} // namespace accelopt::nki

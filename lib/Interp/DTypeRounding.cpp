@@ -1,0 +1,165 @@
+#include "Interp/DTypeRounding.h"
+
+#include "Interp/NDArray.h"
+#include "Interp/Uninit.h"
+
+#include <bit>
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+namespace accelopt::interp {
+
+namespace {
+
+constexpr uint32_t kAbsMask = 0x7FFFFFFFu;
+constexpr uint32_t kInfBits = 0x7F800000u;
+
+inline uint32_t bitsOf(float x) { return std::bit_cast<uint32_t>(x); }
+inline float fromBits(uint32_t bits) { return std::bit_cast<float>(bits); }
+
+/// Keeps `kMantissaBits` of the 23 fp32 mantissa bits, rounding to nearest even,
+/// in fp32's exponent range. A carry out of the mantissa bumps the exponent, which
+/// also turns values past the largest finite number into infinity. NaNs keep the
+/// high payload bits and are quieted. Branch-free so buffer loops vectorise.
+template <int kMantissaBits>
+inline float roundMantissa(float x) {
+  constexpr int kDropped = 23 - kMantissaBits;
+  constexpr uint32_t kDroppedMask = (1u << kDropped) - 1;
+  uint32_t bits = bitsOf(x);
+  uint32_t keptLsb = (bits >> kDropped) & 1u;
+  uint32_t rounded = (bits + (kDroppedMask >> 1) + keptLsb) & ~kDroppedMask;
+  uint32_t nan = (bits & ~kDroppedMask) | kQuietNaNBit;
+  bool isNaN = (bits & kAbsMask) > kInfBits;
+  return fromBits(isNaN ? nan : rounded);
+}
+
+/// A binary floating-point format narrower than fp32 in exponent range too.
+struct SmallFloat {
+  int minNormalExponent; // exponent of the smallest normal number
+  float maxFinite;
+  bool hasInfinity; // overflow to +-inf, else to NaN
+};
+
+constexpr SmallFloat kFloat16{-14, 65504.0f, true};
+constexpr SmallFloat kFloat8E5M2{-14, 57344.0f, true};
+constexpr SmallFloat kFloat8E4M3{-6, 448.0f, false};
+
+/// 2^exponent for exponents within fp32's normal range.
+constexpr float powerOfTwo(int exponent) {
+  float result = 1.0f;
+  for (; exponent > 0; --exponent)
+    result *= 2.0f;
+  for (; exponent < 0; ++exponent)
+    result *= 0.5f;
+  return result;
+}
+
+template <int kMantissaBits, SmallFloat kFormat>
+inline float roundSmallFloat(float x) {
+  constexpr float smallestNormal = powerOfTwo(kFormat.minNormalExponent);
+  // Adding a constant whose ulp equals the subnormal step rounds |x| to a
+  // multiple of that step with the FPU's own round-to-nearest-even.
+  constexpr float subnormalShift = powerOfTwo(kFormat.minNormalExponent - kMantissaBits + 23);
+  float magnitude = std::fabs(x);
+  float normal = roundMantissa<kMantissaBits>(magnitude);
+  float subnormal = (magnitude + subnormalShift) - subnormalShift;
+  float rounded = magnitude < smallestNormal ? subnormal : normal;
+  float overflow = kFormat.hasInfinity ? std::numeric_limits<float>::infinity()
+                                       : std::numeric_limits<float>::quiet_NaN();
+  rounded = rounded > kFormat.maxFinite ? overflow : rounded;
+  return std::copysign(rounded, x);
+}
+
+inline float truncateSaturate(float x, float lowest, float highest) {
+  // Adding +0 turns a -0 (from truncating small negatives) into 0: integers have no -0.
+  float truncated = std::trunc(x) + 0.0f;
+  truncated = truncated < lowest ? lowest : truncated;
+  truncated = truncated > highest ? highest : truncated;
+  return x != x ? 0.0f : truncated;
+}
+
+/// Calls `body` with the per-element rounding function of `dtype`, so buffer loops
+/// are instantiated once per dtype and carry no dispatch inside.
+template <class Body>
+void withRounding(nki::DType dtype, Body&& body) {
+  using nki::DType;
+  switch (dtype) {
+  case DType::Float32: return body([](float x) { return x; });
+  case DType::BFloat16: return body([](float x) { return roundMantissa<7>(x); });
+  case DType::TFloat32: return body([](float x) { return roundMantissa<10>(x); });
+  case DType::Float16: return body([](float x) { return roundSmallFloat<10, kFloat16>(x); });
+  case DType::Float8E5M2: return body([](float x) { return roundSmallFloat<2, kFloat8E5M2>(x); });
+  case DType::Float8E4M3: return body([](float x) { return roundSmallFloat<3, kFloat8E4M3>(x); });
+  case DType::Int8: return body([](float x) { return truncateSaturate(x, -128.0f, 127.0f); });
+  case DType::UInt8: return body([](float x) { return truncateSaturate(x, 0.0f, 255.0f); });
+  case DType::Int16: return body([](float x) { return truncateSaturate(x, -32768.0f, 32767.0f); });
+  case DType::UInt16: return body([](float x) { return truncateSaturate(x, 0.0f, 65535.0f); });
+  case DType::Int32:
+    return body([](float x) { return truncateSaturate(x, -2147483648.0f, 2147483647.0f); });
+  case DType::UInt32: return body([](float x) { return truncateSaturate(x, 0.0f, 4294967295.0f); });
+  case DType::Bool: return body([](float x) { return x != 0.0f ? 1.0f : 0.0f; });
+  }
+}
+
+} // namespace
+
+float roundToDType(float value, nki::DType dtype) {
+  if (isUninit(value))
+    return value;
+  float result = value;
+  withRounding(dtype, [&](auto round) { result = round(value); });
+  return result;
+}
+
+void roundToDType(std::span<const float> in, std::span<float> out, nki::DType dtype) {
+  assert(in.size() == out.size() && "rounding buffers differ in size");
+  if (dtype == nki::DType::Float32) {
+    if (in.data() != out.data())
+      std::copy(in.begin(), in.end(), out.begin());
+    return;
+  }
+  withRounding(dtype, [&](auto round) {
+    const float* source = in.data();
+    generateElements(out.data(), static_cast<int64_t>(out.size()), [&](int64_t i) {
+      float x = source[i];
+      float rounded = round(x);
+      return bitsOf(x) == kUninitBits ? x : rounded;
+    });
+  });
+}
+
+void roundToDType(std::span<float> values, nki::DType dtype) {
+  roundToDType(std::span<const float>(values), values, dtype);
+}
+
+uint16_t float16Bits(float value) {
+  float rounded = roundSmallFloat<10, kFloat16>(value);
+  uint32_t bits = bitsOf(rounded);
+  auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  uint32_t magnitude = bits & kAbsMask;
+  if (magnitude > kInfBits) // NaN: keep the top payload bits, stay a (quiet) NaN
+    return static_cast<uint16_t>(sign | 0x7E00u | ((magnitude >> 13) & 0x03FFu));
+  if (magnitude == kInfBits)
+    return static_cast<uint16_t>(sign | 0x7C00u);
+  int exponent = static_cast<int>(magnitude >> 23) - 127;
+  if (exponent < -14) // subnormal (or zero): an exact multiple of 2^-24
+    return static_cast<uint16_t>(sign | static_cast<uint16_t>(fromBits(magnitude) * powerOfTwo(24)));
+  uint32_t mantissa = (magnitude >> 13) & 0x03FFu;
+  return static_cast<uint16_t>(sign | static_cast<uint32_t>(exponent + 15) << 10 | mantissa);
+}
+
+float float16FromBits(uint16_t bits) {
+  uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
+  uint32_t exponent = (bits >> 10) & 0x1Fu;
+  uint32_t mantissa = bits & 0x03FFu;
+  if (exponent == 0x1F) // infinity, or a NaN that is quieted like every NaN we produce
+    return fromBits(sign | kInfBits | mantissa << 13 | (mantissa ? kQuietNaNBit : 0u));
+  if (exponent == 0) {
+    float magnitude = static_cast<float>(mantissa) * powerOfTwo(-24);
+    return fromBits(sign | bitsOf(magnitude));
+  }
+  return fromBits(sign | (exponent + 127 - 15) << 23 | mantissa << 13);
+}
+
+} // namespace accelopt::interp

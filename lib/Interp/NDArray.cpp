@@ -1,0 +1,200 @@
+#include "Interp/NDArray.h"
+
+#include "Interp/DTypeRounding.h"
+#include "Interp/Uninit.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cassert>
+#include <cstdlib>
+#include <utility>
+
+namespace accelopt::interp {
+
+namespace {
+
+std::atomic<uint64_t> gAllocatedBytes{0};
+std::atomic<uint64_t> gMemoryCap{kNoMemoryCap};
+
+// 64-byte alignment: whole cache lines, and full-width SIMD loads in BLAS.
+constexpr uint64_t kAlignment = 64;
+
+std::string formatGiB(uint64_t bytes) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::format("%.2f", static_cast<double>(bytes) / double(1ull << 30));
+  return os.str();
+}
+
+/// Charges `bytes` to the global counter unless that would pass the cap.
+llvm::Error reserveBytes(uint64_t bytes, std::span<const int64_t> shape) {
+  uint64_t current = gAllocatedBytes.load(std::memory_order_relaxed);
+  for (;;) {
+    uint64_t cap = gMemoryCap.load(std::memory_order_relaxed);
+    uint64_t wanted = current + bytes;
+    if (wanted < current || wanted > cap)
+      return llvm::createStringError(
+          std::errc::not_enough_memory,
+          "kernel would allocate %s GiB, more than the cap %s GiB (tensor of shape %s needs %s GiB)",
+          formatGiB(wanted < current ? UINT64_MAX : wanted).c_str(), formatGiB(cap).c_str(),
+          formatShape(shape).c_str(), formatGiB(bytes).c_str());
+    if (gAllocatedBytes.compare_exchange_weak(current, wanted, std::memory_order_relaxed))
+      return llvm::Error::success();
+  }
+}
+
+/// Element count of a shape, rejecting negative dims and overflow.
+llvm::Expected<int64_t> countElements(std::span<const int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return llvm::createStringError(std::errc::invalid_argument,
+                                     "negative dimension in tensor shape %s",
+                                     formatShape(shape).c_str());
+    // Storage is fp32 and byte counts must fit in 64 bits.
+    if (d != 0 && count > INT64_MAX / 4 / d)
+      return llvm::createStringError(std::errc::value_too_large,
+                                     "tensor shape %s has too many elements",
+                                     formatShape(shape).c_str());
+    count *= d;
+  }
+  return count;
+}
+
+} // namespace
+
+void setMemoryCap(uint64_t bytes) { gMemoryCap.store(bytes, std::memory_order_relaxed); }
+uint64_t memoryCap() { return gMemoryCap.load(std::memory_order_relaxed); }
+uint64_t allocatedBytes() { return gAllocatedBytes.load(std::memory_order_relaxed); }
+
+std::string formatShape(std::span<const int64_t> shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      text += ", ";
+    text += std::to_string(shape[i]);
+  }
+  return text + "]";
+}
+
+void detail::ReleaseStorage::operator()(float* data) const {
+  std::free(data);
+  gAllocatedBytes.fetch_sub(bytes, std::memory_order_relaxed);
+}
+
+NDArray::NDArray() : shape_{0} {}
+
+NDArray::NDArray(std::vector<int64_t> shape, int64_t numel, nki::DType dtype,
+                 std::unique_ptr<float[], detail::ReleaseStorage> storage)
+    : shape_(std::move(shape)), numel_(numel), dtype_(dtype), storage_(std::move(storage)) {}
+
+llvm::Expected<NDArray> NDArray::allocate(std::vector<int64_t> shape, nki::DType dtype) {
+  llvm::Expected<int64_t> numel = countElements(shape);
+  if (!numel)
+    return numel.takeError();
+  if (*numel == 0)
+    return NDArray(std::move(shape), 0, dtype, {});
+  uint64_t bytes = static_cast<uint64_t>(*numel) * sizeof(float);
+  uint64_t padded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  if (llvm::Error err = reserveBytes(padded, shape))
+    return err;
+  auto* data = static_cast<float*>(std::aligned_alloc(kAlignment, padded));
+  if (!data) {
+    gAllocatedBytes.fetch_sub(padded, std::memory_order_relaxed);
+    return llvm::createStringError(std::errc::not_enough_memory,
+                                   "out of host memory allocating %s GiB for tensor of shape %s",
+                                   formatGiB(padded).c_str(), formatShape(shape).c_str());
+  }
+  return NDArray(std::move(shape), *numel, dtype,
+                 std::unique_ptr<float[], detail::ReleaseStorage>(data, detail::ReleaseStorage{padded}));
+}
+
+llvm::Expected<NDArray> NDArray::full(std::vector<int64_t> shape, nki::DType dtype, float value) {
+  llvm::Expected<NDArray> array = allocate(std::move(shape), dtype);
+  if (array)
+    array->fill(value);
+  return array;
+}
+
+llvm::Expected<NDArray> NDArray::uninitialized(std::vector<int64_t> shape, nki::DType dtype) {
+  llvm::Expected<NDArray> array = allocate(std::move(shape), dtype);
+  if (array)
+    fillUninit(array->data(), array->numel());
+  return array;
+}
+
+llvm::Expected<NDArray> NDArray::fromValues(std::vector<int64_t> shape, nki::DType dtype,
+                                            std::span<const float> values) {
+  llvm::Expected<NDArray> array = allocate(std::move(shape), dtype);
+  if (!array)
+    return array.takeError();
+  if (static_cast<int64_t>(values.size()) != array->numel())
+    return llvm::createStringError(std::errc::invalid_argument,
+                                   "%zu values given for a tensor of shape %s (%lld elements)",
+                                   values.size(), formatShape(array->shape()).c_str(),
+                                   static_cast<long long>(array->numel()));
+  std::copy(values.begin(), values.end(), array->data());
+  return array;
+}
+
+llvm::Expected<NDArray> NDArray::clone() const {
+  return fromValues(shape_, dtype_, values());
+}
+
+std::vector<int64_t> NDArray::strides() const {
+  std::vector<int64_t> result(shape_.size(), 1);
+  for (size_t i = shape_.size(); i-- > 1;)
+    result[i - 1] = result[i] * shape_[i];
+  return result;
+}
+
+int64_t NDArray::flatIndex(std::initializer_list<int64_t> index) const {
+  assert(index.size() == shape_.size() && "index rank differs from the array rank");
+  int64_t flat = 0;
+  size_t axis = 0;
+  for (int64_t i : index) {
+    assert(i >= 0 && i < shape_[axis] && "index out of bounds");
+    flat = flat * shape_[axis++] + i;
+  }
+  return flat;
+}
+
+float& NDArray::at(std::initializer_list<int64_t> index) { return data()[flatIndex(index)]; }
+float NDArray::at(std::initializer_list<int64_t> index) const { return data()[flatIndex(index)]; }
+
+llvm::Error NDArray::reshape(std::vector<int64_t> newShape) {
+  llvm::Expected<int64_t> count = countElements(newShape);
+  if (!count)
+    return count.takeError();
+  if (*count != numel_)
+    return llvm::createStringError(std::errc::invalid_argument,
+                                   "cannot reshape a tensor of shape %s into shape %s",
+                                   formatShape(shape_).c_str(), formatShape(newShape).c_str());
+  shape_ = std::move(newShape);
+  return llvm::Error::success();
+}
+
+void NDArray::convertTo(nki::DType dtype) {
+  roundToDType(values(), dtype);
+  dtype_ = dtype;
+}
+
+void NDArray::fill(float value) { std::fill_n(data(), numel_, value); }
+
+Tile NDArray::asTile() {
+  ConstTile view = std::as_const(*this).asTile();
+  return Tile::contiguous(data(), view.rows, view.cols);
+}
+
+ConstTile NDArray::asTile() const {
+  int64_t rows = shape_.empty() ? 1 : shape_[0];
+  int64_t cols = 1;
+  for (size_t axis = 1; axis < shape_.size(); ++axis)
+    cols *= shape_[axis];
+  return ConstTile::contiguous(data(), rows, cols);
+}
+
+} // namespace accelopt::interp

@@ -1,0 +1,116 @@
+// A NeuronCore description for the timing model. The numbers live in JSON
+// data files (lib/Perf/targets/*.json, embedded at build time), each with its
+// source in NKI.md; this header only gives them names and units.
+#pragma once
+
+#include "NKI/Types.h"
+#include "Perf/Trace.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace accelopt::perf {
+
+/// The compute engines with an in-order instruction queue each.
+enum class ComputeEngine : uint8_t { Tensor, Vector, Scalar, GpSimd };
+inline constexpr unsigned kNumComputeEngines = 4;
+std::optional<ComputeEngine> toComputeEngine(nki::Engine e);
+std::string_view computeEngineName(ComputeEngine e);
+
+struct EngineParams {
+  double clockGHz = 1;
+  unsigned lanes = 128;
+  double minIICycles = 64;         ///< MIN_II of the cost formulas
+  double staticOverheadCycles = 0; ///< per-instruction issue/semaphore cost
+};
+
+struct MatmulParams {
+  unsigned peRows = 128;
+  unsigned peColumns = 128;
+  double initLatencyCycles = 64;   ///< MM_INIT_LATENCY: floor of a matmul
+  double fp32Factor = 4;           ///< fp32 operands take this many passes
+  double fp32OneZeroSpeedup = 1;   ///< is_*_onezero hint on fp32 operands
+  double fp32TransposeSpeedup = 1; ///< is_transpose on fp32 (NC-v3 transpose mode)
+};
+
+/// Cost of one compute op class: cycles = max(MIN_II if usesMinII,
+/// cyclesPerElement * N) + fixedCycles, on `engine` when the trace leaves
+/// the engine to the compiler.
+struct InstructionCost {
+  ComputeEngine engine = ComputeEngine::Vector;
+  double cyclesPerElement = 1;
+  double fastCyclesPerElement = 1; ///< when the op's fast path holds
+  bool usesMinII = true;
+  double fixedCycles = 0;
+  bool psumInputIsFastPath = false; ///< tensor_tensor: one PSUM + one SBUF input
+};
+
+struct DmaParams {
+  unsigned queues = 16;
+  double queueBytesPerNs = 17;
+  double fixedLatencyNs = 1300;
+  /// Each partition's descriptor costs as much as moving this many bytes:
+  /// efficiency = bpp / (bpp + descriptorOverheadBytes).
+  double descriptorOverheadBytes = 256;
+  double hbmBytesPerNs = 410;
+
+  double efficiency(double bytesPerPartition) const {
+    return bytesPerPartition / (bytesPerPartition + descriptorOverheadBytes);
+  }
+};
+
+struct MemoryParams {
+  unsigned partitions = 128;
+  uint64_t sbufBytesPerPartition = 192 * 1024;
+  uint64_t sbufReservedBytesPerPartition = 0;
+  unsigned psumBanks = 8;
+  uint64_t psumBankBytes = 2048;
+
+  uint64_t sbufUsableBytesPerPartition() const {
+    return sbufBytesPerPartition - sbufReservedBytesPerPartition;
+  }
+};
+
+/// Conventions of neuron-profile's counters (NKI.md §5).
+struct ProfilerParams {
+  double flopsPerMac = 2;
+  double flopsPerFp32Mac = 4;
+  /// fp32 TensorE reads of SBUF and writes of PSUM count this many times.
+  double fp32TensorAccessFactor = 2;
+};
+
+struct HardwareDesc {
+  std::string name;    ///< "trn1"
+  std::string core;    ///< "NeuronCore-v2"
+  std::string backend; ///< "sim-trn1": what a profile from this target reports
+  std::array<EngineParams, kNumComputeEngines> engines;
+  MatmulParams matmul;
+  std::array<InstructionCost, kNumOpKinds> costs; ///< compute op kinds only
+  DmaParams dma;
+  MemoryParams memory;
+  ProfilerParams profiler;
+
+  const EngineParams &engine(ComputeEngine e) const { return engines[static_cast<unsigned>(e)]; }
+  const InstructionCost &cost(OpKind op) const { return costs[static_cast<unsigned>(op)]; }
+  /// 2 * PE rows * PE columns * TensorE clock: what neuron-profile divides by
+  /// for hfu_estimated_percent.
+  double tensorPeakFlopsPerSecond() const;
+  double hbmBytesPerSecond() const { return dma.hbmBytesPerNs * 1e9; }
+};
+
+/// Names of the built-in targets ("trn1", "trn2").
+std::vector<std::string> knownTargets();
+
+/// A built-in target by name, or a JSON file in the same format by path.
+llvm::Expected<HardwareDesc> loadTarget(llvm::StringRef nameOrPath);
+
+/// Parses a target description; `origin` names it in error messages.
+llvm::Expected<HardwareDesc> parseTarget(llvm::StringRef jsonText, llvm::StringRef origin);
+
+} // namespace accelopt::perf

@@ -1,0 +1,62 @@
+// The profile summary every backend produces: latency plus the neuron-profile
+// summary fields AccelOpt records (NKI.md §5), and the backend that produced
+// them so an estimate is never mistaken for a measurement.
+#pragma once
+
+#include "Perf/Hardware.h"
+#include "Perf/TimingModel.h"
+
+#include "llvm/Support/Error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace accelopt::perf {
+
+struct Profile {
+  std::string backend; ///< "sim-trn1", "sim-trn2", "neuron"
+  double latency = 0;  ///< ms
+
+  // In AccelOpt's order (prompts/profile_list.json).
+  double hbmReadBytes = 0;
+  double hbmWriteBytes = 0;
+  double psumReadBytes = 0;
+  double psumWriteBytes = 0;
+  double sbufReadBytes = 0;
+  double sbufWriteBytes = 0;
+  double spillReloadBytes = 0;
+  double spillSaveBytes = 0;
+  double hardwareFlops = 0; ///< profiler convention: 4 FLOPs per fp32 MAC, padding counted
+  double transposeFlops = 0;
+  double peakFlopsBandwidthRatio = 0;
+  double mmArithmeticIntensity = 0;
+  double hfuEstimatedPercent = 0; ///< fraction in [0, 1], as the profiler reports it
+  double scalarEngineActiveTimePercent = 0;
+  double vectorEngineActiveTimePercent = 0;
+  double gpsimdEngineActiveTimePercent = 0;
+
+  /// The fields after `latency`, by their neuron-profile names, in order.
+  struct Field {
+    std::string_view name;
+    double Profile::*member;
+    bool integral; ///< printed without a fraction
+  };
+  static llvm::ArrayRef<Field> fields();
+
+  /// An ordered JSON object: backend, latency, then fields() in order.
+  nlohmann::ordered_json toJSON() const;
+  /// Reads a profile written by toJSON or a neuron backend; absent fields
+  /// (neuron-profile omits some, e.g. hardware_flops without TensorE work) stay 0.
+  static llvm::Expected<Profile> fromJSON(const nlohmann::json &json);
+  /// "backend: sim-trn1" first, then one "name: value" line per field.
+  std::string renderText() const;
+
+  bool isEstimate() const { return backend.rfind("sim-", 0) == 0; }
+};
+
+/// The profile of a simulated stream on `hw`.
+Profile summarize(const SimulationResult &result, const HardwareDesc &hw);
+
+} // namespace accelopt::perf

@@ -1,0 +1,922 @@
+#include "Perf/TimingModel.h"
+
+#include "llvm/ADT/IntervalMap.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace accelopt::perf {
+
+namespace {
+
+constexpr uint32_t kNil = std::numeric_limits<uint32_t>::max();
+/// Stream position of "no further use".
+constexpr uint32_t kNever = kNil;
+
+/// Completion time of the last write to a byte range and the latest
+/// completion of the reads since that write.
+struct AccessTimes {
+  double writeEnd = 0;
+  double readEnd = 0;
+  bool operator==(const AccessTimes &o) const {
+    return writeEnd == o.writeEnd && readEnd == o.readEnd;
+  }
+};
+
+/// Per-block access timelines of on-chip tensors: sorted singly linked lists
+/// of disjoint byte ranges in one arena. Blocks are tiles, so a list rarely
+/// holds more than a few ranges and a linear walk beats a tree.
+class SegmentArena {
+public:
+  void clear() {
+    nodes_.clear();
+    free_ = kNil;
+  }
+
+  double latest(uint32_t head, uint64_t begin, uint64_t end, bool includeReads) const {
+    double t = 0;
+    for (uint32_t cur = head; cur != kNil && nodes_[cur].begin < end; cur = nodes_[cur].next) {
+      const Segment &s = nodes_[cur];
+      if (s.end > begin)
+        t = std::max(t,
+                     includeReads ? std::max(s.times.writeEnd, s.times.readEnd) : s.times.writeEnd);
+    }
+    return t;
+  }
+
+  void recordWrite(uint32_t &head, uint32_t begin, uint32_t end, double t) {
+    uint32_t prev = kNil, cur = head;
+    while (cur != kNil && nodes_[cur].end <= begin) {
+      prev = cur;
+      cur = nodes_[cur].next;
+    }
+    if (cur != kNil && nodes_[cur].begin < begin) {
+      if (nodes_[cur].end > end) { // the write lands inside one range: split it in three
+        uint32_t right = alloc(end, nodes_[cur].end, nodes_[cur].times, nodes_[cur].next);
+        uint32_t middle = alloc(begin, end, {t, 0}, right);
+        nodes_[cur].end = begin;
+        nodes_[cur].next = middle;
+        return;
+      }
+      nodes_[cur].end = begin;
+      prev = cur;
+      cur = nodes_[cur].next;
+    }
+    while (cur != kNil && nodes_[cur].end <= end) { // ranges the write covers entirely
+      uint32_t covered = cur;
+      cur = nodes_[cur].next;
+      release(covered);
+    }
+    if (cur != kNil && nodes_[cur].begin < end) nodes_[cur].begin = end;
+    link(head, prev, alloc(begin, end, {t, 0}, cur));
+  }
+
+  void recordRead(uint32_t &head, uint32_t begin, uint32_t end, double t) {
+    uint32_t prev = kNil, cur = head;
+    while (cur != kNil && nodes_[cur].end <= begin) {
+      prev = cur;
+      cur = nodes_[cur].next;
+    }
+    uint32_t pos = begin;
+    while (pos < end) {
+      if (cur == kNil || nodes_[cur].begin >= end) { // never accessed up to `end`
+        link(head, prev, alloc(pos, end, {0, t}, cur));
+        return;
+      }
+      if (nodes_[cur].begin > pos) { // never-accessed gap before `cur`
+        uint32_t gap = alloc(pos, nodes_[cur].begin, {0, t}, cur);
+        link(head, prev, gap);
+        prev = gap;
+        pos = nodes_[cur].begin;
+        continue;
+      }
+      if (nodes_[cur].begin < pos) { // keep the part before the read as it is
+        uint32_t rest = alloc(pos, nodes_[cur].end, nodes_[cur].times, nodes_[cur].next);
+        nodes_[cur].end = pos;
+        nodes_[cur].next = rest;
+        prev = cur;
+        cur = rest;
+      }
+      if (nodes_[cur].end > end) { // and the part after it
+        uint32_t rest = alloc(end, nodes_[cur].end, nodes_[cur].times, nodes_[cur].next);
+        nodes_[cur].end = end;
+        nodes_[cur].next = rest;
+      }
+      nodes_[cur].times.readEnd = std::max(nodes_[cur].times.readEnd, t);
+      pos = nodes_[cur].end;
+      prev = cur;
+      cur = nodes_[cur].next;
+    }
+  }
+
+private:
+  struct Segment {
+    uint32_t begin, end;
+    uint32_t next;
+    AccessTimes times;
+  };
+
+  uint32_t alloc(uint32_t begin, uint32_t end, AccessTimes times, uint32_t next) {
+    if (free_ != kNil) {
+      uint32_t i = free_;
+      free_ = nodes_[i].next;
+      nodes_[i] = {begin, end, next, times};
+      return i;
+    }
+    nodes_.push_back({begin, end, next, times});
+    return static_cast<uint32_t>(nodes_.size() - 1);
+  }
+  void release(uint32_t i) {
+    nodes_[i].next = free_;
+    free_ = i;
+  }
+  void link(uint32_t &head, uint32_t prev, uint32_t node) {
+    (prev == kNil ? head : nodes_[prev].next) = node;
+  }
+
+  std::vector<Segment> nodes_;
+  uint32_t free_ = kNil;
+};
+
+/// Access timelines of HBM tensors: one interval map per tensor, because a
+/// kernel output collects a range per store and a list would go quadratic.
+using HbmMap = llvm::IntervalMap<uint64_t, AccessTimes, 8, llvm::IntervalMapHalfOpenInfo<uint64_t>>;
+
+class HbmTimelines {
+public:
+  void reset(size_t tensors) {
+    maps_.clear(); // before the allocator their nodes come from
+    maps_.resize(tensors);
+  }
+  void track(TensorId tensor) { maps_[tensor] = std::make_unique<HbmMap>(allocator_); }
+  bool tracked(TensorId tensor) const { return maps_[tensor] != nullptr; }
+
+  double latest(TensorId tensor, uint64_t begin, uint64_t end, bool includeReads) const {
+    double t = 0;
+    for (auto it = maps_[tensor]->find(begin); it.valid() && it.start() < end; ++it)
+      t = std::max(t, includeReads ? std::max(it.value().writeEnd, it.value().readEnd)
+                                   : it.value().writeEnd);
+    return t;
+  }
+
+  void recordWrite(TensorId tensor, uint64_t begin, uint64_t end, double t) {
+    HbmMap &map = *maps_[tensor];
+    takeOverlapping(map, begin, end);
+    if (!pieces_.empty() && pieces_.front().begin < begin)
+      map.insert(pieces_.front().begin, begin, pieces_.front().times);
+    map.insert(begin, end, {t, 0});
+    if (!pieces_.empty() && pieces_.back().end > end)
+      map.insert(end, pieces_.back().end, pieces_.back().times);
+  }
+
+  void recordRead(TensorId tensor, uint64_t begin, uint64_t end, double t) {
+    HbmMap &map = *maps_[tensor];
+    takeOverlapping(map, begin, end);
+    uint64_t pos = begin;
+    for (const Piece &p : pieces_) {
+      if (p.begin < begin) map.insert(p.begin, begin, p.times);
+      uint64_t from = std::max(p.begin, begin), to = std::min(p.end, end);
+      if (from > pos) map.insert(pos, from, {0, t});
+      map.insert(from, to, {p.times.writeEnd, std::max(p.times.readEnd, t)});
+      if (p.end > end) map.insert(end, p.end, p.times);
+      pos = to;
+    }
+    if (pos < end) map.insert(pos, end, {0, t});
+  }
+
+private:
+  struct Piece {
+    uint64_t begin, end;
+    AccessTimes times;
+  };
+  /// Moves the ranges overlapping [begin, end) out of `map` into pieces_.
+  void takeOverlapping(HbmMap &map, uint64_t begin, uint64_t end) {
+    pieces_.clear();
+    auto it = map.find(begin);
+    while (it.valid() && it.start() < end) {
+      pieces_.push_back({it.start(), it.stop(), it.value()});
+      it.erase();
+    }
+  }
+
+  HbmMap::Allocator allocator_;
+  std::vector<std::unique_ptr<HbmMap>> maps_;
+  std::vector<Piece> pieces_;
+};
+
+/// One resource that processes work at a fixed rate, filling idle gaps left
+/// by work that had to wait: DMA rings serve whichever transfer is ready, so
+/// a transfer issued later but ready earlier may run before it.
+class BusyTimeline {
+public:
+  void reset() {
+    gaps_.clear();
+    tail_ = 0;
+  }
+  double tail() const { return tail_; }
+
+  /// Runs `work` ns no earlier than `start`; returns its finish time.
+  double place(double start, double work) {
+    if (work <= 0) return start;
+    auto first = std::upper_bound(gaps_.begin(), gaps_.end(), start,
+                                  [](double t, const Gap &g) { return t < g.end; });
+    size_t i = static_cast<size_t>(first - gaps_.begin());
+    while (i < gaps_.size()) {
+      Gap &gap = gaps_[i];
+      double from = std::max(gap.begin, start);
+      double used = std::min(gap.end - from, work);
+      double finish = from + used;
+      work -= used;
+      if (from > gap.begin && finish < gap.end) {
+        Gap right{finish, gap.end};
+        gap.end = from;
+        gaps_.insert(gaps_.begin() + static_cast<ptrdiff_t>(i) + 1, right);
+        i += 2;
+      } else if (from > gap.begin) {
+        gap.end = from;
+        ++i;
+      } else if (finish < gap.end) {
+        gap.begin = finish;
+      } else {
+        gaps_.erase(gaps_.begin() + static_cast<ptrdiff_t>(i));
+      }
+      if (work <= 0) return finish;
+    }
+    double from = std::max(start, tail_);
+    if (from > tail_) {
+      gaps_.push_back({tail_, from});
+      // Old gaps are rarely fillable; dropping them bounds the cost per call.
+      if (gaps_.size() > kMaxGaps) gaps_.erase(gaps_.begin());
+    }
+    tail_ = from + work;
+    return tail_;
+  }
+
+private:
+  struct Gap {
+    double begin, end;
+  };
+  static constexpr size_t kMaxGaps = 32;
+  std::vector<Gap> gaps_;
+  double tail_ = 0;
+};
+
+/// DMA: transfers are triggered in order per kind (loads, stores and spills
+/// sit on separate compiler queues), striped over the least busy queues, and
+/// share the HBM bandwidth of the core.
+class DmaSystem {
+public:
+  void reset(const DmaParams &params) {
+    params_ = &params;
+    queues_.resize(params.queues);
+    for (BusyTimeline &q : queues_) q.reset();
+    hbm_.reset();
+    lastTrigger_.fill(0);
+    order_.resize(params.queues);
+  }
+
+  struct Transfer {
+    double end;
+    double queueWorkNs; ///< summed over the queues used
+  };
+
+  Transfer run(OpKind kind, uint64_t bytes, uint32_t bytesPerPartition, unsigned partitions,
+               uint64_t hbmBytes, double ready) {
+    const DmaParams &p = *params_;
+    double &lastTrigger =
+        lastTrigger_[static_cast<unsigned>(kind) - static_cast<unsigned>(OpKind::Load)];
+    double trigger = std::max(ready, lastTrigger);
+    lastTrigger = trigger;
+    double start = trigger + p.fixedLatencyNs;
+
+    unsigned stripes = std::clamp(partitions, 1u, p.queues);
+    double perPartition = bytesPerPartition ? bytesPerPartition
+                                            : static_cast<double>(bytes) / std::max(partitions, 1u);
+    double stripeWork = static_cast<double>(bytes) / stripes /
+                        (p.queueBytesPerNs * p.efficiency(std::max(perPartition, 1.0)));
+    Transfer t{start, stripeWork * stripes};
+    if (bytes == 0) return t;
+    for (unsigned i = 0; i < p.queues; ++i) order_[i] = i;
+    if (stripes < p.queues)
+      std::partial_sort(
+          order_.begin(), order_.begin() + stripes, order_.end(),
+          [&](uint32_t a, uint32_t b) { return queues_[a].tail() < queues_[b].tail(); });
+    for (unsigned i = 0; i < stripes; ++i)
+      t.end = std::max(t.end, queues_[order_[i]].place(start, stripeWork));
+    if (hbmBytes)
+      t.end = std::max(t.end, hbm_.place(start, static_cast<double>(hbmBytes) / p.hbmBytesPerNs));
+    return t;
+  }
+
+private:
+  const DmaParams *params_ = nullptr;
+  std::vector<BusyTimeline> queues_;
+  BusyTimeline hbm_;
+  std::array<double, kNumOpKinds - static_cast<unsigned>(OpKind::Load)> lastTrigger_{};
+  std::vector<uint32_t> order_;
+};
+
+/// Whether a TensorE instruction runs in fp32 mode: any fp32 operand.
+bool fp32Operands(const Instruction &inst) {
+  if (inst.op == OpKind::Transpose) return inst.inputDType == nki::DType::Float32;
+  return inst.inputDType == nki::DType::Float32 || inst.stationaryDType == nki::DType::Float32;
+}
+
+llvm::Error instructionError(size_t index, const llvm::Twine &what) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 ("instruction " + llvm::Twine(index) + ": " + what).str());
+}
+
+/// Where a DMA reads and writes: from its first regions, else its kind.
+std::pair<nki::Buffer, nki::Buffer> dmaEndpoints(const Trace &trace, const Instruction &inst) {
+  nki::Buffer src = nki::Buffer::SBUF, dst = nki::Buffer::SBUF;
+  switch (inst.op) {
+  case OpKind::Load:
+  case OpKind::SpillReload: src = nki::Buffer::SharedHBM; break;
+  case OpKind::Store:
+  case OpKind::SpillSave: dst = nki::Buffer::SharedHBM; break;
+  default: break;
+  }
+  auto reads = trace.reads(inst), writes = trace.writes(inst);
+  if (!reads.empty()) src = trace.tensors()[reads.front().tensor].buffer;
+  if (!writes.empty()) dst = trace.tensors()[writes.front().tensor].buffer;
+  return {src, dst};
+}
+
+} // namespace
+
+std::optional<ComputeEngine> resolveEngine(const HardwareDesc &hw, const Instruction &inst) {
+  if (inst.engine == nki::Engine::Unknown) return hw.cost(inst.op).engine;
+  return toComputeEngine(inst.engine);
+}
+
+double computeCycles(const HardwareDesc &hw, const Instruction &inst, ComputeEngine engine,
+                     bool readsPsum) {
+  const EngineParams &e = hw.engine(engine);
+  bool onPeArray = engine == ComputeEngine::Tensor &&
+                   (inst.op == OpKind::NcMatmul || inst.op == OpKind::Transpose);
+  if (onPeArray) {
+    // nc_transpose(data[P, F]) is the matmul of data (stationary) with a P x P
+    // identity (moving): max(P, min(64, F)) (NKI.md §3.5).
+    bool transpose = inst.op == OpKind::Transpose;
+    double stationary = transpose ? inst.freeElems : inst.stationaryFreeElems;
+    double moving = transpose ? inst.partitions : inst.freeElems;
+    double cycles = std::max(std::min(hw.matmul.initLatencyCycles, stationary), moving);
+    if (fp32Operands(inst)) {
+      double speedup = 1;
+      if (inst.has(OneZeroOperand)) speedup = std::max(speedup, hw.matmul.fp32OneZeroSpeedup);
+      if (transpose || inst.has(IsTranspose))
+        speedup = std::max(speedup, hw.matmul.fp32TransposeSpeedup);
+      cycles *= hw.matmul.fp32Factor / speedup;
+    }
+    return cycles;
+  }
+  const InstructionCost &c = hw.cost(inst.op);
+  bool fast = inst.has(FastPath) || (c.psumInputIsFastPath && readsPsum);
+  double cycles = (fast ? c.fastCyclesPerElement : c.cyclesPerElement) * inst.freeElems;
+  if (c.usesMinII) cycles = std::max(cycles, e.minIICycles);
+  cycles += c.fixedCycles;
+  if (inst.has(ReduceReadout)) cycles += e.minIICycles;
+  // Partitions beyond the engine's lanes take extra passes.
+  double passes = std::ceil(static_cast<double>(std::max<uint16_t>(inst.partitions, 1)) / e.lanes);
+  return cycles * passes;
+}
+
+double computeDurationNs(const HardwareDesc &hw, const Instruction &inst, ComputeEngine engine,
+                         bool readsPsum) {
+  const EngineParams &e = hw.engine(engine);
+  return (computeCycles(hw, inst, engine, readsPsum) + e.staticOverheadCycles) / e.clockGHz;
+}
+
+double isolatedDmaNs(const HardwareDesc &hw, uint64_t bytes, uint32_t bytesPerPartition,
+                     unsigned partitions, bool touchesHbm) {
+  DmaSystem dma;
+  dma.reset(hw.dma);
+  return dma.run(OpKind::Load, bytes, bytesPerPartition, partitions, touchesHbm ? bytes : 0, 0).end;
+}
+
+// -----------------------------------------------------------------------------
+
+/// The state of one simulation; kept between runs so buffers are reused.
+struct TimingModel::Simulation {
+  enum class Residency : uint8_t { Untouched, Resident, Spilled, Dead };
+
+  /// The TensorInfo fields the hot loop needs, packed.
+  struct TensorState {
+    uint64_t bytesPerPartition = 0;
+    uint32_t firstBlock = 0;
+    uint16_t partitions = 0;
+    nki::Buffer buffer = nki::Buffer::Unknown;
+    bool tracked = false; ///< written somewhere, so accesses must be ordered
+  };
+
+  struct BlockState {
+    uint32_t segments = kNil;  ///< on-chip access timeline (SegmentArena list)
+    uint32_t lastUse = 0;      ///< stream position of the last access
+    uint32_t nextUse = kNever; ///< next access after the current position
+    uint32_t residentSlot = kNil;
+    uint16_t psumBanks = 0; ///< bit mask of the PSUM banks held
+    Residency residency = Residency::Untouched;
+    bool dirty = false;     ///< SBUF copy newer than its spilled HBM copy
+    bool inHbm = false;     ///< a spilled copy exists
+    double availableAt = 0; ///< when a reloaded copy is back in SBUF
+    double savedAt = 0;     ///< when the last spill save finished
+    double lastWriteEnd = 0;
+    double lastReadEnd = 0;
+  };
+
+  struct PsumBank {
+    uint32_t occupant = kNil;
+    double freeAt = 0;
+  };
+
+  struct HeapEntry {
+    uint32_t nextUse;
+    uint32_t block;
+    bool operator<(const HeapEntry &o) const { return nextUse < o.nextUse; }
+  };
+
+  const HardwareDesc *target = nullptr;
+  const Trace *trace = nullptr;
+  SimulationResult result;
+
+  std::vector<TensorState> tensors;
+  std::vector<BlockState> blocks;
+  std::vector<uint32_t> regionNextUse; ///< per region of an SBUF tensor
+  SegmentArena segments;
+  HbmTimelines hbm;
+  DmaSystem dma;
+
+  std::array<double, kNumComputeEngines> engineFree{};
+  double barrier = 0;
+  double maxEnd = 0;
+
+  // SBUF capacity: live blocks and the Belady heap (max next use on top).
+  bool sbufOversubscribed = false;
+  uint64_t liveSbufBytes = 0;
+  std::vector<uint32_t> residentBlocks;
+  std::vector<HeapEntry> evictionHeap;
+  std::vector<PsumBank> psumBanks;
+
+  std::vector<StatementCost> statements; ///< indexed by statement id
+
+  llvm::Error prepare(const Trace &t, const HardwareDesc &hardware);
+  void run();
+
+  const TensorState &info(TensorId id) const { return tensors[id]; }
+  uint32_t blockIndex(const Region &r) const { return tensors[r.tensor].firstBlock + r.block; }
+  TensorId tensorOfBlock(uint32_t block) const {
+    auto it = std::upper_bound(tensors.begin(), tensors.end(), block,
+                               [](uint32_t b, const TensorState &t) { return b < t.firstBlock; });
+    return static_cast<TensorId>(it - tensors.begin() - 1);
+  }
+  uint64_t blockFootprint(TensorId id) const {
+    return info(id).bytesPerPartition * info(id).partitions;
+  }
+
+  void addResident(uint32_t block) {
+    blocks[block].residentSlot = static_cast<uint32_t>(residentBlocks.size());
+    residentBlocks.push_back(block);
+  }
+  void removeResident(uint32_t block) {
+    uint32_t slot = blocks[block].residentSlot;
+    uint32_t moved = residentBlocks.back();
+    residentBlocks[slot] = moved;
+    blocks[moved].residentSlot = slot;
+    residentBlocks.pop_back();
+    blocks[block].residentSlot = kNil;
+  }
+  void pushEviction(uint32_t block) {
+    evictionHeap.push_back({blocks[block].nextUse, block});
+    std::push_heap(evictionHeap.begin(), evictionHeap.end());
+    // Stale entries pile up (one per access); rebuild from the resident set.
+    if (evictionHeap.size() > 4 * residentBlocks.size() + 1024) {
+      evictionHeap.clear();
+      for (uint32_t b : residentBlocks) evictionHeap.push_back({blocks[b].nextUse, b});
+      std::make_heap(evictionHeap.begin(), evictionHeap.end());
+    }
+  }
+
+  double makeSbufSpace(uint64_t bytesPerPartition, uint32_t position);
+  double spillTransfer(OpKind kind, TensorId tensor, double ready);
+  double allocatePsumBanks(uint32_t block, uint64_t bytesPerPartition);
+  void releasePsumBanks(uint32_t block);
+  double acquireBlock(const Region &r, bool isWrite, uint32_t position);
+  void accountDma(const Instruction &inst, nki::Buffer src, nki::Buffer dst);
+  void accountCompute(const Instruction &inst, ComputeEngine engine);
+  StatementCost &statement(const Instruction &inst) {
+    auto index = static_cast<size_t>(inst.stmt);
+    if (index >= statements.size()) statements.resize(index + 1);
+    StatementCost &s = statements[index];
+    s.stmt = inst.stmt;
+    s.line = inst.line;
+    return s;
+  }
+};
+
+llvm::Error TimingModel::Simulation::prepare(const Trace &t, const HardwareDesc &hardware) {
+  target = &hardware;
+  const HardwareDesc &hw = hardware;
+  trace = &t;
+  result = SimulationResult{};
+  auto tensorInfos = t.tensors();
+  auto instructions = t.instructions();
+  auto regions = t.regions();
+
+  tensors.assign(tensorInfos.size(), TensorState{});
+  uint64_t totalBlocks = 0;
+  for (size_t i = 0; i < tensorInfos.size(); ++i) {
+    const TensorInfo &ti = tensorInfos[i];
+    if (ti.numBlocks == 0 || ti.bytesPerPartition == 0)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "tensor %zu (%s): no blocks or no bytes", i, ti.name.c_str());
+    if (nki::isOnChip(ti.buffer) && ti.bytesPerPartition > std::numeric_limits<uint32_t>::max())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "tensor %zu (%s): %llu bytes per partition is not on-chip "
+                                     "memory",
+                                     i, ti.name.c_str(),
+                                     static_cast<unsigned long long>(ti.bytesPerPartition));
+    tensors[i] = {ti.bytesPerPartition, static_cast<uint32_t>(totalBlocks), ti.partitions,
+                  ti.buffer, nki::isOnChip(ti.buffer)};
+    totalBlocks += ti.numBlocks;
+  }
+  if (totalBlocks >= kNil)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "too many tensor blocks");
+  if (instructions.size() >= kNever)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "too many instructions");
+
+  for (size_t i = 0; i < instructions.size(); ++i) {
+    const Instruction &inst = instructions[i];
+    if (static_cast<size_t>(inst.firstRegion) + inst.numReads + inst.numWrites > regions.size())
+      return instructionError(i, "regions out of range");
+    if (!isDma(inst.op) && !resolveEngine(hw, inst))
+      return instructionError(i, "compute op " + llvm::Twine(opKindName(inst.op).data()) +
+                                     " on an engine without an instruction queue");
+    for (unsigned k = 0; k < inst.numReads + inst.numWrites; ++k) {
+      const Region &r = regions[inst.firstRegion + k];
+      if (r.tensor >= tensorInfos.size())
+        return instructionError(i, "tensor " + llvm::Twine(r.tensor) + " was never declared");
+      const TensorInfo &ti = tensorInfos[r.tensor];
+      if (r.block >= ti.numBlocks || r.begin > r.end || r.end > ti.bytesPerPartition)
+        return instructionError(i, "region outside tensor " + llvm::Twine(r.tensor) + " (" +
+                                       ti.name + ")");
+      if (k >= inst.numReads) tensors[r.tensor].tracked = true;
+    }
+  }
+  hbm.reset(tensorInfos.size());
+  for (size_t i = 0; i < tensorInfos.size(); ++i)
+    if (!nki::isOnChip(tensorInfos[i].buffer) && tensors[i].tracked)
+      hbm.track(static_cast<TensorId>(i));
+
+  // Backward pass: each on-chip access learns the position of the next access
+  // to its block (the Belady key), each block its last access.
+  blocks.assign(totalBlocks, BlockState{});
+  regionNextUse.assign(regions.size(), kNever);
+  for (size_t i = instructions.size(); i-- > 0;) {
+    const Instruction &inst = instructions[i];
+    auto own = regions.slice(inst.firstRegion, inst.numReads + inst.numWrites);
+    for (size_t k = 0; k < own.size(); ++k) {
+      if (!nki::isOnChip(info(own[k].tensor).buffer)) continue;
+      BlockState &b = blocks[blockIndex(own[k])];
+      regionNextUse[inst.firstRegion + k] = b.nextUse;
+      if (b.nextUse == kNever) b.lastUse = static_cast<uint32_t>(i);
+    }
+    for (const Region &r : own)
+      if (nki::isOnChip(info(r.tensor).buffer))
+        blocks[blockIndex(r)].nextUse = static_cast<uint32_t>(i);
+  }
+
+  // Forward pass: the SBUF footprint of the live blocks, to know whether the
+  // eviction machinery is needed at all.
+  uint64_t live = 0, peak = 0;
+  for (size_t i = 0; i < instructions.size(); ++i) {
+    const Instruction &inst = instructions[i];
+    auto own = regions.slice(inst.firstRegion, inst.numReads + inst.numWrites);
+    for (const Region &r : own) {
+      if (info(r.tensor).buffer != nki::Buffer::SBUF) continue;
+      BlockState &b = blocks[blockIndex(r)];
+      if (b.residency == Residency::Untouched) {
+        b.residency = Residency::Resident;
+        live += info(r.tensor).bytesPerPartition;
+      }
+    }
+    peak = std::max(peak, live);
+    for (const Region &r : own) {
+      if (info(r.tensor).buffer != nki::Buffer::SBUF) continue;
+      BlockState &b = blocks[blockIndex(r)];
+      if (b.lastUse == i && b.residency == Residency::Resident) {
+        b.residency = Residency::Dead;
+        live -= info(r.tensor).bytesPerPartition;
+      }
+    }
+  }
+  for (BlockState &b : blocks) b.residency = Residency::Untouched;
+  result.peakLiveSbufBytesPerPartition = peak;
+  sbufOversubscribed = peak > hw.memory.sbufUsableBytesPerPartition();
+
+  segments.clear();
+  dma.reset(hw.dma);
+  engineFree.fill(0);
+  barrier = maxEnd = 0;
+  liveSbufBytes = 0;
+  residentBlocks.clear();
+  evictionHeap.clear();
+  psumBanks.assign(hw.memory.psumBanks, PsumBank{});
+  statements.clear();
+  return llvm::Error::success();
+}
+
+double TimingModel::Simulation::spillTransfer(OpKind kind, TensorId tensor, double ready) {
+  const TensorState &ti = info(tensor);
+  uint64_t bytes = blockFootprint(tensor);
+  auto transfer = dma.run(kind, bytes, static_cast<uint32_t>(ti.bytesPerPartition), ti.partitions,
+                          bytes, ready);
+  result.dmaQueueBusyNs += transfer.queueWorkNs;
+  ++result.dmaTransfers;
+  if (kind == OpKind::SpillSave) {
+    result.spillSaveBytes += bytes;
+    result.hbmWriteBytes += bytes;
+    result.sbufReadBytes += bytes;
+  } else {
+    result.spillReloadBytes += bytes;
+    result.hbmReadBytes += bytes;
+    result.sbufWriteBytes += bytes;
+  }
+  maxEnd = std::max(maxEnd, transfer.end);
+  return transfer.end;
+}
+
+/// Evicts the resident blocks needed furthest in the future until
+/// `bytesPerPartition` more fit; returns when the freed space is usable.
+double TimingModel::Simulation::makeSbufSpace(uint64_t bytesPerPartition, uint32_t position) {
+  const HardwareDesc &hw = *target;
+  double spaceAt = 0;
+  uint64_t capacity = hw.memory.sbufUsableBytesPerPartition();
+  while (liveSbufBytes + bytesPerPartition > capacity && !evictionHeap.empty()) {
+    HeapEntry top = evictionHeap.front();
+    BlockState &victim = blocks[top.block];
+    if (victim.residency != Residency::Resident || victim.nextUse != top.nextUse) {
+      std::pop_heap(evictionHeap.begin(), evictionHeap.end());
+      evictionHeap.pop_back();
+      continue; // stale entry
+    }
+    if (top.nextUse <= position) break; // everything left is used right now
+    std::pop_heap(evictionHeap.begin(), evictionHeap.end());
+    evictionHeap.pop_back();
+
+    TensorId tensor = tensorOfBlock(top.block);
+    if (victim.dirty) {
+      // Spill code carries no source location (NKI.md §3.5), so it is not
+      // attributed to a statement.
+      victim.inHbm = true;
+      victim.savedAt = spillTransfer(OpKind::SpillSave, tensor,
+                                     std::max(victim.lastWriteEnd, victim.availableAt));
+      victim.dirty = false;
+      spaceAt = std::max(spaceAt, victim.savedAt);
+    }
+    spaceAt = std::max(spaceAt, victim.lastReadEnd);
+    victim.residency = Residency::Spilled;
+    removeResident(top.block);
+    liveSbufBytes -= info(tensor).bytesPerPartition;
+  }
+  return spaceAt;
+}
+
+double TimingModel::Simulation::allocatePsumBanks(uint32_t block, uint64_t bytesPerPartition) {
+  const HardwareDesc &hw = *target;
+  uint64_t needed = std::max<uint64_t>(1, (bytesPerPartition + hw.memory.psumBankBytes - 1) /
+                                              hw.memory.psumBankBytes);
+  double readyAt = 0;
+  uint16_t mask = 0;
+  for (uint64_t n = 0; n < needed; ++n) {
+    uint32_t best = kNil;
+    for (uint32_t b = 0; b < psumBanks.size(); ++b)
+      if (psumBanks[b].occupant == kNil &&
+          (best == kNil || psumBanks[b].freeAt < psumBanks[best].freeAt))
+        best = b;
+    if (best == kNil) {
+      ++result.psumOverflows;
+      break;
+    }
+    psumBanks[best].occupant = block;
+    readyAt = std::max(readyAt, psumBanks[best].freeAt);
+    mask |= static_cast<uint16_t>(1u << best);
+  }
+  blocks[block].psumBanks = mask;
+  return readyAt;
+}
+
+void TimingModel::Simulation::releasePsumBanks(uint32_t block) {
+  const BlockState &b = blocks[block];
+  for (uint32_t bank = 0; bank < psumBanks.size(); ++bank)
+    if (b.psumBanks & (1u << bank))
+      psumBanks[bank] = {kNil, std::max(b.lastReadEnd, b.lastWriteEnd)};
+}
+
+/// Makes the block of `r` resident before instruction `position` uses it;
+/// returns the earliest time the instruction may start as far as space and
+/// reloads are concerned.
+double TimingModel::Simulation::acquireBlock(const Region &r, bool isWrite, uint32_t position) {
+  uint32_t index = blockIndex(r);
+  BlockState &b = blocks[index];
+  const TensorState &ti = info(r.tensor);
+  if (b.residency == Residency::Resident) return b.availableAt;
+
+  if (ti.buffer == nki::Buffer::PSUM) {
+    b.residency = Residency::Resident;
+    return allocatePsumBanks(index, ti.bytesPerPartition);
+  }
+
+  double readyAt = sbufOversubscribed ? makeSbufSpace(ti.bytesPerPartition, position) : 0;
+  bool overwritesAll = isWrite && r.begin == 0 && r.end == ti.bytesPerPartition;
+  if (b.residency == Residency::Spilled && b.inHbm && !overwritesAll) {
+    b.availableAt = spillTransfer(OpKind::SpillReload, r.tensor, std::max(readyAt, b.savedAt));
+    readyAt = b.availableAt;
+  }
+  b.residency = Residency::Resident;
+  liveSbufBytes += ti.bytesPerPartition;
+  if (sbufOversubscribed) {
+    addResident(index);
+    b.nextUse = position; // pinned until this instruction has its operands
+    pushEviction(index);
+  }
+  return readyAt;
+}
+
+/// Profile counters of one trace instruction (NKI.md §5 conventions).
+void TimingModel::Simulation::accountDma(const Instruction &inst, nki::Buffer src,
+                                         nki::Buffer dst) {
+  (nki::isHBM(src) ? result.hbmReadBytes : result.sbufReadBytes) += inst.bytes;
+  (nki::isHBM(dst) ? result.hbmWriteBytes : result.sbufWriteBytes) += inst.bytes;
+  if (inst.op == OpKind::SpillSave) result.spillSaveBytes += inst.bytes;
+  if (inst.op == OpKind::SpillReload) result.spillReloadBytes += inst.bytes;
+}
+
+void TimingModel::Simulation::accountCompute(const Instruction &inst, ComputeEngine engine) {
+  const HardwareDesc &hw = *target;
+  bool onPeArray = engine == ComputeEngine::Tensor &&
+                   (inst.op == OpKind::NcMatmul || inst.op == OpKind::Transpose);
+  bool fp32 = fp32Operands(inst);
+  double factor = onPeArray && fp32 ? hw.profiler.fp32TensorAccessFactor : 1;
+  auto add = [&](llvm::ArrayRef<Region> regions, uint64_t &sbuf, uint64_t &psum) {
+    for (const Region &r : regions) {
+      nki::Buffer buffer = info(r.tensor).buffer;
+      auto bytes = static_cast<uint64_t>(static_cast<double>(r.end - r.begin) * factor);
+      if (buffer == nki::Buffer::SBUF) sbuf += bytes;
+      if (buffer == nki::Buffer::PSUM) psum += bytes;
+    }
+  };
+  add(trace->reads(inst), result.sbufReadBytes, result.psumReadBytes);
+  add(trace->writes(inst), result.sbufWriteBytes, result.psumWriteBytes);
+  if (onPeArray) {
+    bool transpose = inst.op == OpKind::Transpose;
+    double macs = transpose ? double(inst.partitions) * inst.freeElems * inst.partitions
+                            : double(inst.partitions) * inst.stationaryFreeElems * inst.freeElems;
+    double flops = macs * (fp32 ? hw.profiler.flopsPerFp32Mac : hw.profiler.flopsPerMac);
+    result.hardwareFlops += flops;
+    if (transpose || inst.has(IsTranspose)) result.transposeFlops += flops;
+  }
+}
+
+void TimingModel::Simulation::run() {
+  const HardwareDesc &hw = *target;
+  auto instructions = trace->instructions();
+  auto markers = trace->markers();
+  size_t nextMarker = 0;
+
+  for (size_t position = 0; position < instructions.size(); ++position) {
+    for (; nextMarker < markers.size() && markers[nextMarker].beforeInstruction <= position;
+         ++nextMarker) {
+      const LoopMarker &m = markers[nextMarker];
+      // sequential_range iterations do not overlap (NKI.md §1.6).
+      if (m.event == LoopEvent::NextIteration && m.kind == LoopKind::Sequential) barrier = maxEnd;
+    }
+    const Instruction &inst = instructions[position];
+    auto pos = static_cast<uint32_t>(position);
+    auto reads = trace->reads(inst);
+    auto writes = trace->writes(inst);
+
+    double ready = barrier;
+    bool readsPsum = false;
+    for (const Region &r : reads) {
+      const TensorState &ti = info(r.tensor);
+      readsPsum |= ti.buffer == nki::Buffer::PSUM;
+      if (nki::isOnChip(ti.buffer)) ready = std::max(ready, acquireBlock(r, false, pos));
+    }
+    for (const Region &r : writes)
+      if (nki::isOnChip(info(r.tensor).buffer)) ready = std::max(ready, acquireBlock(r, true, pos));
+
+    // Dependences: reads wait for writers, writes for readers and writers.
+    for (const Region &r : reads) {
+      if (!tensors[r.tensor].tracked || r.begin == r.end) continue;
+      ready = std::max(ready,
+                       nki::isOnChip(info(r.tensor).buffer)
+                           ? segments.latest(blocks[blockIndex(r)].segments, r.begin, r.end, false)
+                           : hbm.latest(r.tensor, r.begin, r.end, false));
+    }
+    for (const Region &r : writes) {
+      if (r.begin == r.end) continue;
+      ready = std::max(ready,
+                       nki::isOnChip(info(r.tensor).buffer)
+                           ? segments.latest(blocks[blockIndex(r)].segments, r.begin, r.end, true)
+                           : hbm.latest(r.tensor, r.begin, r.end, true));
+    }
+
+    double end;
+    if (isDma(inst.op)) {
+      auto [src, dst] = dmaEndpoints(*trace, inst);
+      uint64_t hbmBytes = (nki::isHBM(src) ? inst.bytes : 0) + (nki::isHBM(dst) ? inst.bytes : 0);
+      auto transfer =
+          dma.run(inst.op, inst.bytes, inst.bytesPerPartition, inst.partitions, hbmBytes, ready);
+      end = transfer.end;
+      result.dmaQueueBusyNs += transfer.queueWorkNs;
+      ++result.dmaTransfers;
+      if (inst.stmt >= 0) statement(inst).dmaNs += transfer.queueWorkNs / hw.dma.queues;
+      accountDma(inst, src, dst);
+    } else {
+      ComputeEngine engine = *resolveEngine(hw, inst); // checked in prepare()
+      auto e = static_cast<unsigned>(engine);
+      double duration = computeDurationNs(hw, inst, engine, readsPsum);
+      double start = std::max(ready, engineFree[e]);
+      end = start + duration;
+      engineFree[e] = end;
+      result.engineBusyNs[e] += duration;
+      ++result.engineInstructions[e];
+      if (inst.stmt >= 0) statement(inst).engineNs += duration;
+      accountCompute(inst, engine);
+    }
+    if (inst.stmt >= 0) ++statement(inst).instructions;
+    maxEnd = std::max(maxEnd, end);
+
+    for (const Region &r : reads) {
+      if (!tensors[r.tensor].tracked) continue;
+      if (nki::isOnChip(info(r.tensor).buffer)) {
+        BlockState &b = blocks[blockIndex(r)];
+        b.lastReadEnd = std::max(b.lastReadEnd, end);
+        if (r.begin < r.end)
+          segments.recordRead(b.segments, static_cast<uint32_t>(r.begin),
+                              static_cast<uint32_t>(r.end), end);
+      } else if (r.begin < r.end) {
+        hbm.recordRead(r.tensor, r.begin, r.end, end);
+      }
+    }
+    for (const Region &r : writes) {
+      if (nki::isOnChip(info(r.tensor).buffer)) {
+        BlockState &b = blocks[blockIndex(r)];
+        b.lastWriteEnd = std::max(b.lastWriteEnd, end);
+        b.dirty = true;
+        if (r.begin < r.end)
+          segments.recordWrite(b.segments, static_cast<uint32_t>(r.begin),
+                               static_cast<uint32_t>(r.end), end);
+      } else if (r.begin < r.end) {
+        hbm.recordWrite(r.tensor, r.begin, r.end, end);
+      }
+    }
+
+    // Unpin this instruction's blocks with their next use, free dead ones.
+    auto own = trace->regions().slice(inst.firstRegion, inst.numReads + inst.numWrites);
+    for (size_t k = 0; k < own.size(); ++k) {
+      const Region &r = own[k];
+      nki::Buffer buffer = info(r.tensor).buffer;
+      if (!nki::isOnChip(buffer)) continue;
+      uint32_t index = blockIndex(r);
+      BlockState &b = blocks[index];
+      if (b.residency != Residency::Resident) continue; // freed by an earlier region
+      if (b.lastUse == pos) {
+        b.residency = Residency::Dead;
+        if (buffer == nki::Buffer::PSUM) {
+          releasePsumBanks(index);
+        } else {
+          liveSbufBytes -= info(r.tensor).bytesPerPartition;
+          if (sbufOversubscribed) removeResident(index);
+        }
+      } else if (sbufOversubscribed && buffer == nki::Buffer::SBUF) {
+        b.nextUse = regionNextUse[inst.firstRegion + k];
+        pushEviction(index);
+      }
+    }
+  }
+
+  result.makespanNs = maxEnd;
+  for (const StatementCost &s : statements)
+    if (s.instructions) result.statements.push_back(s);
+  std::sort(result.statements.begin(), result.statements.end(),
+            [](const StatementCost &a, const StatementCost &b) {
+              return a.engineNs + a.dmaNs > b.engineNs + b.dmaNs;
+            });
+}
+
+TimingModel::TimingModel(HardwareDesc hw)
+    : hw_(std::move(hw)), scratch_(std::make_unique<Simulation>()) {}
+TimingModel::~TimingModel() = default;
+TimingModel::TimingModel(TimingModel &&) noexcept = default;
+TimingModel &TimingModel::operator=(TimingModel &&) noexcept = default;
+
+llvm::Expected<SimulationResult> TimingModel::simulate(const Trace &trace) {
+  if (llvm::Error err = scratch_->prepare(trace, hw_)) return err;
+  scratch_->run();
+  return std::move(scratch_->result);
+}
+
+} // namespace accelopt::perf

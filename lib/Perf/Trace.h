@@ -1,0 +1,204 @@
+// The instruction stream the interpreter's trace mode emits and the timing
+// model consumes: one entry per NKI instruction (compute or DMA) with the
+// shapes that set its cost and the memory regions that order it, plus tensor
+// declarations and loop markers. Everything is plain data in flat arrays so a
+// multi-million-instruction stream costs no per-instruction heap allocation.
+#pragma once
+
+#include "NKI/Types.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace accelopt::perf {
+
+/// What an instruction does. Compute ops follow the nki.isa names; the DMA
+/// kinds carry their direction, because direction decides which profile
+/// counters a transfer feeds (NKI.md §5).
+enum class OpKind : uint8_t {
+  NcMatmul,           ///< nisa.nc_matmul (also PF-transposes with is_transpose)
+  Transpose,          ///< nisa.nc_transpose (TensorE or VectorE path)
+  Activation,         ///< nisa.activation, nl.exp/sqrt/rsqrt/square, ...
+  TensorTensor,       ///< nisa.tensor_tensor, nl.add/multiply of two tiles
+  TensorScalar,       ///< nisa.tensor_scalar, tile (op) scalar/vector
+  ScalarTensorTensor, ///< nisa.scalar_tensor_tensor
+  TensorReduce,       ///< nisa.tensor_reduce, nl.sum/max
+  TensorTensorScan,   ///< nisa.tensor_tensor_scan
+  TensorCopy,         ///< nisa.tensor_copy, nl.copy
+  Reciprocal,         ///< nisa.reciprocal (VectorE)
+  Memset,             ///< nisa.memset
+  Iota,               ///< nisa.iota (GpSimd)
+  OtherCompute,       ///< any other engine instruction, costed max(MIN_II, N)
+  Load,               ///< DMA HBM -> SBUF (nl.load)
+  Store,              ///< DMA SBUF -> HBM (nl.store)
+  SpillSave,          ///< DMA SBUF -> HBM scratch written by the compiler (traced `_spill` tensors)
+  SpillReload,        ///< DMA HBM scratch -> SBUF
+  DmaCopy,            ///< any other DMA (SBUF->SBUF, HBM->HBM, nisa.dma_copy)
+};
+inline constexpr unsigned kNumOpKinds = static_cast<unsigned>(OpKind::DmaCopy) + 1;
+
+constexpr bool isDma(OpKind op) { return op >= OpKind::Load; }
+
+/// Canonical lower-case name ("nc_matmul", "tensor_tensor", "load", ...).
+std::string_view opKindName(OpKind op);
+std::optional<OpKind> parseOpKind(std::string_view name);
+
+/// Bits of Instruction::flags.
+enum InstructionFlag : uint16_t {
+  /// nc_matmul(is_transpose=True): counted in transpose_flops; NC-v3 runs it in
+  /// its faster transpose mode.
+  IsTranspose = 1u << 0,
+  /// is_stationary_onezero / is_moving_onezero: may double fp32 matmul speed.
+  OneZeroOperand = 1u << 1,
+  /// The op's documented fast path holds (all-16-bit unit-stride SBUF
+  /// operands, zero-fill memset of bf16/fp16, bf16 add/max reduce).
+  FastPath = 1u << 2,
+  /// activation / tensor_scalar with a reduce result read out (+MIN_II).
+  ReduceReadout = 1u << 3,
+};
+
+using TensorId = uint32_t;
+
+/// A tensor the stream refers to. Declare every tensor, inputs included.
+struct TensorInfo {
+  nki::Buffer buffer = nki::Buffer::SBUF;
+  /// Blocks = product of the dims left of par_dim (1 when there are none).
+  /// The compiler places each block separately, so liveness is per block.
+  uint32_t numBlocks = 1;
+  /// SBUF/PSUM: partitions one block spans and bytes each partition holds.
+  /// HBM (linear memory): partitions = 1, bytesPerPartition = total bytes.
+  uint16_t partitions = 128;
+  uint64_t bytesPerPartition = 0;
+  std::string name;
+};
+
+/// A byte range of one block of a tensor that an instruction reads or writes.
+/// SBUF/PSUM: [begin, end) is the free-dim byte range inside each partition
+/// row of the block (partitions are not told apart, which is conservative).
+/// HBM: the hull of the linear byte offsets touched, block = 0; list several
+/// regions when one hull would falsely overlap a later write.
+struct Region {
+  TensorId tensor = 0;
+  uint32_t block = 0;
+  uint64_t begin = 0;
+  uint64_t end = 0;
+};
+
+struct Instruction {
+  OpKind op = OpKind::OtherCompute;
+  /// Unknown lets the hardware description's default engine for the op decide.
+  /// Ignored for DMA kinds.
+  nki::Engine engine = nki::Engine::Unknown;
+  /// Main input dtype (the moving operand of a matmul).
+  nki::DType inputDType = nki::DType::Float32;
+  /// nc_matmul / TensorE transpose: dtype of the stationary operand.
+  nki::DType stationaryDType = nki::DType::Float32;
+  uint16_t flags = 0; ///< InstructionFlag bits
+  /// Partitions of the main input: the contraction size K for nc_matmul,
+  /// the partitions a DMA touches (1 for HBM->HBM).
+  uint16_t partitions = 128;
+  /// N: elements per partition the engine streams from the main input (the
+  /// moving operand of nc_matmul, reported unmasked because the PE array
+  /// streams the full tile). Unused for DMA.
+  uint32_t freeElems = 0;
+  /// nc_matmul: free size of the stationary operand (output partitions M).
+  uint32_t stationaryFreeElems = 0;
+  /// DMA: total bytes moved and the contiguous bytes of one partition's
+  /// descriptor (DMA efficiency depends on it, NKI.md §3.4).
+  uint64_t bytes = 0;
+  uint32_t bytesPerPartition = 0;
+  /// Source attribution: the kernel statement id (the "S12" of `show`) and
+  /// its line; -1 for instructions without a source statement.
+  int32_t stmt = -1;
+  int32_t line = -1;
+  /// Filled by Trace::addInstruction: reads are regions[firstRegion,
+  /// firstRegion + numReads), writes follow them.
+  uint32_t firstRegion = 0;
+  uint16_t numReads = 0;
+  uint16_t numWrites = 0;
+
+  bool has(InstructionFlag f) const { return (flags & f) != 0; }
+};
+
+enum class LoopKind : uint8_t {
+  Affine,     ///< nl.affine_range: iterations may overlap
+  Sequential, ///< nl.sequential_range / Python range: iterations do not overlap
+  Static,     ///< nl.static_range: unrolled, iterations may overlap
+};
+enum class LoopEvent : uint8_t { Enter, NextIteration, Exit };
+
+/// A loop event placed before instruction `beforeInstruction`.
+struct LoopMarker {
+  uint32_t beforeInstruction = 0;
+  LoopEvent event = LoopEvent::Enter;
+  LoopKind kind = LoopKind::Affine;
+  int32_t loopId = -1; ///< the "L3" of `show`, for attribution
+};
+
+/// An instruction stream in program (trace) order.
+class Trace {
+public:
+  TensorId addTensor(TensorInfo info) {
+    tensors_.push_back(std::move(info));
+    return static_cast<TensorId>(tensors_.size() - 1);
+  }
+
+  /// Appends `inst` with its regions; returns its index in the stream.
+  uint32_t addInstruction(Instruction inst, llvm::ArrayRef<Region> reads,
+                          llvm::ArrayRef<Region> writes) {
+    inst.firstRegion = static_cast<uint32_t>(regions_.size());
+    inst.numReads = static_cast<uint16_t>(reads.size());
+    inst.numWrites = static_cast<uint16_t>(writes.size());
+    regions_.insert(regions_.end(), reads.begin(), reads.end());
+    regions_.insert(regions_.end(), writes.begin(), writes.end());
+    instructions_.push_back(inst);
+    return static_cast<uint32_t>(instructions_.size() - 1);
+  }
+
+  /// Emit enterLoop before the first iteration, nextIteration between two
+  /// iterations, exitLoop after the last one.
+  void enterLoop(LoopKind kind, int32_t loopId) { mark(LoopEvent::Enter, kind, loopId); }
+  void nextIteration(LoopKind kind, int32_t loopId) {
+    mark(LoopEvent::NextIteration, kind, loopId);
+  }
+  void exitLoop(LoopKind kind, int32_t loopId) { mark(LoopEvent::Exit, kind, loopId); }
+
+  void reserve(size_t instructions, size_t regions) {
+    instructions_.reserve(instructions);
+    regions_.reserve(regions);
+  }
+  void clear() {
+    tensors_.clear();
+    instructions_.clear();
+    regions_.clear();
+    markers_.clear();
+  }
+
+  llvm::ArrayRef<TensorInfo> tensors() const { return tensors_; }
+  llvm::ArrayRef<Instruction> instructions() const { return instructions_; }
+  llvm::ArrayRef<Region> regions() const { return regions_; }
+  llvm::ArrayRef<LoopMarker> markers() const { return markers_; }
+  llvm::ArrayRef<Region> reads(const Instruction &inst) const {
+    return llvm::ArrayRef<Region>(regions_).slice(inst.firstRegion, inst.numReads);
+  }
+  llvm::ArrayRef<Region> writes(const Instruction &inst) const {
+    return llvm::ArrayRef<Region>(regions_).slice(inst.firstRegion + inst.numReads, inst.numWrites);
+  }
+
+private:
+  void mark(LoopEvent event, LoopKind kind, int32_t loopId) {
+    markers_.push_back({static_cast<uint32_t>(instructions_.size()), event, kind, loopId});
+  }
+
+  std::vector<TensorInfo> tensors_;
+  std::vector<Instruction> instructions_;
+  std::vector<Region> regions_;
+  std::vector<LoopMarker> markers_;
+};
+
+} // namespace accelopt::perf

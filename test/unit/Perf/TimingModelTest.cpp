@@ -1,0 +1,330 @@
+// The timing model on small synthetic streams.
+#include "PerfTestUtil.h"
+
+#include "Perf/Profile.h"
+#include "Perf/TimingModel.h"
+
+using namespace accelopt;
+using namespace accelopt::perf;
+using namespace accelopt::perf::testing;
+
+namespace {
+
+using nki::Engine;
+
+SimulationResult simulate(const HardwareDesc &hw, const Trace &trace) {
+  TimingModel model(hw);
+  auto result = model.simulate(trace);
+  if (!result) {
+    ADD_FAILURE() << llvm::toString(result.takeError());
+    return {};
+  }
+  return std::move(*result);
+}
+
+class Timing : public ::testing::Test {
+protected:
+  HardwareDesc trn1 = target("trn1");
+
+  double duration(const Instruction &inst, bool readsPsum = false) const {
+    return computeDurationNs(trn1, inst, *resolveEngine(trn1, inst), readsPsum);
+  }
+};
+
+TEST_F(Timing, IndependentInstructionsOnDifferentEnginesOverlap) {
+  Trace trace;
+  TensorId a = sbuf(trace, 1, 2048), b = sbuf(trace, 1, 2048);
+  Instruction act = compute(OpKind::Activation, Engine::Scalar, 512);
+  Instruction fill = compute(OpKind::Memset, Engine::Vector, 512);
+  trace.addInstruction(act, {}, {whole(trace, a)});
+  trace.addInstruction(fill, {}, {whole(trace, b)});
+  SimulationResult r = simulate(trn1, trace);
+  EXPECT_NEAR(r.makespanNs, std::max(duration(act), duration(fill)), 1e-9);
+}
+
+TEST_F(Timing, DependentInstructionsSerialise) {
+  Trace trace;
+  TensorId a = sbuf(trace, 1, 2048), b = sbuf(trace, 1, 2048);
+  Instruction act = compute(OpKind::Activation, Engine::Scalar, 512);
+  Instruction scale = compute(OpKind::TensorScalar, Engine::Vector, 512);
+  trace.addInstruction(act, {}, {whole(trace, a)});
+  trace.addInstruction(scale, {whole(trace, a)}, {whole(trace, b)}); // reads what act wrote
+  SimulationResult r = simulate(trn1, trace);
+  EXPECT_NEAR(r.makespanNs, duration(act) + duration(scale), 1e-9);
+}
+
+TEST_F(Timing, WriteAfterReadWaitsForTheReader) {
+  Trace trace;
+  TensorId a = sbuf(trace, 1, 2048), b = sbuf(trace, 1, 2048);
+  Instruction slowRead = compute(OpKind::Reciprocal, Engine::Vector, 512);
+  Instruction overwrite = compute(OpKind::Activation, Engine::Scalar, 512);
+  trace.addInstruction(slowRead, {whole(trace, a)}, {whole(trace, b)});
+  trace.addInstruction(overwrite, {}, {whole(trace, a)});
+  SimulationResult r = simulate(trn1, trace);
+  EXPECT_NEAR(r.makespanNs, duration(slowRead) + duration(overwrite), 1e-9);
+}
+
+TEST_F(Timing, DisjointBytesOfOneBlockDoNotDepend) {
+  Trace trace;
+  TensorId a = sbuf(trace, 1, 4096), b = sbuf(trace, 1, 4096);
+  Instruction left = compute(OpKind::Activation, Engine::Scalar, 512);
+  Instruction right = compute(OpKind::TensorScalar, Engine::Vector, 512);
+  trace.addInstruction(left, {}, {{a, 0, 0, 2048}});
+  trace.addInstruction(right, {{a, 0, 2048, 4096}}, {{b, 0, 0, 2048}});
+  SimulationResult r = simulate(trn1, trace);
+  EXPECT_NEAR(r.makespanNs, std::max(duration(left), duration(right)), 1e-9);
+}
+
+TEST_F(Timing, OneEngineRunsInOrder) {
+  Trace trace;
+  TensorId a = sbuf(trace, 2, 2048);
+  Instruction act = compute(OpKind::Activation, Engine::Scalar, 512);
+  trace.addInstruction(act, {}, {whole(trace, a, 0)});
+  trace.addInstruction(act, {}, {whole(trace, a, 1)});
+  SimulationResult r = simulate(trn1, trace);
+  EXPECT_NEAR(r.makespanNs, 2 * duration(act), 1e-9);
+  EXPECT_EQ(r.engineInstructions[unsigned(ComputeEngine::Scalar)], 2u);
+}
+
+/// load x_i -> exp -> store y_i, `iterations` times, in a loop of `kind`.
+Trace pipelinableLoop(LoopKind kind, unsigned iterations) {
+  Trace trace;
+  const uint32_t bpp = 4096; // 128 x 1024 fp32 tiles
+  TensorId in = hbm(trace, uint64_t(iterations) * 128 * bpp, "x");
+  TensorId out = hbm(trace, uint64_t(iterations) * 128 * bpp, "y");
+  TensorId x = sbuf(trace, iterations, bpp, "x_sb");
+  TensorId y = sbuf(trace, iterations, bpp, "y_sb");
+  trace.enterLoop(kind, 0);
+  for (unsigned i = 0; i < iterations; ++i) {
+    if (i) trace.nextIteration(kind, 0);
+    uint64_t offset = uint64_t(i) * 128 * bpp;
+    trace.addInstruction(dma(OpKind::Load, 128, bpp), {{in, 0, offset, offset + 128 * bpp}},
+                         {whole(trace, x, i)});
+    trace.addInstruction(compute(OpKind::Activation, Engine::Scalar, 1024), {whole(trace, x, i)},
+                         {whole(trace, y, i)});
+    trace.addInstruction(dma(OpKind::Store, 128, bpp), {whole(trace, y, i)},
+                         {{out, 0, offset, offset + 128 * bpp}});
+  }
+  trace.exitLoop(kind, 0);
+  return trace;
+}
+
+TEST_F(Timing, SequentialIterationsDoNotOverlap) {
+  SimulationResult affine = simulate(trn1, pipelinableLoop(LoopKind::Affine, 8));
+  SimulationResult sequential = simulate(trn1, pipelinableLoop(LoopKind::Sequential, 8));
+  SimulationResult single = simulate(trn1, pipelinableLoop(LoopKind::Sequential, 1));
+  // Each sequential iteration pays the whole load -> compute -> store chain.
+  EXPECT_NEAR(sequential.makespanNs, 8 * single.makespanNs, 1e-6 * sequential.makespanNs);
+  EXPECT_LT(affine.makespanNs, 0.6 * sequential.makespanNs);
+  // A static loop is unrolled: it overlaps like an affine one.
+  SimulationResult unrolled = simulate(trn1, pipelinableLoop(LoopKind::Static, 8));
+  EXPECT_DOUBLE_EQ(unrolled.makespanNs, affine.makespanNs);
+}
+
+TEST_F(Timing, DmaBytesAreCounted) {
+  SimulationResult r = simulate(trn1, pipelinableLoop(LoopKind::Affine, 4));
+  EXPECT_EQ(r.hbmReadBytes, 4u * 128 * 4096);
+  EXPECT_EQ(r.hbmWriteBytes, 4u * 128 * 4096);
+  // DMAs count all their bytes, engines the bytes per partition they touch.
+  EXPECT_EQ(r.sbufWriteBytes, 4u * 128 * 4096 + 4u * 4096);
+  EXPECT_EQ(r.sbufReadBytes, 4u * 128 * 4096 + 4u * 4096);
+  EXPECT_EQ(r.dmaTransfers, 8u);
+  EXPECT_EQ(r.spillSaveBytes + r.spillReloadBytes, 0u);
+}
+
+TEST_F(Timing, HbmRoundTripOrdersTheLoadAfterTheStore) {
+  // A tile stored to HBM scratch and loaded back (a traced kernel's explicit
+  // spill) cannot be loaded before the store has landed.
+  auto build = [](bool sameScratch) {
+    Trace trace;
+    const uint32_t bpp = 4096;
+    TensorId scratch = trace.addTensor({nki::Buffer::PrivateHBM, 1, 1, 2 * 128 * bpp, "_spill"});
+    TensorId t = sbuf(trace, 2, bpp);
+    trace.addInstruction(compute(OpKind::Memset, Engine::Vector, 1024), {}, {whole(trace, t, 0)});
+    trace.addInstruction(dma(OpKind::Store, 128, bpp), {whole(trace, t, 0)},
+                         {{scratch, 0, 0, 128 * bpp}});
+    uint64_t from = sameScratch ? 0 : 128 * bpp;
+    trace.addInstruction(dma(OpKind::Load, 128, bpp), {{scratch, 0, from, from + 128 * bpp}},
+                         {whole(trace, t, 1)});
+    return trace;
+  };
+  SimulationResult roundTrip = simulate(trn1, build(true));
+  SimulationResult independent = simulate(trn1, build(false));
+  double dmaNs = isolatedDmaNs(trn1, 128 * 4096, 4096, 128, true);
+  double memset = duration(compute(OpKind::Memset, Engine::Vector, 1024));
+  // The round trip is store, then load, each with its fixed latency.
+  EXPECT_NEAR(roundTrip.makespanNs, memset + 2 * dmaNs, 1e-6);
+  // Unrelated, the load runs first and the store shares the queues after it.
+  EXPECT_LT(independent.makespanNs, roundTrip.makespanNs - trn1.dma.fixedLatencyNs);
+}
+
+/// `blocks` SBUF tiles of 8 KiB per partition written by memsets and stored.
+/// `allLiveAtOnce`: every tile is written before the first store (working set
+/// = all tiles); otherwise each tile is stored right after it is written.
+Trace workingSet(unsigned blocks, bool allLiveAtOnce) {
+  Trace trace;
+  const uint32_t bpp = 8192;
+  TensorId t = sbuf(trace, blocks, bpp, "tiles");
+  TensorId out = hbm(trace, uint64_t(blocks) * 128 * bpp, "out");
+  auto write = [&](unsigned i) {
+    trace.addInstruction(compute(OpKind::Memset, Engine::Vector, bpp / 4), {},
+                         {whole(trace, t, i)});
+  };
+  auto store = [&](unsigned i) {
+    uint64_t offset = uint64_t(i) * 128 * bpp;
+    trace.addInstruction(dma(OpKind::Store, 128, bpp), {whole(trace, t, i)},
+                         {{out, 0, offset, offset + 128 * bpp}});
+  };
+  for (unsigned i = 0; i < blocks; ++i) {
+    write(i);
+    if (!allLiveAtOnce) store(i);
+  }
+  if (allLiveAtOnce)
+    for (unsigned i = 0; i < blocks; ++i) store(i);
+  return trace;
+}
+
+TEST_F(Timing, OversubscribedSbufSpills) {
+  // 64 x 8 KiB = 512 KiB per partition live at once: far above 192 KiB.
+  SimulationResult big = simulate(trn1, workingSet(64, true));
+  SimulationResult small = simulate(trn1, workingSet(64, false));
+  EXPECT_EQ(big.peakLiveSbufBytesPerPartition, 64u * 8192);
+  EXPECT_EQ(small.peakLiveSbufBytesPerPartition, 8192u);
+  EXPECT_GT(big.spillSaveBytes, 0u);
+  EXPECT_GT(big.spillReloadBytes, 0u);
+  // Every block saved is reloaded exactly once; 24 blocks of 8 KiB fit.
+  EXPECT_EQ(big.spillSaveBytes, big.spillReloadBytes);
+  EXPECT_EQ(big.spillSaveBytes, (64u - 24u) * 128 * 8192);
+  EXPECT_EQ(small.spillSaveBytes + small.spillReloadBytes, 0u);
+  EXPECT_GT(big.makespanNs, 1.5 * small.makespanNs);
+  // Spill traffic goes through HBM and shows in the profile.
+  Profile p = summarize(big, trn1);
+  EXPECT_EQ(p.spillSaveBytes, double(big.spillSaveBytes));
+  EXPECT_EQ(p.hbmWriteBytes, double(64u * 128 * 8192 + big.spillSaveBytes));
+}
+
+TEST_F(Timing, WorkingSetThatFitsDoesNotSpill) {
+  SimulationResult r = simulate(trn1, workingSet(20, true)); // 160 KiB
+  EXPECT_EQ(r.spillSaveBytes + r.spillReloadBytes, 0u);
+}
+
+TEST_F(Timing, PsumBanksLimitOutstandingAccumulators) {
+  // Nine 2 KiB accumulators live at once need nine of the eight banks.
+  auto build = [](bool evictEach) {
+    Trace trace;
+    TensorId lhs = sbuf(trace, 1, 512), rhs = sbuf(trace, 1, 2048);
+    TensorId acc = psum(trace, 9, 2048);
+    TensorId res = sbuf(trace, 9, 2048);
+    trace.addInstruction(compute(OpKind::Memset, Engine::Vector, 128), {}, {whole(trace, lhs)});
+    trace.addInstruction(compute(OpKind::Memset, Engine::Vector, 512), {}, {whole(trace, rhs)});
+    auto copy = [&](unsigned i) {
+      trace.addInstruction(compute(OpKind::TensorCopy, Engine::Unknown, 512),
+                           {whole(trace, acc, i)}, {whole(trace, res, i)});
+    };
+    for (unsigned i = 0; i < 9; ++i) {
+      trace.addInstruction(matmul(128, 128, 512), {whole(trace, lhs), whole(trace, rhs)},
+                           {whole(trace, acc, i)});
+      if (evictEach) copy(i);
+    }
+    if (!evictEach)
+      for (unsigned i = 0; i < 9; ++i) copy(i);
+    return trace;
+  };
+  EXPECT_EQ(simulate(trn1, build(false)).psumOverflows, 1u);
+  EXPECT_EQ(simulate(trn1, build(true)).psumOverflows, 0u);
+}
+
+TEST_F(Timing, HardwareFlopsFollowTheProfilerConvention) {
+  Trace trace;
+  TensorId st = sbuf(trace, 1, 512), mv = sbuf(trace, 1, 2048), id = sbuf(trace, 1, 512);
+  TensorId acc = psum(trace, 2, 2048);
+  trace.addInstruction(compute(OpKind::Memset, Engine::Vector, 128), {}, {whole(trace, st)});
+  trace.addInstruction(compute(OpKind::Memset, Engine::Vector, 512), {}, {whole(trace, mv)});
+  trace.addInstruction(compute(OpKind::Memset, Engine::Vector, 128), {}, {whole(trace, id)});
+  // fp32 128 x 128 x 512 matmul: 4 FLOPs per MAC.
+  trace.addInstruction(matmul(128, 128, 512), {whole(trace, st), whole(trace, mv)},
+                       {whole(trace, acc, 0)});
+  // fp32 PF-transpose of a 128 x 128 tile: an identity matmul, padding counted.
+  Instruction transpose = matmul(128, 128, 128);
+  transpose.flags = IsTranspose | OneZeroOperand;
+  trace.addInstruction(transpose, {whole(trace, st), whole(trace, id)}, {{acc, 1, 0, 512}});
+  // bf16: 2 FLOPs per MAC.
+  trace.addInstruction(matmul(128, 128, 512, nki::DType::BFloat16),
+                       {whole(trace, st), whole(trace, mv)}, {whole(trace, acc, 0)});
+  SimulationResult r = simulate(trn1, trace);
+  double mm = 128.0 * 128 * 512, tr = 128.0 * 128 * 128;
+  EXPECT_DOUBLE_EQ(r.hardwareFlops, 4 * mm + 4 * tr + 2 * mm);
+  EXPECT_DOUBLE_EQ(r.transposeFlops, 4 * tr);
+  // fp32 TensorE accesses count twice, in bytes per partition (NKI.md §5).
+  EXPECT_EQ(r.psumWriteBytes, 2u * 2048 + 2u * 512 + 2048u);
+  Profile p = summarize(r, trn1);
+  EXPECT_NEAR(p.hfuEstimatedPercent,
+              r.hardwareFlops / (trn1.tensorPeakFlopsPerSecond() * r.makespanNs * 1e-9), 1e-12);
+}
+
+TEST_F(Timing, StatementsAreAttributed) {
+  Trace trace;
+  TensorId a = sbuf(trace, 2, 2048);
+  Instruction cheap = compute(OpKind::Activation, Engine::Scalar, 512);
+  cheap.stmt = 3;
+  cheap.line = 30;
+  Instruction costly = compute(OpKind::Reciprocal, Engine::Vector, 512);
+  costly.stmt = 7;
+  costly.line = 70;
+  trace.addInstruction(cheap, {}, {whole(trace, a, 0)});
+  trace.addInstruction(costly, {}, {whole(trace, a, 1)});
+  trace.addInstruction(cheap, {}, {whole(trace, a, 0)});
+  SimulationResult r = simulate(trn1, trace);
+  ASSERT_EQ(r.statements.size(), 2u);
+  EXPECT_EQ(r.statements[0].stmt, 7);
+  EXPECT_EQ(r.statements[0].line, 70);
+  EXPECT_EQ(r.statements[1].stmt, 3);
+  EXPECT_EQ(r.statements[1].instructions, 2u);
+  EXPECT_NEAR(r.statements[1].engineNs, 2 * duration(cheap), 1e-9);
+}
+
+TEST_F(Timing, MalformedStreamsAreRejected) {
+  Trace trace;
+  TensorId a = sbuf(trace, 1, 2048);
+  trace.addInstruction(compute(OpKind::Activation, Engine::Scalar, 512), {}, {{a, 3, 0, 2048}});
+  TimingModel model(trn1);
+  auto r = model.simulate(trace);
+  ASSERT_FALSE(bool(r));
+  EXPECT_NE(llvm::toString(r.takeError()).find("instruction 0: region outside tensor 0"),
+            std::string::npos);
+
+  Trace undeclared;
+  undeclared.addInstruction(compute(OpKind::Activation, Engine::Scalar, 512), {}, {{5, 0, 0, 4}});
+  r = model.simulate(undeclared);
+  ASSERT_FALSE(bool(r));
+  EXPECT_NE(llvm::toString(r.takeError()).find("never declared"), std::string::npos);
+
+  Trace onSync;
+  TensorId b = sbuf(onSync, 1, 2048);
+  onSync.addInstruction(compute(OpKind::TensorCopy, Engine::Sync, 512), {}, {whole(onSync, b)});
+  r = model.simulate(onSync);
+  ASSERT_FALSE(bool(r));
+  EXPECT_NE(llvm::toString(r.takeError()).find("without an instruction queue"), std::string::npos);
+}
+
+TEST_F(Timing, ModelIsReusableAcrossStreams) {
+  TimingModel model(trn1);
+  auto first = model.simulate(pipelinableLoop(LoopKind::Affine, 8));
+  auto other = model.simulate(workingSet(64, true));
+  auto again = model.simulate(pipelinableLoop(LoopKind::Affine, 8));
+  ASSERT_TRUE(first && other && again);
+  EXPECT_DOUBLE_EQ(first->makespanNs, again->makespanNs);
+  TimingModel moved = std::move(model);
+  auto afterMove = moved.simulate(pipelinableLoop(LoopKind::Affine, 8));
+  ASSERT_TRUE(bool(afterMove));
+  EXPECT_DOUBLE_EQ(afterMove->makespanNs, first->makespanNs);
+}
+
+TEST_F(Timing, Trn2IsATarget) {
+  HardwareDesc trn2 = target("trn2");
+  SimulationResult r = simulate(trn2, pipelinableLoop(LoopKind::Affine, 8));
+  EXPECT_GT(r.makespanNs, 0);
+  EXPECT_EQ(summarize(r, trn2).backend, "sim-trn2");
+}
+
+} // namespace

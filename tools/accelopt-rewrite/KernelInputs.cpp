@@ -1,0 +1,91 @@
+#include "KernelInputs.h"
+
+#include "Interp/Npy.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+namespace accelopt::cli {
+
+static llvm::Error error(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+llvm::Expected<SeededInputs> inputsForSeed(const InputOptions &opts, const nki::Kernel &kernel, uint64_t seed,
+                                           bool useReference) {
+  SeededInputs out;
+  if (useReference && !opts.resolvedReference.empty()) {
+    llvm::SmallString<128> dir;
+    if (auto ec = llvm::sys::fs::createUniqueDirectory("accelopt-ref", dir))
+      return error("error: cannot create a temporary directory: " + ec.message());
+    auto data = nki::runReference(opts.resolvedReference, seed, dir);
+    auto cleanup = [&] { llvm::sys::fs::remove_directories(dir); };
+    if (!data) {
+      cleanup();
+      return data.takeError();
+    }
+    if (data->inputFiles.size() != kernel.params.size()) {
+      cleanup();
+      return error(opts.resolvedReference + ": error: the reference gives " + std::to_string(data->inputFiles.size()) +
+                   " inputs but kernel '" + kernel.name + "' takes " + std::to_string(kernel.params.size()));
+    }
+    for (size_t i = 0; i < data->inputFiles.size(); ++i) {
+      interp::KernelArg a;
+      a.name = kernel.params[i].name;
+      if (data->scalars[i]) {
+        a.scalar = *data->scalars[i];
+      } else {
+        auto arr = interp::readNpy(data->inputFiles[i]);
+        if (!arr) { cleanup(); return arr.takeError(); }
+        a.array = std::move(*arr);
+      }
+      out.args.push_back(std::move(a));
+    }
+    for (auto &f : data->outputFiles) {
+      auto arr = interp::readNpy(f);
+      if (!arr) { cleanup(); return arr.takeError(); }
+      out.reference.push_back(std::move(*arr));
+    }
+    cleanup();
+    return out;
+  }
+  if (!opts.resolvedInputs)
+    return error("error: no input shapes: give --inputs, --reference or --case to run the kernel");
+  auto args = interp::makeRandomInputs(*opts.resolvedInputs, seed);
+  if (!args) return args.takeError();
+  out.args = std::move(*args);
+  return out;
+}
+
+llvm::Expected<SeededInputs> inputsFromDir(const InputOptions &opts, const nki::Kernel &kernel, llvm::StringRef dir) {
+  SeededInputs out;
+  for (const auto &p : kernel.params) {
+    interp::KernelArg a;
+    a.name = p.name;
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, p.name + ".npy");
+    if (llvm::sys::fs::exists(path)) {
+      auto arr = interp::readNpy(path);
+      if (!arr) return arr.takeError();
+      a.array = std::move(*arr);
+    } else if (p.scalar) {
+      a.scalar = *p.scalar;
+    } else {
+      return error(path + ": error: missing input file for kernel argument '" + p.name + "'");
+    }
+    out.args.push_back(std::move(a));
+  }
+  return out;
+}
+
+} // namespace accelopt::cli
+
+#include <unistd.h>
+
+namespace accelopt::cli {
+void applyMemoryLimit(double gib) {
+  double bytes = gib > 0 ? gib * double(1ull << 30)
+                         : 0.75 * double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+  interp::setMemoryCap(uint64_t(bytes));
+}
+} // namespace accelopt::cli
