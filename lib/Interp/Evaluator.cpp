@@ -15,11 +15,14 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cblas.h>
+
 #include <chrono>
 #include <cmath>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 
 namespace accelopt::interp {
@@ -103,6 +106,30 @@ struct View {
 /// A conjunction of affine constraints `expr >= 0` over the tile axes.
 struct Mask {
   std::vector<IndexArr> geZero;
+  /// For a row of the tile (outer coordinates `k`, last axis free), the allowed
+  /// range [lo, hi) of the last coordinate: each constraint is affine in it.
+  std::pair<int64_t, int64_t> rowRange(const int64_t *k, int rank, int64_t inner) const {
+    int64_t lo = 0, hi = inner;
+    for (const auto &g : geZero) {
+      int64_t base = g.c, c = 0;
+      int off = rank - g.rank();
+      for (int a = 0; a < g.rank(); ++a) {
+        int ax = a + off;
+        if (ax < 0 || !g.coeff[a]) continue;
+        if (ax == rank - 1) c = g.coeff[a];
+        else base += g.coeff[a] * k[ax];
+      }
+      if (c == 0) {
+        if (base < 0) return {0, 0};
+      } else if (c > 0) {
+        lo = std::max(lo, base >= 0 ? 0 : (-base + c - 1) / c);   // j >= ceil(-base / c)
+      } else {
+        if (base < 0) return {0, 0};
+        hi = std::min(hi, base / -c + 1);                          // j <= floor(base / -c)
+      }
+    }
+    return {lo, std::max(lo, hi)};
+  }
   bool allows(const int64_t *k, int rank) const {
     for (const auto &g : geZero) {
       int64_t v = g.c;
@@ -456,10 +483,11 @@ private:
     Value cur = eval(target);
     if (cur.isTile()) {
       // `acc += nl.matmul(...)`: accumulate into the whole tile in place.
+      View dst = cur.kind == Value::ViewV ? *cur.view : wholeView(cur.tensor);
+      if (accumulateMatmulInPlace(dst, s->value, s->op)) return;
       LastMask.reset();
       Value rhs = eval(s->value);
       auto mask = std::move(LastMask);
-      View dst = cur.kind == Value::ViewV ? *cur.view : wholeView(cur.tensor);
       accumulateInto(dst, rhs, s->op, s->value->range, mask.get());
       return;
     }
@@ -1062,12 +1090,8 @@ private:
       int64_t base = v.offset;
       for (int a = 0; a + 1 < rank; ++a) base += v.stride[a] * k[a];
       if (mask) {
-        llvm::SmallVector<int64_t, 6> full(k, k + rank - 1);
-        full.push_back(0);
-        for (int64_t j = 0; j < inner; ++j) {
-          full[rank - 1] = j;
-          dst[i + j] = mask->allows(full.data(), rank) ? src[base + j * innerStride] : 0.0f;
-        }
+        auto [lo, hi] = mask->rowRange(k, rank, inner);
+        for (int64_t j = 0; j < inner; ++j) dst[i + j] = j >= lo && j < hi ? src[base + j * innerStride] : 0.0f;
       } else if (innerStride == 1) {
         std::memcpy(dst + i, src + base, sizeof(float) * inner);
       } else {
@@ -1134,16 +1158,24 @@ private:
         voff += vstride[a] * k[a];
         full[a] = k[a];
       }
-      bool plain = !mask && !combine && !round && !track;
-      if (plain && dStride == 1 && sStride == 1) {
-        std::memcpy(dst + off, src + voff, sizeof(float) * inner);
+      if (!mask && !combine && !round) {
+        // The common case: a straight copy of the row, then the race stamps.
+        if (dStride == 1 && sStride == 1) std::memcpy(dst + off, src + voff, sizeof(float) * inner);
+        else for (int64_t j = 0; j < inner; ++j) dst[off + j * dStride] = src[voff + j * sStride];
+        if (!track) return;
+        uint32_t stampValue = stamp ? CurrentSerial : 0;
+        for (int64_t j = 0; j < inner; ++j) {
+          uint32_t &slot = t.stamps[off + j * dStride];
+          if (stamp && slot != 0 && slot != CurrentSerial && conflicting(slot, CurrentSerial))
+            fail(at, llvm::formatv("race: two iterations of an affine_range loop write element {0} of '{1}' "
+                                   "(use sequential_range, += accumulation, or index by the loop variable)",
+                                   elementIndex(t.data.shape(), off + j * dStride), t.name).str());
+          slot = stampValue;
+        }
         return;
       }
-      for (int64_t j = 0; j < inner; ++j) {
-        if (mask) {
-          full[rank - 1] = j;
-          if (!mask->allows(full.data(), rank)) continue;
-        }
+      auto [lo, hi] = mask ? mask->rowRange(full.data(), rank, inner) : std::pair<int64_t, int64_t>{0, inner};
+      for (int64_t j = lo; j < hi; ++j) {
         int64_t o = off + j * dStride;
         float x = src[voff + j * sStride];
         if (combine) x = (*combine)(dst[o], x);
@@ -1187,6 +1219,18 @@ private:
   }
 
   // ----- operands -----
+  /// A 2-D, unit-stride, fp32 view used in place (no copy); null if the view has
+  /// another layout. Bounds are checked; reads of never-written data are not.
+  std::optional<Tile> directTile(const View &v, const syntax::ByteRange &at) {
+    if (v.extent.size() != 2 || v.stride[1] != 1 || v.tensor->data.dtype() != nki::DType::Float32) return std::nullopt;
+    checkBounds(v, nullptr, at);
+    return Tile{v.tensor->data.data() + v.offset, v.extent[0], v.extent[1], v.stride[0]};
+  }
+
+  /// A `dst += matmul(...)` destination the matmul may accumulate into directly.
+  std::optional<Tile> MatmulAccumulator;
+  bool MatmulAccumulated = false;
+
   View viewOf(const Value &v, const Expr *at) {
     if (v.kind == Value::ViewV) return *v.view;
     if (v.kind == Value::TensorV) return wholeView(v.tensor);
@@ -1223,6 +1267,7 @@ private:
     if (!base.isTile()) fail(target->range, "cannot assign into " + describe(base));
     View dst = makeView(base, target, nullptr);
     if (augOp) {
+      if (accumulateMatmulInPlace(dst, valueExpr, *augOp)) return;
       LastMask.reset();
       Value rhs = eval(valueExpr);
       auto mask = std::move(LastMask);
@@ -1256,24 +1301,47 @@ private:
     }
   }
 
+  /// PSUM accumulation group: `dst += nc_matmul(...)` into a plain 2-D fp32
+  /// destination runs as one BLAS call with beta = 1, without copies.
+  bool accumulateMatmulInPlace(const View &dst, const Expr *valueExpr, const std::string &op) {
+    if (op != "+" || valueExpr->kind != ExprKind::Call) return false;
+    auto tile = directTile(dst, valueExpr->range);
+    if (!tile) return false;
+    if (Opts.detectUninitReads)
+      for (int64_t r = 0; r < tile->rows; ++r)
+        if (firstUninit(tile->row(r), tile->cols)) return false;  // let the generic path report it
+    MatmulAccumulator = tile;
+    MatmulAccumulated = false;
+    LastMask.reset();
+    Value rhs;
+    try {
+      rhs = eval(valueExpr);
+    } catch (...) {
+      MatmulAccumulator.reset();
+      throw;
+    }
+    MatmulAccumulator.reset();
+    if (MatmulAccumulated) return true;
+    // Not a matmul after all: accumulate its result the ordinary way.
+    auto mask = std::move(LastMask);
+    accumulateInto(dst, rhs, op, valueExpr->range, mask.get());
+    return true;
+  }
+
   void accumulateInto(const View &dst, const Value &rhs, const std::string &op, const syntax::ByteRange &at,
                       const Mask *mask) {
     auto alu = interp::aluOpFromName(op == "+" ? "add" : op == "-" ? "subtract" : op == "*" ? "multiply"
                                      : op == "/" ? "divide" : op == "max" ? "maximum" : op);
     if (!alu) fail(at, "unsupported accumulation '" + op + "='");
-    AluOp a = *alu;
     // Accumulating reads the destination: it must have been written.
-    gather(dst, mask, at, /*checkUninit=*/true);
-    std::function<float(float, float)> combine = [a](float o, float n) { return applyAlu(a, o, n); };
-    if (rhs.isTile()) {
-      NDArray val = gather(viewOf(rhs, nullptr), mask, at, true);
-      scatter(dst, val, mask, at, &combine, false);
-    } else if (rhs.isNumber()) {
-      auto val = NDArray::full({1}, nki::DType::Float32, float(rhs.num()));
-      scatter(dst, *val, mask, at, &combine, false);
-    } else {
-      fail(at, "cannot accumulate " + describe(rhs));
-    }
+    NDArray acc = gather(dst, mask, at, /*checkUninit=*/true);
+    auto check = [&](llvm::Error err) {
+      if (err) fail(at, llvm::toString(std::move(err)));
+    };
+    if (rhs.isTile()) check(applyBinary(*alu, acc.asTile(), acc.asTile(), gather(viewOf(rhs, nullptr), mask, at, true).asTile()));
+    else if (rhs.isNumber()) check(applyBinary(*alu, acc.asTile(), acc.asTile(), float(rhs.num())));
+    else fail(at, "cannot accumulate " + describe(rhs));
+    scatter(dst, acc, mask, at, nullptr, /*raceCheck=*/false);
   }
 
   Value call(const Expr *e, View *dest) {
@@ -1566,6 +1634,8 @@ private:
   Value nkiCall(const nki::OpInfo *op, const Expr *e, View *dest) {
     using nki::OpKind;
     ++Stats.instructions;
+    // Only this (outermost) call may accumulate into a `+=` destination, not calls in its arguments.
+    std::optional<Tile> accumulator = std::exchange(MatmulAccumulator, std::nullopt);
     Bound b = bindArgs(op, e);
     const Value *maskV = param(op, b, "mask");
     const Mask *mask = maskV && maskV->kind == Value::MaskV ? maskV->mask.get() : nullptr;
@@ -1698,9 +1768,14 @@ private:
         check(transpose(transposed.asTile(), stT));
         stT = transposed.asTile();
       }
+      Stats.matmulFlops += 2.0 * double(stT.rows) * double(stT.cols) * double(mvT.cols);
+      if (accumulator && !mask && accumulator->rows == stT.cols && accumulator->cols == mvT.cols) {
+        check(matmul(*accumulator, stT, mvT, true));
+        MatmulAccumulated = true;
+        return Value::none();
+      }
       NDArray out = alloc({stT.cols, mvT.cols});
       check(matmul(out.asTile(), stT, mvT, false));
-      Stats.matmulFlops += 2.0 * double(stT.rows) * double(stT.cols) * double(mvT.cols);
       return finish(std::move(out), nki::Buffer::PSUM);
     }
     case OpKind::Transpose: {
@@ -1869,22 +1944,25 @@ private:
       if (!a) fail(range, llvm::toString(a.takeError()));
       return std::move(*a);
     };
-    llvm::Error err = llvm::Error::success();
+    auto check = [&](llvm::Error err) {
+      if (err) fail(range, llvm::toString(std::move(err)));
+    };
+    if ((!l.isTile() && !l.isNumber()) || (!r.isTile() && !r.isNumber()))
+      fail(range, "unsupported operand types for " + op + ": " + describe(l) + " and " + describe(r));
     NDArray result;
     if (l.isTile() && r.isTile()) {
       NDArray a = gather(viewOf(l, nullptr), nullptr, range, true), b = gather(viewOf(r, nullptr), nullptr, range, true);
       result = out(a.numel() >= b.numel() ? a.shape() : b.shape());
-      err = applyBinary(*alu, result.asTile(), a.asTile(), b.asTile());
+      check(applyBinary(*alu, result.asTile(), a.asTile(), b.asTile()));
     } else if (l.isTile()) {
       NDArray a = gather(viewOf(l, nullptr), nullptr, range, true);
       result = out(a.shape());
-      err = applyBinary(*alu, result.asTile(), a.asTile(), float(r.num()));
+      check(applyBinary(*alu, result.asTile(), a.asTile(), float(r.num())));
     } else {
       NDArray b = gather(viewOf(r, nullptr), nullptr, range, true);
       result = out(b.shape());
-      err = applyBinary(*alu, result.asTile(), float(l.num()), b.asTile());
+      check(applyBinary(*alu, result.asTile(), float(l.num()), b.asTile()));
     }
-    if (err) fail(range, llvm::toString(std::move(err)));
     auto t = std::make_shared<Tensor>();
     t->data = std::move(result);
     t->name = "tile";
@@ -1901,6 +1979,10 @@ public:
 
 llvm::Expected<RunResult> runKernel(const nki::KernelFile &file, const nki::Kernel &kernel,
                                     std::vector<KernelArg> args, const RunOptions &options) {
+  // Tiles are small (<= 128x512): BLAS threads only contend; parallelism comes
+  // from evaluating candidates side by side.
+  static std::once_flag singleThreadedBlas;
+  std::call_once(singleThreadedBlas, [] { openblas_set_num_threads(1); });
   Interpreter interp(file, kernel, options);
   try {
     return interp.run(std::move(args));

@@ -100,7 +100,8 @@ int runVerify() {
       if (i < in->reference.size()) {
         for (auto *run : {&*ro, &*rc}) {
           auto r = interp::compareArrays(run->outputs[i], in->reference[i], tol);
-          bool pass = r.shapesMatch && r.allclose && r.relL2 < RelL2;
+          // Against numpy, AccelOpt's criterion: relative L2 error under the bound.
+          bool pass = r.shapesMatch && r.relL2 < RelL2;
           llvm::outs() << llvm::formatv("seed {0}: output {1} of the {2} vs the numpy reference: relative L2 {3:E3}{4}, "
                                         "max |error| {5:E3}: {6}\n",
                                         seed, i, run == &*ro ? "original" : "candidate", r.relL2,
