@@ -1045,7 +1045,8 @@ private:
   /// Bounds: every index within its dimension where the mask allows.
   void checkBounds(const View &v, const Mask *mask, const syntax::ByteRange &at) {
     for (size_t d = 0; d < v.dims.size(); ++d) {
-      const auto &[x, size] = v.dims[d];
+      const IndexArr &x = v.dims[d].idx;
+      const int64_t size = v.dims[d].size;
       int64_t lo = x.minValue(), hi = x.maxValue();
       if (lo >= 0 && hi < size) continue;
       if (!mask) fail(at, llvm::formatv("index of dimension {0} ranges over [{1}, {2}], out of bounds for size {3} of '{4}'",
