@@ -122,6 +122,10 @@ void readInstructionCost(TargetReader &reader, const json &entry, const std::str
   cost.fastCyclesPerElement = entry.contains("fast_cycles_per_element")
                                   ? reader.number(&entry, "fast_cycles_per_element", path, 0)
                                   : cost.cyclesPerElement;
+  cost.languageCyclesPerElement =
+      entry.contains("language_cycles_per_element")
+          ? reader.number(&entry, "language_cycles_per_element", path, 0)
+          : cost.cyclesPerElement;
   cost.fixedCycles =
       entry.contains("fixed_cycles") ? reader.number(&entry, "fixed_cycles", path, 0) : 0;
   auto flag = [&](const char *key) {
@@ -133,6 +137,22 @@ void readInstructionCost(TargetReader &reader, const json &entry, const std::str
   if (!entry.contains("min_ii")) reader.fail(path + "min_ii", "missing");
   cost.usesMinII = flag("min_ii");
   cost.psumInputIsFastPath = flag("psum_input_is_fast_path");
+  cost.alternativeEngines.clear();
+  if (auto alt = entry.find("alt_engines"); alt != entry.end()) {
+    if (!alt->is_array()) {
+      reader.fail(path + "alt_engines", "expected a list of engine names");
+      return;
+    }
+    for (const json &name : *alt) {
+      std::optional<ComputeEngine> e;
+      if (name.is_string()) e = parseComputeEngine(name.get<std::string>());
+      if (!e) {
+        reader.fail(path + "alt_engines", "expected one of tensor, vector, scalar, gpsimd");
+        return;
+      }
+      if (*e != cost.engine) cost.alternativeEngines.push_back(*e);
+    }
+  }
 }
 
 } // namespace
@@ -208,6 +228,26 @@ llvm::Expected<HardwareDesc> parseTarget(llvm::StringRef jsonText, llvm::StringR
     hw.profiler.flopsPerFp32Mac = reader.number(p, "flops_per_fp32_mac", "profiler.", 0);
     hw.profiler.fp32TensorAccessFactor =
         reader.number(p, "fp32_tensor_access_factor", "profiler.", 0);
+  }
+
+  // Optional: targets written before the scheduler section keep in-order engines.
+  if (auto sched = doc.find("scheduler"); sched != doc.end()) {
+    if (!sched->is_object()) {
+      reader.fail("scheduler", "expected an object");
+    } else {
+      auto boolean = [&](const char *key, bool &out) {
+        auto it = sched->find(key);
+        if (it == sched->end()) return;
+        const json &value = it->is_object() && it->contains("value") ? (*it)["value"] : *it;
+        if (!value.is_boolean())
+          reader.fail(std::string("scheduler.") + key, "expected true or false");
+        else
+          out = value.get<bool>();
+      };
+      boolean("fill_idle_slots", hw.scheduler.fillIdleSlots);
+      boolean("sequential_barrier", hw.scheduler.sequentialBarrier);
+      boolean("sbuf_reuse_waits", hw.scheduler.sbufReuseWaits);
+    }
   }
 
   if (llvm::Error err = reader.takeError()) return err;

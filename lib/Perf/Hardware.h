@@ -46,9 +46,31 @@ struct InstructionCost {
   ComputeEngine engine = ComputeEngine::Vector;
   double cyclesPerElement = 1;
   double fastCyclesPerElement = 1; ///< when the op's fast path holds
+  /// For instructions flagged LanguageLevel (nl.* ops the compiler lowers).
+  double languageCyclesPerElement = 1;
   bool usesMinII = true;
   double fixedCycles = 0;
   bool psumInputIsFastPath = false; ///< tensor_tensor: one PSUM + one SBUF input
+  /// Further engines the compiler may place the op on when the kernel leaves
+  /// the engine open (nki.isa engine=unknown); it takes the one that finishes
+  /// the instruction first.
+  std::vector<ComputeEngine> alternativeEngines;
+};
+
+/// How the compiler's instruction scheduler is modelled.
+struct SchedulerParams {
+  /// An engine instruction may run in an idle slot of its engine before
+  /// instructions issued earlier in program order (list scheduling across
+  /// independent iterations); false keeps each engine strictly in order.
+  bool fillIdleSlots = false;
+  /// Each sequential_range iteration starts after everything before it has
+  /// finished. When false, iterations are ordered only by their data
+  /// dependences (engines stay in order inside the loop, and the trace gives
+  /// a sequential loop's tiles one buffer instead of one per iteration).
+  bool sequentialBarrier = true;
+  /// A new SBUF block waits until enough memory is free: held neither by
+  /// live blocks nor by dead blocks whose last access is still running.
+  bool sbufReuseWaits = false;
 };
 
 struct DmaParams {
@@ -95,6 +117,7 @@ struct HardwareDesc {
   DmaParams dma;
   MemoryParams memory;
   ProfilerParams profiler;
+  SchedulerParams scheduler;
 
   const EngineParams &engine(ComputeEngine e) const { return engines[static_cast<unsigned>(e)]; }
   const InstructionCost &cost(OpKind op) const { return costs[static_cast<unsigned>(op)]; }

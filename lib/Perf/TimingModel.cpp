@@ -253,6 +253,40 @@ public:
     return tail_;
   }
 
+  /// Where `work` ns would start without being split: the first idle slot
+  /// at or after `start` that holds all of it, else the tail.
+  double earliestWhole(double start, double work) const {
+    auto first = std::upper_bound(gaps_.begin(), gaps_.end(), start,
+                                  [](double t, const Gap &g) { return t < g.end; });
+    for (auto it = first; it != gaps_.end(); ++it) {
+      double from = std::max(it->begin, start);
+      if (it->end - from >= work) return from;
+    }
+    return std::max(start, tail_);
+  }
+
+  /// Runs `work` ns unsplit, as early as earliestWhole says; returns its end.
+  double placeWhole(double start, double work) {
+    double from = earliestWhole(start, work);
+    if (from >= tail_) return place(from, work);
+    auto it = std::upper_bound(gaps_.begin(), gaps_.end(), from,
+                               [](double t, const Gap &g) { return t < g.end; });
+    Gap &gap = *it;
+    double finish = from + work;
+    if (from > gap.begin && finish < gap.end) {
+      Gap right{finish, gap.end};
+      gap.end = from;
+      gaps_.insert(it + 1, right);
+    } else if (from > gap.begin) {
+      gap.end = from;
+    } else if (finish < gap.end) {
+      gap.begin = finish;
+    } else {
+      gaps_.erase(it);
+    }
+    return finish;
+  }
+
 private:
   struct Gap {
     double begin, end;
@@ -374,7 +408,10 @@ double computeCycles(const HardwareDesc &hw, const Instruction &inst, ComputeEng
   }
   const InstructionCost &c = hw.cost(inst.op);
   bool fast = inst.has(FastPath) || (c.psumInputIsFastPath && readsPsum);
-  double cycles = (fast ? c.fastCyclesPerElement : c.cyclesPerElement) * inst.freeElems;
+  double perElement = fast ? c.fastCyclesPerElement
+                      : inst.has(LanguageLevel) ? c.languageCyclesPerElement
+                                                : c.cyclesPerElement;
+  double cycles = perElement * inst.freeElems;
   if (c.usesMinII) cycles = std::max(cycles, e.minIICycles);
   cycles += c.fixedCycles;
   if (inst.has(ReduceReadout)) cycles += e.minIICycles;
@@ -419,6 +456,9 @@ struct TimingModel::Simulation {
     uint16_t psumBanks = 0; ///< bit mask of the PSUM banks held
     Residency residency = Residency::Untouched;
     bool dirty = false;     ///< SBUF copy newer than its spilled HBM copy
+    /// Holds only data loaded from a read-only HBM tensor: when evicted it is
+    /// dropped and loaded again from there (rematerialised), not spilled.
+    bool reloadable = false;
     bool inHbm = false;     ///< a spilled copy exists
     double availableAt = 0; ///< when a reloaded copy is back in SBUF
     double savedAt = 0;     ///< when the last spill save finished
@@ -449,7 +489,13 @@ struct TimingModel::Simulation {
   DmaSystem dma;
 
   std::array<double, kNumComputeEngines> engineFree{};
+  std::array<BusyTimeline, kNumComputeEngines> engineSlots; ///< with fill_idle_slots
   double barrier = 0;
+  double computeFront = 0; ///< latest end of an engine instruction so far
+  /// Without sequential barriers: what the current sequential_range
+  /// iteration waits for per engine, and for its DMAs.
+  std::array<double, kNumComputeEngines> engineFence{};
+  double dmaFence = 0;
   double maxEnd = 0;
 
   // SBUF capacity: live blocks and the Belady heap (max next use on top).
@@ -458,6 +504,13 @@ struct TimingModel::Simulation {
   std::vector<uint32_t> residentBlocks;
   std::vector<HeapEntry> evictionHeap;
   std::vector<PsumBank> psumBanks;
+  /// Dead SBUF blocks whose last access ends at `at` (sbuf_reuse_waits).
+  struct PendingFree {
+    double at;
+    uint64_t bytes;
+  };
+  std::vector<PendingFree> pendingFree;
+  uint64_t pendingFreeBytes = 0;
 
   std::vector<StatementCost> statements; ///< indexed by statement id
 
@@ -499,7 +552,8 @@ struct TimingModel::Simulation {
   }
 
   double makeSbufSpace(uint64_t bytesPerPartition, uint32_t position);
-  double spillTransfer(OpKind kind, TensorId tensor, double ready);
+  double waitForSbufSpace(uint64_t bytesPerPartition);
+  double spillTransfer(OpKind kind, TensorId tensor, double ready, bool rematerialize = false);
   double allocatePsumBanks(uint32_t block, uint64_t bytesPerPartition);
   void releasePsumBanks(uint32_t block);
   double acquireBlock(const Region &r, bool isWrite, uint32_t position);
@@ -618,7 +672,12 @@ llvm::Error TimingModel::Simulation::prepare(const Trace &t, const HardwareDesc 
   segments.clear();
   dma.reset(hw.dma);
   engineFree.fill(0);
+  for (BusyTimeline &t : engineSlots) t.reset();
   barrier = maxEnd = 0;
+  computeFront = dmaFence = 0;
+  pendingFree.clear();
+  pendingFreeBytes = 0;
+  engineFence.fill(0);
   liveSbufBytes = 0;
   residentBlocks.clear();
   evictionHeap.clear();
@@ -627,7 +686,8 @@ llvm::Error TimingModel::Simulation::prepare(const Trace &t, const HardwareDesc 
   return llvm::Error::success();
 }
 
-double TimingModel::Simulation::spillTransfer(OpKind kind, TensorId tensor, double ready) {
+double TimingModel::Simulation::spillTransfer(OpKind kind, TensorId tensor, double ready,
+                                              bool rematerialize) {
   const TensorState &ti = info(tensor);
   uint64_t bytes = blockFootprint(tensor);
   auto transfer = dma.run(kind, bytes, static_cast<uint32_t>(ti.bytesPerPartition), ti.partitions,
@@ -639,7 +699,8 @@ double TimingModel::Simulation::spillTransfer(OpKind kind, TensorId tensor, doub
     result.hbmWriteBytes += bytes;
     result.sbufReadBytes += bytes;
   } else {
-    result.spillReloadBytes += bytes;
+    // Loading an input again is an ordinary HBM read, not spill traffic.
+    if (!rematerialize) result.spillReloadBytes += bytes;
     result.hbmReadBytes += bytes;
     result.sbufWriteBytes += bytes;
   }
@@ -717,6 +778,27 @@ void TimingModel::Simulation::releasePsumBanks(uint32_t block) {
 /// Makes the block of `r` resident before instruction `position` uses it;
 /// returns the earliest time the instruction may start as far as space and
 /// reloads are concerned.
+/// The memory of a dead block is reusable once its last access has finished.
+/// A new block of `bytesPerPartition` needs that much of the SBUF not held by
+/// live blocks nor by dead ones still being accessed: returns when it has it.
+double TimingModel::Simulation::waitForSbufSpace(uint64_t bytesPerPartition) {
+  auto capacity = static_cast<int64_t>(target->memory.sbufUsableBytesPerPartition());
+  int64_t slack = capacity - static_cast<int64_t>(liveSbufBytes + bytesPerPartition);
+  if (static_cast<int64_t>(pendingFreeBytes) <= slack) return 0;
+  std::sort(pendingFree.begin(), pendingFree.end(),
+            [](const PendingFree &a, const PendingFree &b) { return a.at > b.at; });
+  // The latest-freed blocks may stay busy as long as they fit in the slack.
+  int64_t held = 0;
+  size_t keep = 0;
+  while (keep < pendingFree.size() &&
+         held + static_cast<int64_t>(pendingFree[keep].bytes) <= slack)
+    held += static_cast<int64_t>(pendingFree[keep++].bytes);
+  double at = keep < pendingFree.size() ? pendingFree[keep].at : 0;
+  pendingFree.resize(keep);
+  pendingFreeBytes = static_cast<uint64_t>(held);
+  return at;
+}
+
 double TimingModel::Simulation::acquireBlock(const Region &r, bool isWrite, uint32_t position) {
   uint32_t index = blockIndex(r);
   BlockState &b = blocks[index];
@@ -729,9 +811,12 @@ double TimingModel::Simulation::acquireBlock(const Region &r, bool isWrite, uint
   }
 
   double readyAt = sbufOversubscribed ? makeSbufSpace(ti.bytesPerPartition, position) : 0;
+  if (target->scheduler.sbufReuseWaits)
+    readyAt = std::max(readyAt, waitForSbufSpace(ti.bytesPerPartition));
   bool overwritesAll = isWrite && r.begin == 0 && r.end == ti.bytesPerPartition;
   if (b.residency == Residency::Spilled && b.inHbm && !overwritesAll) {
-    b.availableAt = spillTransfer(OpKind::SpillReload, r.tensor, std::max(readyAt, b.savedAt));
+    b.availableAt = spillTransfer(OpKind::SpillReload, r.tensor, std::max(readyAt, b.savedAt),
+                                  b.reloadable);
     readyAt = b.availableAt;
   }
   b.residency = Residency::Resident;
@@ -790,7 +875,15 @@ void TimingModel::Simulation::run() {
          ++nextMarker) {
       const LoopMarker &m = markers[nextMarker];
       // sequential_range iterations do not overlap (NKI.md §1.6).
-      if (m.event == LoopEvent::NextIteration && m.kind == LoopKind::Sequential) barrier = maxEnd;
+      if (m.kind != LoopKind::Sequential || m.event != LoopEvent::NextIteration) continue;
+      if (hw.scheduler.sequentialBarrier) {
+        barrier = maxEnd;
+      } else {
+        // The next iteration's instructions follow this one's on every
+        // engine, and its DMAs are issued after this one's engine work.
+        engineFence = engineFree;
+        dmaFence = computeFront;
+      }
     }
     const Instruction &inst = instructions[position];
     auto pos = static_cast<uint32_t>(position);
@@ -824,6 +917,10 @@ void TimingModel::Simulation::run() {
     }
 
     double end;
+    // Without a barrier, a DMA inside a sequential_range is still issued in
+    // program order: after the engine instructions before it (no prefetch of
+    // the next iteration's data).
+    if (isDma(inst.op)) ready = std::max(ready, dmaFence);
     if (isDma(inst.op)) {
       auto [src, dst] = dmaEndpoints(*trace, inst);
       uint64_t hbmBytes = (nki::isHBM(src) ? inst.bytes : 0) + (nki::isHBM(dst) ? inst.bytes : 0);
@@ -836,11 +933,33 @@ void TimingModel::Simulation::run() {
       accountDma(inst, src, dst);
     } else {
       ComputeEngine engine = *resolveEngine(hw, inst); // checked in prepare()
-      auto e = static_cast<unsigned>(engine);
+      bool fill = hw.scheduler.fillIdleSlots;
+      auto startOn = [&](ComputeEngine candidate, double duration) {
+        auto c = static_cast<unsigned>(candidate);
+        double from = std::max(ready, engineFence[c]);
+        return fill ? engineSlots[c].earliestWhole(from, duration)
+                    : std::max(from, engineFree[c]);
+      };
       double duration = computeDurationNs(hw, inst, engine, readsPsum);
-      double start = std::max(ready, engineFree[e]);
-      end = start + duration;
-      engineFree[e] = end;
+      if (inst.engine == nki::Engine::Unknown) {
+        // The compiler places an engine-agnostic op where it finishes first.
+        double bestEnd = startOn(engine, duration) + duration;
+        for (ComputeEngine alt : hw.cost(inst.op).alternativeEngines) {
+          double d = computeDurationNs(hw, inst, alt, readsPsum);
+          double altEnd = startOn(alt, d) + d;
+          if (altEnd < bestEnd) {
+            bestEnd = altEnd;
+            engine = alt;
+            duration = d;
+          }
+        }
+      }
+      auto e = static_cast<unsigned>(engine);
+      double from = std::max(ready, engineFence[e]);
+      end = fill ? engineSlots[e].placeWhole(from, duration)
+                 : std::max(from, engineFree[e]) + duration;
+      engineFree[e] = std::max(engineFree[e], end);
+      computeFront = std::max(computeFront, end);
       result.engineBusyNs[e] += duration;
       ++result.engineInstructions[e];
       if (inst.stmt >= 0) statement(inst).engineNs += duration;
@@ -865,7 +984,18 @@ void TimingModel::Simulation::run() {
       if (nki::isOnChip(info(r.tensor).buffer)) {
         BlockState &b = blocks[blockIndex(r)];
         b.lastWriteEnd = std::max(b.lastWriteEnd, end);
-        b.dirty = true;
+        // A load from an input nobody writes leaves a copy of HBM data behind.
+        bool fromInput = inst.op == OpKind::Load && reads.size() == 1 &&
+                         !nki::isOnChip(info(reads.front().tensor).buffer) &&
+                         !tensors[reads.front().tensor].tracked;
+        bool wholeBlock = r.begin == 0 && r.end == info(r.tensor).bytesPerPartition;
+        if (fromInput && (wholeBlock || b.reloadable) && !b.dirty) {
+          b.reloadable = true;
+          b.inHbm = true;
+        } else {
+          b.reloadable = false;
+          b.dirty = true;
+        }
         if (r.begin < r.end)
           segments.recordWrite(b.segments, static_cast<uint32_t>(r.begin),
                                static_cast<uint32_t>(r.end), end);
@@ -889,6 +1019,11 @@ void TimingModel::Simulation::run() {
           releasePsumBanks(index);
         } else {
           liveSbufBytes -= info(r.tensor).bytesPerPartition;
+          if (hw.scheduler.sbufReuseWaits) {
+            pendingFree.push_back({std::max(b.lastReadEnd, b.lastWriteEnd),
+                                   info(r.tensor).bytesPerPartition});
+            pendingFreeBytes += info(r.tensor).bytesPerPartition;
+          }
           if (sbufOversubscribed) removeResident(index);
         }
       } else if (sbufOversubscribed && buffer == nki::Buffer::SBUF) {

@@ -60,6 +60,10 @@ enum InstructionFlag : uint16_t {
   FastPath = 1u << 2,
   /// activation / tensor_scalar with a reduce result read out (+MIN_II).
   ReduceReadout = 1u << 3,
+  /// Emitted for a language-level nl.* elementwise op or an SBUF `+=`, which
+  /// the compiler lowers itself (rather than an explicit nisa instruction);
+  /// costed with the op's `language_cycles_per_element` when the target has it.
+  LanguageLevel = 1u << 4,
 };
 
 using TensorId = uint32_t;

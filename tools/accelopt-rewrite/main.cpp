@@ -1,6 +1,7 @@
 // accelopt-rewrite: git-style subcommands over the accelopt libraries.
 #include "Command.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -16,7 +17,17 @@ int main(int argc, char **argv) {
     llvm::errs() << "\n(see accelopt-rewrite --help)\n";
     return 2;
   }
-  if (!cl::ParseCommandLineOptions(argc, argv, "accelopt: structured, verified optimization of NKI kernels\n",
+  // `accelopt-rewrite kernel.py ...`: optimize is the default subcommand.
+  std::vector<const char *> args(argv, argv + argc);
+  bool known = false;
+  for (auto &c : commands()) known |= c.sub->getName() == llvm::StringRef(args[1]);
+  llvm::StringRef first(args[1]);
+  bool toolFlag = first == "--help" || first == "-help" || first == "-h" || first == "--version" ||
+                  first == "--help-hidden" || first == "--help-list";
+  bool looksLikeKernel = first.endswith(".py") || llvm::sys::fs::exists(first);
+  if (!known && !toolFlag && (first.startswith("-") || looksLikeKernel)) args.insert(args.begin() + 1, "optimize");
+  argc = int(args.size());
+  if (!cl::ParseCommandLineOptions(argc, args.data(), "accelopt: structured, verified optimization of NKI kernels\n",
                                    &llvm::errs()))
     return 2;
   for (auto &c : commands())

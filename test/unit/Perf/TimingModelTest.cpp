@@ -110,15 +110,70 @@ Trace pipelinableLoop(LoopKind kind, unsigned iterations) {
 }
 
 TEST_F(Timing, SequentialIterationsDoNotOverlap) {
-  SimulationResult affine = simulate(trn1, pipelinableLoop(LoopKind::Affine, 8));
-  SimulationResult sequential = simulate(trn1, pipelinableLoop(LoopKind::Sequential, 8));
-  SimulationResult single = simulate(trn1, pipelinableLoop(LoopKind::Sequential, 1));
+  // With the barrier (scheduler.sequential_barrier) every iteration waits for
+  // everything before it.
+  HardwareDesc barrier = trn1;
+  barrier.scheduler.sequentialBarrier = true;
+  SimulationResult affine = simulate(barrier, pipelinableLoop(LoopKind::Affine, 8));
+  SimulationResult sequential = simulate(barrier, pipelinableLoop(LoopKind::Sequential, 8));
+  SimulationResult single = simulate(barrier, pipelinableLoop(LoopKind::Sequential, 1));
   // Each sequential iteration pays the whole load -> compute -> store chain.
   EXPECT_NEAR(sequential.makespanNs, 8 * single.makespanNs, 1e-6 * sequential.makespanNs);
   EXPECT_LT(affine.makespanNs, 0.6 * sequential.makespanNs);
   // A static loop is unrolled: it overlaps like an affine one.
-  SimulationResult unrolled = simulate(trn1, pipelinableLoop(LoopKind::Static, 8));
+  SimulationResult unrolled = simulate(barrier, pipelinableLoop(LoopKind::Static, 8));
   EXPECT_DOUBLE_EQ(unrolled.makespanNs, affine.makespanNs);
+}
+
+TEST_F(Timing, SequentialIterationsWithoutBarrierStillDoNotPrefetch) {
+  // trn1 as calibrated: no barrier, but the next iteration's load is issued
+  // only after this iteration's engine work, so the loop is slower than an
+  // affine one and faster than a fully serialised one.
+  ASSERT_FALSE(trn1.scheduler.sequentialBarrier);
+  HardwareDesc barrier = trn1;
+  barrier.scheduler.sequentialBarrier = true;
+  SimulationResult affine = simulate(trn1, pipelinableLoop(LoopKind::Affine, 8));
+  SimulationResult sequential = simulate(trn1, pipelinableLoop(LoopKind::Sequential, 8));
+  SimulationResult serial = simulate(barrier, pipelinableLoop(LoopKind::Sequential, 8));
+  EXPECT_LT(affine.makespanNs, sequential.makespanNs);
+  EXPECT_LT(sequential.makespanNs, serial.makespanNs);
+}
+
+TEST_F(Timing, EngineAgnosticOpsGoWhereTheyFinishFirst) {
+  // Two independent tensor_scalar ops with engine=unknown: the second one
+  // runs on ScalarE while VectorE is busy with the first.
+  ASSERT_FALSE(trn1.cost(OpKind::TensorScalar).alternativeEngines.empty());
+  Trace trace;
+  TensorId a = sbuf(trace, 2, 4096);
+  Instruction ts = compute(OpKind::TensorScalar, Engine::Unknown, 1024);
+  trace.addInstruction(ts, {}, {whole(trace, a, 0)});
+  trace.addInstruction(ts, {}, {whole(trace, a, 1)});
+  SimulationResult r = simulate(trn1, trace);
+  EXPECT_EQ(r.engineInstructions[unsigned(ComputeEngine::Vector)] +
+                r.engineInstructions[unsigned(ComputeEngine::Scalar)],
+            2u);
+  EXPECT_EQ(r.engineInstructions[unsigned(ComputeEngine::Scalar)], 1u);
+  EXPECT_EQ(r.engineInstructions[unsigned(ComputeEngine::Vector)], 1u);
+}
+
+TEST_F(Timing, IdleSlotsAreFilledByLaterIndependentWork) {
+  // ScalarE: a long activation that waits for a load, then an independent
+  // short one. With fill_idle_slots the short one runs while the first waits.
+  Trace trace;
+  TensorId in = hbm(trace, 128 * 4096, "x");
+  TensorId x = sbuf(trace, 1, 4096);
+  TensorId y = sbuf(trace, 2, 4096);
+  trace.addInstruction(dma(OpKind::Load, 128, 4096), {{in, 0, 0, 128 * 4096}},
+                       {whole(trace, x, 0)});
+  trace.addInstruction(compute(OpKind::Activation, Engine::Scalar, 1024), {whole(trace, x, 0)},
+                       {whole(trace, y, 0)});
+  trace.addInstruction(compute(OpKind::Activation, Engine::Scalar, 64), {}, {whole(trace, y, 1)});
+  HardwareDesc inOrder = trn1;
+  inOrder.scheduler.fillIdleSlots = false;
+  ASSERT_TRUE(trn1.scheduler.fillIdleSlots);
+  SimulationResult filled = simulate(trn1, trace);
+  SimulationResult strict = simulate(inOrder, trace);
+  EXPECT_LT(filled.makespanNs, strict.makespanNs);
 }
 
 TEST_F(Timing, DmaBytesAreCounted) {

@@ -1,0 +1,818 @@
+#include "Perf/TraceBuilder.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace accelopt::perf {
+
+namespace {
+
+using nki::Access;
+using nki::Buffer;
+using nki::Kernel;
+using nki::Statement;
+using nki::Tensor;
+
+llvm::Error fail(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
+}
+
+/// An integer affine in the loop counters: constant + sum(coeff * n[loop]).
+struct Form {
+  int64_t constant = 0;
+  llvm::SmallVector<std::pair<int, int64_t>, 4> terms;
+
+  void add(int loop, int64_t coeff) {
+    if (coeff == 0) return;
+    for (auto &[l, c] : terms)
+      if (l == loop) {
+        c += coeff;
+        return;
+      }
+    terms.push_back({loop, coeff});
+  }
+  void add(const nki::Affine &a, int64_t scale) {
+    constant += a.constant * scale;
+    for (auto &[l, c] : a.terms) add(l, c * scale);
+  }
+  int64_t eval(const int64_t *counters) const {
+    int64_t v = constant;
+    for (auto &[l, c] : terms) v += c * counters[l];
+    return v;
+  }
+};
+
+/// One region of one instruction, compiled: block and first byte are affine
+/// in the loop counters, the length is fixed.
+struct RegionForm {
+  TensorId tensor = 0;
+  Form block;
+  Form begin;
+  int64_t span = 0;
+  uint32_t numBlocks = 1;
+  uint64_t bytesPerPartition = 0;
+
+  Region eval(const int64_t *counters) const {
+    Region r;
+    r.tensor = tensor;
+    int64_t b = block.eval(counters);
+    r.block = static_cast<uint32_t>(std::clamp<int64_t>(b, 0, int64_t(numBlocks) - 1));
+    auto limit = static_cast<int64_t>(bytesPerPartition);
+    int64_t first = begin.eval(counters);
+    int64_t last = first + span;
+    r.begin = static_cast<uint64_t>(std::clamp<int64_t>(first, 0, limit));
+    r.end = static_cast<uint64_t>(std::clamp<int64_t>(last, static_cast<int64_t>(r.begin), limit));
+    return r;
+  }
+};
+
+/// One instruction a statement issues per instance.
+struct InstructionTemplate {
+  Instruction inst;
+  llvm::SmallVector<RegionForm, 3> reads;
+  llvm::SmallVector<RegionForm, 1> writes;
+};
+
+/// Shape facts of one access, from its tile shape.
+struct TileFacts {
+  uint32_t partitions = 1;
+  uint64_t freeElems = 1;
+  nki::DType dtype = nki::DType::Float32;
+  bool onChip = true;
+};
+
+class Builder {
+public:
+  Builder(const Kernel &k, const TraceBuildOptions &options) : k_(k), options_(options) {}
+
+  llvm::Expected<Trace> run() {
+    if (llvm::Error err = checkShapes()) return err;
+    tensorIds_.assign(k_.tensors.size(), kUnmapped);
+    templates_.resize(k_.stmts.size());
+    for (const Statement &s : k_.stmts)
+      if (llvm::Error err = compileStatement(s)) return err;
+
+    uint64_t total = 0, regions = 0;
+    for (const Statement &s : k_.stmts) {
+      uint64_t n = instancesOf(s.parent) * templates_[s.id].size();
+      total += n;
+      for (const InstructionTemplate &t : templates_[s.id])
+        regions += instancesOf(s.parent) * (t.reads.size() + t.writes.size());
+    }
+    if (total > options_.maxInstructions)
+      return fail("kernel '" + k_.name + "': the trace would have " + llvm::Twine(total) +
+                  " instructions, more than the limit of " + llvm::Twine(options_.maxInstructions));
+    trace_.reserve(total, regions);
+    counters_.assign(std::max<size_t>(k_.loops.size(), 1), 0);
+    walk(k_.body);
+    return std::move(trace_);
+  }
+
+private:
+  static constexpr TensorId kUnmapped = std::numeric_limits<TensorId>::max();
+
+  const Kernel &k_;
+  const TraceBuildOptions &options_;
+  Trace trace_;
+  std::vector<TensorId> tensorIds_;
+  std::vector<std::vector<InstructionTemplate>> templates_;
+  std::vector<int64_t> counters_;
+  llvm::SmallVector<Region, 8> readBuf_, writeBuf_;
+
+  // --- shapes -------------------------------------------------------------
+
+  llvm::Error checkShapes() const {
+    auto needShapes = [&](const llvm::Twine &what) {
+      return fail("kernel '" + k_.name + "' needs input shapes to build a trace (" + what +
+                  " is unknown); give --inputs, --reference or --case");
+    };
+    for (const nki::Loop &l : k_.loops)
+      if (!l.tripCount.isKnown() || *l.tripCount.value < 0)
+        return needShapes("the trip count of L" + llvm::Twine(l.id) + " '" + l.tripCount.str() +
+                          "'");
+    for (const nki::KernelParam &p : k_.params)
+      if (p.tensor >= 0 && !k_.tensors[p.tensor].shapeKnown)
+        return needShapes("the shape of argument '" + p.name + "'");
+    return llvm::Error::success();
+  }
+
+  int64_t trip(int loop) const { return *k_.loops[loop].tripCount.value; }
+
+  /// Instances of a statement or tensor scope directly inside `loop`.
+  uint64_t instancesOf(int loop) const {
+    uint64_t n = 1;
+    for (int l = loop; l >= 0; l = k_.loops[l].parent) n *= static_cast<uint64_t>(trip(l));
+    return n;
+  }
+
+  /// A tile made inside a loop gets a buffer per iteration of each enclosing
+  /// affine/static loop (the compiler rotates them); the iterations of a
+  /// sequential loop reuse one buffer, so they are ordered by its reuse.
+  bool rotatesBuffers(int loop) const {
+    nki::LoopKind kind = k_.loops[loop].kind;
+    return kind != nki::LoopKind::Sequential && kind != nki::LoopKind::PyRange;
+  }
+  uint64_t buffersOf(int loop) const {
+    uint64_t n = 1;
+    for (int l = loop; l >= 0; l = k_.loops[l].parent)
+      if (rotatesBuffers(l)) n *= static_cast<uint64_t>(trip(l));
+    return n;
+  }
+
+  /// The linear buffer index inside `loop` (outermost counter slowest), scaled.
+  void addInstanceIndex(Form &f, int loop, int64_t scale) const {
+    int64_t stride = scale;
+    for (int l = loop; l >= 0; l = k_.loops[l].parent) {
+      if (!rotatesBuffers(l)) continue;
+      f.add(l, stride);
+      stride *= trip(l);
+    }
+  }
+
+  int storageOf(int t) const {
+    while (k_.tensors[t].aliasOf >= 0 && k_.tensors[t].aliasOf != t) t = k_.tensors[t].aliasOf;
+    return t;
+  }
+
+  static Buffer bufferOf(const Tensor &t) {
+    return t.buffer == Buffer::Unknown ? Buffer::SBUF : t.buffer;
+  }
+
+  llvm::Expected<std::vector<int64_t>> shapeOf(const Tensor &t) const {
+    std::vector<int64_t> shape;
+    for (const nki::SymInt &d : t.shape) {
+      if (!d.isKnown() || *d.value < 0)
+        return fail("kernel '" + k_.name + "' needs input shapes to build a trace (the shape of '" +
+                    t.name + "' is " + t.shapeString() + ")");
+      shape.push_back(*d.value);
+    }
+    return shape;
+  }
+
+  /// Blocks of one instance of an on-chip tensor, and its blocks in all.
+  struct OnChipLayout {
+    uint64_t blocksPerInstance = 1;
+    uint64_t instances = 1;
+    uint32_t partitions = 1;
+    uint64_t bytesPerPartition = 0;
+  };
+
+  llvm::Expected<OnChipLayout> layoutOf(const Tensor &t) const {
+    auto shape = shapeOf(t);
+    if (!shape) return shape.takeError();
+    OnChipLayout l;
+    int par = std::clamp(t.parDim, 0, std::max(0, int(shape->size()) - 1));
+    for (int d = 0; d < par; ++d) l.blocksPerInstance *= static_cast<uint64_t>((*shape)[d]);
+    l.partitions = shape->empty() ? 1 : static_cast<uint32_t>(std::max<int64_t>((*shape)[par], 1));
+    uint64_t elems = 1;
+    for (size_t d = par + 1; d < shape->size(); ++d) elems *= static_cast<uint64_t>((*shape)[d]);
+    l.bytesPerPartition = std::max<uint64_t>(elems, 1) * nki::dtypeBytes(t.dtype);
+    // A tile made inside a loop is a fresh buffer in every iteration.
+    if (!t.isArgument) l.instances = buffersOf(t.scope);
+    return l;
+  }
+
+  llvm::Expected<TensorId> tensorId(int id) {
+    int storage = storageOf(id);
+    if (tensorIds_[storage] != kUnmapped) return tensorIds_[storage];
+    const Tensor &t = k_.tensors[storage];
+    Buffer buffer = bufferOf(t);
+    TensorInfo info;
+    info.buffer = buffer;
+    info.name = t.name;
+    if (info.name.empty()) info.name.append("t").append(std::to_string(t.id));
+    if (nki::isHBM(buffer)) {
+      auto shape = shapeOf(t);
+      if (!shape) return shape.takeError();
+      uint64_t elems = 1;
+      for (int64_t d : *shape) elems *= static_cast<uint64_t>(d);
+      info.numBlocks = 1;
+      info.partitions = 1;
+      info.bytesPerPartition = std::max<uint64_t>(elems, 1) * nki::dtypeBytes(t.dtype);
+    } else {
+      auto l = layoutOf(t);
+      if (!l) return l.takeError();
+      uint64_t blocks = l->blocksPerInstance * l->instances;
+      if (blocks >= (1u << 30))
+        return fail("tensor '" + info.name + "' has too many blocks (" + llvm::Twine(blocks) + ")");
+      info.numBlocks = static_cast<uint32_t>(blocks);
+      info.partitions = static_cast<uint16_t>(std::min<uint32_t>(l->partitions, 65535));
+      info.bytesPerPartition = l->bytesPerPartition;
+    }
+    TensorId id2 = trace_.addTensor(std::move(info));
+    tensorIds_[storage] = id2;
+    return id2;
+  }
+
+  // --- accesses -----------------------------------------------------------
+
+  /// Element range [lo, hi] of one index dimension relative to its base.
+  static void dimExtent(const nki::IndexDim &d, int64_t size, bool &useBase, int64_t &lo,
+                        int64_t &hi) {
+    if (d.full || !d.base.known) {
+      useBase = false;
+      lo = 0;
+      hi = std::max<int64_t>(size - 1, 0);
+      return;
+    }
+    useBase = true;
+    lo = hi = 0;
+    for (const nki::ArangeTerm &a : d.aranges) {
+      int64_t reach = a.coeff * (a.extent - 1);
+      lo += std::min<int64_t>(0, reach);
+      hi += std::max<int64_t>(0, reach);
+    }
+  }
+
+  /// Compiles `a` (an access of tensor a.tensor, made by a statement inside
+  /// loop `scope`) into a region form.
+  llvm::Expected<RegionForm> compileAccess(const Access &a) {
+    auto id = tensorId(a.tensor);
+    if (!id) return id.takeError();
+    const Tensor &view = k_.tensors[a.tensor];
+    auto shape = shapeOf(view);
+    if (!shape) return shape.takeError();
+    const TensorInfo &info = trace_.tensors()[*id];
+    RegionForm f;
+    f.tensor = *id;
+    f.numBlocks = info.numBlocks;
+    f.bytesPerPartition = info.bytesPerPartition;
+    int64_t elemBytes = nki::dtypeBytes(view.dtype);
+    int rank = int(shape->size());
+    bool hbm = nki::isHBM(info.buffer);
+    int par = hbm ? -1 : std::clamp(view.parDim, 0, std::max(0, rank - 1));
+
+    // Free (or, for HBM, all) dimensions: linear element offsets in the row.
+    int64_t stride = 1, spanElems = 0;
+    for (int d = rank - 1; d > par; --d) {
+      nki::IndexDim full;
+      full.full = true;
+      const nki::IndexDim &dim = d < int(a.dims.size()) ? a.dims[d] : full;
+      bool useBase;
+      int64_t lo, hi;
+      dimExtent(dim, (*shape)[d], useBase, lo, hi);
+      if (useBase) f.begin.add(dim.base, stride * elemBytes);
+      f.begin.constant += lo * stride * elemBytes;
+      spanElems += (hi - lo) * stride;
+      stride *= (*shape)[d];
+    }
+    f.span = (spanElems + 1) * elemBytes;
+    if (hbm) return f;
+
+    // Block dimensions, then the instance of a tile made inside a loop.
+    int64_t blockStride = 1;
+    for (int d = par - 1; d >= 0; --d) {
+      if (d < int(a.dims.size())) {
+        const nki::IndexDim &dim = a.dims[d];
+        if (!dim.full && dim.base.known) {
+          f.block.add(dim.base, blockStride);
+          int64_t lo = 0;
+          for (const nki::ArangeTerm &t : dim.aranges) lo += std::min<int64_t>(0, t.coeff * (t.extent - 1));
+          f.block.constant += lo * blockStride;
+        }
+      }
+      blockStride *= (*shape)[d];
+    }
+    const Tensor &storage = k_.tensors[storageOf(a.tensor)];
+    if (!storage.isArgument && storage.scope >= 0) addInstanceIndex(f.block, storage.scope, blockStride);
+    return f;
+  }
+
+  /// The whole current-instance block of a tile a statement creates.
+  llvm::Expected<RegionForm> wholeTile(int tensor) {
+    auto id = tensorId(tensor);
+    if (!id) return id.takeError();
+    const TensorInfo &info = trace_.tensors()[*id];
+    RegionForm f;
+    f.tensor = *id;
+    f.numBlocks = info.numBlocks;
+    f.bytesPerPartition = info.bytesPerPartition;
+    f.span = static_cast<int64_t>(info.bytesPerPartition);
+    const Tensor &t = k_.tensors[tensor];
+    if (t.scope >= 0 && !nki::isHBM(info.buffer))
+      addInstanceIndex(f.block, t.scope, info.numBlocks / std::max<uint64_t>(buffersOf(t.scope), 1));
+    return f;
+  }
+
+  /// A compiler temporary of one statement: one block per statement instance.
+  llvm::Expected<RegionForm> scratch(const Statement &s, Buffer buffer, uint32_t partitions,
+                                     uint64_t bytesPerPartition, const char *what) {
+    TensorInfo info;
+    info.buffer = buffer;
+    uint64_t instances = buffersOf(s.parent);
+    if (instances >= (1u << 30)) return fail("too many instances of S" + llvm::Twine(s.id));
+    info.numBlocks = static_cast<uint32_t>(instances);
+    info.partitions = static_cast<uint16_t>(std::clamp<uint32_t>(partitions, 1, 65535));
+    info.bytesPerPartition = std::max<uint64_t>(bytesPerPartition, 1);
+    info.name.append("S").append(std::to_string(s.id)).append(".").append(what);
+    RegionForm f;
+    f.tensor = trace_.addTensor(std::move(info));
+    f.numBlocks = static_cast<uint32_t>(instances);
+    f.bytesPerPartition = std::max<uint64_t>(bytesPerPartition, 1);
+    f.span = static_cast<int64_t>(f.bytesPerPartition);
+    addInstanceIndex(f.block, s.parent, 1);
+    return f;
+  }
+
+  TileFacts facts(const Access &a) const {
+    TileFacts t;
+    const Tensor &tensor = k_.tensors[a.tensor];
+    t.dtype = tensor.dtype;
+    t.onChip = nki::isOnChip(bufferOf(k_.tensors[storageOf(a.tensor)]));
+    std::vector<int64_t> shape = a.tileShape;
+    if (shape.empty() || std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d <= 0; })) {
+      // Fall back to the tensor's own tile shape.
+      shape.clear();
+      int start = std::max(0, tensor.blockDims());
+      for (size_t d = start; d < tensor.shape.size(); ++d)
+        shape.push_back(tensor.shape[d].value.value_or(1));
+    }
+    if (shape.empty()) return t;
+    t.partitions = static_cast<uint32_t>(std::max<int64_t>(shape[0], 1));
+    for (size_t d = 1; d < shape.size(); ++d) t.freeElems *= static_cast<uint64_t>(std::max<int64_t>(shape[d], 1));
+    return t;
+  }
+
+  // --- statements ---------------------------------------------------------
+
+  llvm::StringRef sourceOf(const Statement &s) const {
+    return k_.source ? k_.source->slice(s.range) : llvm::StringRef();
+  }
+  bool flagSet(const Statement &s, llvm::StringRef name) const {
+    llvm::StringRef text = sourceOf(s);
+    size_t at = text.find(name);
+    if (at == llvm::StringRef::npos) return false;
+    llvm::StringRef rest = text.drop_front(at + name.size()).ltrim();
+    if (!rest.consume_front("=")) return false;
+    rest = rest.ltrim();
+    return rest.startswith("True") || rest.startswith("1");
+  }
+
+  const Access *readParam(const Statement &s, std::initializer_list<llvm::StringRef> names) const {
+    for (llvm::StringRef n : names)
+      for (const Access &a : s.reads)
+        if (a.param == n) return &a;
+    return nullptr;
+  }
+
+  /// The operand reads of the op (without the destination re-read of `+=`).
+  std::vector<const Access *> operandReads(const Statement &s) const {
+    std::vector<const Access *> out;
+    size_t n = s.reads.size();
+    if (s.kind == nki::StmtKind::Accumulate && n > 0 && s.op == nullptr) --n;
+    for (size_t i = 0; i < n; ++i) {
+      const Access &a = s.reads[i];
+      if (a.isAccumulate) continue; // loop_reduce's destination
+      if (s.kind == nki::StmtKind::Accumulate && !s.writes.empty() && i + 1 == s.reads.size() &&
+          a.param.empty() && a.tensor == s.writes.front().tensor)
+        continue;
+      out.push_back(&a);
+    }
+    return out;
+  }
+
+  llvm::Error compileStatement(const Statement &s) {
+    std::vector<InstructionTemplate> &out = templates_[s.id];
+    int32_t line = k_.source ? static_cast<int32_t>(k_.source->lineCol(s.range.begin).line) : -1;
+    auto base = [&](OpKind op) {
+      Instruction inst;
+      inst.op = op;
+      inst.stmt = s.id;
+      inst.line = line;
+      return inst;
+    };
+    auto addReads = [&](InstructionTemplate &t, llvm::ArrayRef<const Access *> reads) -> llvm::Error {
+      for (const Access *a : reads) {
+        auto f = compileAccess(*a);
+        if (!f) return f.takeError();
+        t.reads.push_back(*f);
+      }
+      return llvm::Error::success();
+    };
+
+    // The destination: a subscript written, or the new tile the statement binds.
+    const Access *dest = s.writes.empty() ? nullptr : &s.writes.front();
+    auto destForm = [&]() -> llvm::Expected<RegionForm> {
+      if (dest) return compileAccess(*dest);
+      if (s.definesTensor >= 0) return wholeTile(s.definesTensor);
+      return fail("no destination");
+    };
+    auto destFacts = [&](const TileFacts &fallback) -> TileFacts {
+      if (dest) return facts(*dest);
+      if (s.definesTensor >= 0) {
+        Access whole;
+        whole.tensor = s.definesTensor;
+        return facts(whole);
+      }
+      return fallback;
+    };
+    auto destBuffer = [&]() -> Buffer {
+      int t = dest ? dest->tensor : s.definesTensor;
+      return t >= 0 ? bufferOf(k_.tensors[storageOf(t)]) : Buffer::SBUF;
+    };
+    bool hasDest = dest || s.definesTensor >= 0;
+
+    if (!s.op) {
+      // `t[...] += tile` without a call: a VectorE add.
+      if (s.kind == nki::StmtKind::Accumulate && dest && !s.reads.empty()) {
+        InstructionTemplate t;
+        t.inst = base(OpKind::TensorTensor);
+        t.inst.flags |= LanguageLevel;
+        TileFacts f = facts(*dest);
+        t.inst.partitions = static_cast<uint16_t>(std::min<uint32_t>(f.partitions, 65535));
+        t.inst.freeElems = static_cast<uint32_t>(f.freeElems);
+        t.inst.inputDType = f.dtype;
+        std::vector<const Access *> reads;
+        for (const Access &a : s.reads) reads.push_back(&a);
+        if (llvm::Error err = addReads(t, reads)) return err;
+        auto w = compileAccess(*dest);
+        if (!w) return w.takeError();
+        t.writes.push_back(*w);
+        out.push_back(std::move(t));
+      }
+      return llvm::Error::success();
+    }
+
+    nki::OpKind kind = s.op->kind;
+    std::vector<const Access *> operands = operandReads(s);
+    const Access *first = operands.empty() ? nullptr : operands.front();
+    TileFacts in = first ? facts(*first) : TileFacts{};
+
+    auto compute = [&](OpKind op, const TileFacts &f) {
+      InstructionTemplate t;
+      t.inst = base(op);
+      t.inst.engine = nki::Engine::Unknown;
+      t.inst.partitions = static_cast<uint16_t>(std::min<uint32_t>(f.partitions, 65535));
+      t.inst.freeElems = static_cast<uint32_t>(std::min<uint64_t>(f.freeElems, UINT32_MAX));
+      t.inst.inputDType = t.inst.stationaryDType = f.dtype;
+      return t;
+    };
+    // SBUF `+=` (and PSUM `+=` of a non-matmul): the op's result goes to a
+    // temporary and a VectorE add folds it into the destination.
+    bool accumulateWithAdd = s.kind == nki::StmtKind::Accumulate && dest &&
+                             !(kind == nki::OpKind::Matmul && destBuffer() == Buffer::PSUM);
+
+    auto finish = [&](InstructionTemplate t, const TileFacts &resultFacts) -> llvm::Error {
+      if (!hasDest) {
+        out.push_back(std::move(t));
+        return llvm::Error::success();
+      }
+      if (!accumulateWithAdd) {
+        auto w = destForm();
+        if (!w) return w.takeError();
+        t.writes.push_back(*w);
+        out.push_back(std::move(t));
+        return llvm::Error::success();
+      }
+      TileFacts d = destFacts(resultFacts);
+      Buffer tmpBuffer = kind == nki::OpKind::Matmul ? Buffer::PSUM : Buffer::SBUF;
+      auto tmp = scratch(s, tmpBuffer, d.partitions, d.freeElems * nki::dtypeBytes(d.dtype), "acc");
+      if (!tmp) return tmp.takeError();
+      t.writes.push_back(*tmp);
+      out.push_back(std::move(t));
+      InstructionTemplate add = compute(OpKind::TensorTensor, d);
+      add.inst.flags |= LanguageLevel;
+      add.reads.push_back(*tmp);
+      auto cur = compileAccess(*dest);
+      if (!cur) return cur.takeError();
+      add.reads.push_back(*cur);
+      add.writes.push_back(*cur);
+      out.push_back(std::move(add));
+      return llvm::Error::success();
+    };
+
+    switch (kind) {
+    case nki::OpKind::Alloc: {
+      // nl.zeros / nl.full in SBUF fill every block; PSUM accumulators start
+      // with an overwriting matmul (lazy_initialization), so cost nothing.
+      if (s.op->cost != nki::CostClass::MemsetN || s.definesTensor < 0) return llvm::Error::success();
+      const Tensor &t = k_.tensors[s.definesTensor];
+      if (bufferOf(t) != Buffer::SBUF) return llvm::Error::success();
+      auto id = tensorId(s.definesTensor);
+      if (!id) return id.takeError();
+      const TensorInfo &info = trace_.tensors()[*id];
+      uint64_t perInstance = info.numBlocks / std::max<uint64_t>(buffersOf(t.scope), 1);
+      if (perInstance > 4096) perInstance = 1; // one fill standing for all
+      for (uint64_t b = 0; b < perInstance; ++b) {
+        TileFacts f;
+        f.partitions = info.partitions;
+        f.freeElems = info.bytesPerPartition / nki::dtypeBytes(t.dtype);
+        f.dtype = t.dtype;
+        InstructionTemplate m = compute(OpKind::Memset, f);
+        RegionForm w;
+        w.tensor = *id;
+        w.numBlocks = info.numBlocks;
+        w.bytesPerPartition = info.bytesPerPartition;
+        w.span = static_cast<int64_t>(info.bytesPerPartition);
+        w.block.constant = static_cast<int64_t>(b);
+        if (t.scope >= 0) addInstanceIndex(w.block, t.scope, static_cast<int64_t>(perInstance));
+        m.writes.push_back(w);
+        out.push_back(std::move(m));
+      }
+      return llvm::Error::success();
+    }
+    case nki::OpKind::Load:
+    case nki::OpKind::Store:
+    case nki::OpKind::DmaCopy: {
+      const Access *src = kind == nki::OpKind::Store ? readParam(s, {"value"})
+                                                     : readParam(s, {"src"});
+      if (!src) src = first;
+      if (!src || !hasDest) return llvm::Error::success();
+      TileFacts sf = facts(*src);
+      TileFacts df = destFacts(sf);
+      // Element count of the transfer: the on-chip side's tile, unmasked.
+      const TileFacts &tile = sf.onChip ? sf : df;
+      InstructionTemplate t;
+      t.inst = base(kind == nki::OpKind::Load    ? OpKind::Load
+                    : kind == nki::OpKind::Store ? OpKind::Store
+                                                 : OpKind::DmaCopy);
+      t.inst.engine = nki::Engine::DMA;
+      t.inst.partitions = static_cast<uint16_t>(std::min<uint32_t>(tile.partitions, 65535));
+      t.inst.inputDType = sf.dtype;
+      uint64_t perPartition = tile.freeElems * nki::dtypeBytes(df.dtype);
+      t.inst.bytes = perPartition * tile.partitions;
+      // Descriptor size: the contiguous run on the HBM side.
+      uint64_t run = perPartition;
+      const Access *hbmSide = !sf.onChip ? src : (!df.onChip ? dest : nullptr);
+      if (hbmSide) run = std::min(run, contiguousBytesPerPartition(k_.tensors[hbmSide->tensor], *hbmSide));
+      t.inst.bytesPerPartition = static_cast<uint32_t>(std::clamp<uint64_t>(run, 1, UINT32_MAX));
+
+      if (kind == nki::OpKind::Store && nki::isOnChip(bufferOf(k_.tensors[storageOf(src->tensor)])) &&
+          bufferOf(k_.tensors[storageOf(src->tensor)]) == Buffer::PSUM) {
+        // A PSUM value is first copied to SBUF by the compiler (NKI.md §1.8).
+        InstructionTemplate copy = compute(OpKind::TensorCopy, sf);
+        if (llvm::Error err = addReads(copy, {src})) return err;
+        auto tmp = scratch(s, Buffer::SBUF, sf.partitions, sf.freeElems * nki::dtypeBytes(sf.dtype), "sb");
+        if (!tmp) return tmp.takeError();
+        copy.writes.push_back(*tmp);
+        out.push_back(std::move(copy));
+        t.reads.push_back(*tmp);
+      } else if (llvm::Error err = addReads(t, {src})) {
+        return err;
+      }
+      auto w = destForm();
+      if (!w) return w.takeError();
+      t.writes.push_back(*w);
+      out.push_back(std::move(t));
+      return llvm::Error::success();
+    }
+    case nki::OpKind::Matmul: {
+      bool ncMatmul = s.callee == "nisa.nc_matmul";
+      const Access *stationary = readParam(s, {"stationary", "x"});
+      const Access *moving = readParam(s, {"moving", "y"});
+      if (!stationary || !moving) return llvm::Error::success();
+      TileFacts st = facts(*stationary), mv = facts(*moving);
+      RegionForm stationaryForm;
+      if (!ncMatmul && !flagSet(s, "transpose_x")) {
+        // nl.matmul(x, y): x [M, K] is first transposed on TensorE (identity
+        // matmul into PSUM) and copied to SBUF (NKI.md §1.8).
+        InstructionTemplate tr = compute(OpKind::Transpose, st);
+        tr.inst.engine = nki::Engine::Tensor;
+        tr.inst.flags |= OneZeroOperand;
+        if (llvm::Error err = addReads(tr, {stationary})) return err;
+        auto psumT = scratch(s, Buffer::PSUM, static_cast<uint32_t>(st.freeElems), uint64_t(st.partitions) * 4, "xT.psum");
+        if (!psumT) return psumT.takeError();
+        tr.writes.push_back(*psumT);
+        out.push_back(std::move(tr));
+        TileFacts tf;
+        tf.partitions = static_cast<uint32_t>(st.freeElems);
+        tf.freeElems = st.partitions;
+        tf.dtype = nki::DType::Float32;
+        InstructionTemplate copy = compute(OpKind::TensorCopy, tf);
+        copy.reads.push_back(*psumT);
+        auto sbT = scratch(s, Buffer::SBUF, tf.partitions, uint64_t(st.partitions) * nki::dtypeBytes(st.dtype), "xT");
+        if (!sbT) return sbT.takeError();
+        copy.writes.push_back(*sbT);
+        out.push_back(std::move(copy));
+        stationaryForm = *sbT;
+        st.partitions = tf.partitions; // the stationary operand is [K, M] now
+        st.freeElems = tf.freeElems;
+      } else {
+        auto f = compileAccess(*stationary);
+        if (!f) return f.takeError();
+        stationaryForm = *f;
+      }
+      InstructionTemplate mm = compute(OpKind::NcMatmul, mv);
+      mm.inst.engine = nki::Engine::Tensor;
+      mm.inst.partitions = static_cast<uint16_t>(std::min<uint32_t>(st.partitions, 65535));
+      mm.inst.stationaryFreeElems = static_cast<uint32_t>(st.freeElems);
+      mm.inst.freeElems = static_cast<uint32_t>(mv.freeElems);
+      mm.inst.inputDType = mv.dtype;
+      mm.inst.stationaryDType = st.dtype;
+      if (flagSet(s, "is_transpose")) mm.inst.flags |= IsTranspose;
+      if (flagSet(s, "is_stationary_onezero") || flagSet(s, "is_moving_onezero"))
+        mm.inst.flags |= OneZeroOperand;
+      mm.reads.push_back(stationaryForm);
+      auto mf = compileAccess(*moving);
+      if (!mf) return mf.takeError();
+      mm.reads.push_back(*mf);
+      TileFacts result;
+      result.partitions = static_cast<uint32_t>(st.freeElems);
+      result.freeElems = mv.freeElems;
+      return finish(std::move(mm), result);
+    }
+    case nki::OpKind::Transpose: {
+      if (!first) return llvm::Error::success();
+      InstructionTemplate t = compute(OpKind::Transpose, in);
+      t.inst.engine = s.op->engine;
+      if (llvm::Error err = addReads(t, operands)) return err;
+      TileFacts r;
+      r.partitions = static_cast<uint32_t>(in.freeElems);
+      r.freeElems = in.partitions;
+      return finish(std::move(t), r);
+    }
+    case nki::OpKind::Broadcast: {
+      // Partition broadcast: a TensorE matmul with a ones row (NKI.md §3.5).
+      if (!first) return llvm::Error::success();
+      TileFacts d = destFacts(in);
+      InstructionTemplate t = compute(OpKind::NcMatmul, in);
+      t.inst.engine = nki::Engine::Tensor;
+      t.inst.partitions = static_cast<uint16_t>(std::min<uint32_t>(in.partitions, 65535));
+      t.inst.stationaryFreeElems = d.partitions;
+      t.inst.freeElems = static_cast<uint32_t>(in.freeElems);
+      t.inst.flags |= OneZeroOperand;
+      if (llvm::Error err = addReads(t, operands)) return err;
+      return finish(std::move(t), d);
+    }
+    case nki::OpKind::LoopReduce: {
+      if (!first || !dest) return llvm::Error::success();
+      InstructionTemplate t = compute(OpKind::TensorTensor, in);
+      t.inst.flags |= LanguageLevel;
+      std::vector<const Access *> reads;
+      for (const Access &a : s.reads) reads.push_back(&a);
+      if (llvm::Error err = addReads(t, reads)) return err;
+      auto w = compileAccess(*dest);
+      if (!w) return w.takeError();
+      t.writes.push_back(*w);
+      out.push_back(std::move(t));
+      return llvm::Error::success();
+    }
+    default: break;
+    }
+
+    OpKind op = OpKind::OtherCompute;
+    switch (kind) {
+    case nki::OpKind::Copy: op = OpKind::TensorCopy; break;
+    case nki::OpKind::Activation: op = OpKind::Activation; break;
+    case nki::OpKind::TensorTensor: op = OpKind::TensorTensor; break;
+    case nki::OpKind::TensorScalar: op = OpKind::TensorScalar; break;
+    case nki::OpKind::Reduce: op = OpKind::TensorReduce; break;
+    case nki::OpKind::Scan: op = OpKind::TensorTensorScan; break;
+    case nki::OpKind::Reciprocal: op = OpKind::Reciprocal; break;
+    case nki::OpKind::Memset: op = OpKind::Memset; break;
+    case nki::OpKind::Iota: op = OpKind::Iota; break;
+    default: break;
+    }
+    TileFacts main = in;
+    if (op == OpKind::TensorTensor) {
+      // A tile with a per-partition (P,1) vector or a scalar lowers to
+      // tensor_scalar (NKI.md §3.5, nl.multiply(tile, vector)).
+      uint64_t widest = 0, narrowest = UINT64_MAX;
+      size_t tiles = 0;
+      for (const Access *a : operands) {
+        TileFacts f = facts(*a);
+        if (f.freeElems > widest) {
+          widest = f.freeElems;
+          main = f;
+        }
+        narrowest = std::min(narrowest, f.freeElems);
+        ++tiles;
+      }
+      if (tiles < 2 || (narrowest == 1 && widest > 1)) op = OpKind::TensorScalar;
+    }
+    if (op == OpKind::Memset || op == OpKind::Iota || !first) {
+      main = destFacts(in);
+    }
+    InstructionTemplate t = compute(op, main);
+    if (op == OpKind::TensorTensor && s.callee.rfind("nl.", 0) == 0) t.inst.flags |= LanguageLevel;
+    if (s.op->engine == nki::Engine::Scalar || s.op->engine == nki::Engine::GpSimd ||
+        s.op->engine == nki::Engine::Tensor)
+      t.inst.engine = s.op->engine;
+    if (llvm::Error err = addReads(t, operands)) return err;
+    return finish(std::move(t), main);
+  }
+
+  // --- the walk -----------------------------------------------------------
+
+  void emit(const Statement &s) {
+    const int64_t *n = counters_.data();
+    for (const InstructionTemplate &t : templates_[s.id]) {
+      readBuf_.clear();
+      writeBuf_.clear();
+      for (const RegionForm &f : t.reads) readBuf_.push_back(f.eval(n));
+      for (const RegionForm &f : t.writes) writeBuf_.push_back(f.eval(n));
+      trace_.addInstruction(t.inst, readBuf_, writeBuf_);
+    }
+  }
+
+  static LoopKind traceKind(nki::LoopKind k) {
+    switch (k) {
+    case nki::LoopKind::Affine: return LoopKind::Affine;
+    case nki::LoopKind::Static: return LoopKind::Static;
+    case nki::LoopKind::Sequential:
+    case nki::LoopKind::PyRange: return LoopKind::Sequential;
+    }
+    return LoopKind::Affine;
+  }
+
+  void walk(const std::vector<nki::NodeRef> &body) {
+    for (const nki::NodeRef &node : body) {
+      if (!node.isLoop) {
+        if (!templates_[node.index].empty()) emit(k_.stmts[node.index]);
+        continue;
+      }
+      const nki::Loop &loop = k_.loops[node.index];
+      int64_t n = trip(loop.id);
+      if (n <= 0) continue;
+      LoopKind kind = traceKind(loop.kind);
+      trace_.enterLoop(kind, loop.id);
+      for (int64_t i = 0; i < n; ++i) {
+        if (i > 0) trace_.nextIteration(kind, loop.id);
+        counters_[loop.id] = i;
+        walk(loop.body);
+      }
+      trace_.exitLoop(kind, loop.id);
+      counters_[loop.id] = 0;
+    }
+  }
+};
+
+} // namespace
+
+uint64_t contiguousBytesPerPartition(const nki::Tensor &tensor, const nki::Access &access) {
+  int64_t elemBytes = nki::dtypeBytes(tensor.dtype);
+  uint64_t run = 1;
+  for (int d = int(tensor.shape.size()) - 1; d >= 0; --d) {
+    int64_t size = tensor.shape[d].value.value_or(1);
+    if (d >= int(access.dims.size()) || access.dims[d].full) {
+      run *= static_cast<uint64_t>(std::max<int64_t>(size, 1));
+      continue;
+    }
+    const nki::IndexDim &dim = access.dims[d];
+    // A single unit-stride arange on a free axis of the tile extends the run.
+    const nki::ArangeTerm *unit = nullptr;
+    size_t freeTerms = 0;
+    for (const nki::ArangeTerm &a : dim.aranges) {
+      if (a.extent <= 1) continue;
+      ++freeTerms;
+      if (a.axis != 0 && a.coeff == 1) unit = &a;
+    }
+    if (freeTerms == 0) {
+      // A fixed index: the run cannot extend through this dimension.
+      break;
+    }
+    if (freeTerms != 1 || !unit) break;
+    run *= static_cast<uint64_t>(unit->extent);
+    if (unit->extent != size) break;
+  }
+  return run * static_cast<uint64_t>(elemBytes);
+}
+
+llvm::Expected<Trace> buildTrace(const nki::Kernel &kernel, const TraceBuildOptions &options) {
+  return Builder(kernel, options).run();
+}
+
+} // namespace accelopt::perf

@@ -1,0 +1,36 @@
+// Trace mode from the kernel IR: the instruction stream a kernel issues, built
+// by walking its loop nest with concrete trip counts and emitting, for every
+// statement instance, the instructions its NKI op implies (NKI.md §1.8, §3.5),
+// with tile shapes, dtypes, DMA sizes and the memory regions that order them.
+//
+// Each access of the IR is affine in the loop counters, so every region is
+// compiled once into affine forms (block index, first byte) and evaluated per
+// instance; building a trace costs a few additions per region.
+#pragma once
+
+#include "NKI/KernelIR.h"
+#include "Perf/Trace.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+
+namespace accelopt::perf {
+
+struct TraceBuildOptions {
+  /// Refuse streams longer than this (a runaway loop nest), with an error.
+  uint64_t maxInstructions = 20'000'000;
+};
+
+/// Builds the instruction stream of `kernel`. Fails with "needs input shapes"
+/// when a trip count or tensor shape is unknown, and when the stream would
+/// exceed `options.maxInstructions`.
+llvm::Expected<Trace> buildTrace(const nki::Kernel &kernel, const TraceBuildOptions &options = {});
+
+/// Contiguous bytes per partition of an HBM access (the DMA descriptor size,
+/// NKI.md §3.4): the innermost run of unit-stride free-axis indices, widened
+/// outward while a dimension is covered entirely. `tensor` is the accessed
+/// tensor (its shape must be known).
+uint64_t contiguousBytesPerPartition(const nki::Tensor &tensor, const nki::Access &access);
+
+} // namespace accelopt::perf

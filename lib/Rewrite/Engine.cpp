@@ -1,0 +1,236 @@
+// The rewrite engine: op registry, candidate application (atomic: apply, re-parse,
+// re-verify after each op), and the legal-op menu.
+#include "Rewrite/OpSupport.h"
+
+#include "Analysis/Verifier.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <map>
+
+namespace accelopt::rewrite {
+
+using namespace nki;
+
+const std::vector<const Op *> &allOps() {
+  static const std::vector<const Op *> ops = {&setLoopKindOp(), &splitOp(), &hoistOp(), &interchangeOp(),
+                                              &fuseOp(),        &fissionOp(), &sinkOp(), &unrollOp()};
+  return ops;
+}
+
+const Op *findOp(llvm::StringRef name) {
+  for (const Op *op : allOps())
+    if (op->name() == name) return op;
+  return nullptr;
+}
+
+static llvm::Error inputError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+llvm::Expected<std::vector<nlohmann::json>> parseOps(llvm::StringRef text) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::parse_error &e) {
+    return inputError(llvm::Twine("error: invalid JSON in op list: ") + e.what());
+  }
+  std::vector<nlohmann::json> ops;
+  if (j.is_object()) ops.push_back(j);
+  else if (j.is_array()) ops.assign(j.begin(), j.end());
+  else return inputError("error: an op is a JSON object and a candidate a JSON array of objects");
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (!ops[i].is_object() || !ops[i].contains("op") || !ops[i]["op"].is_string())
+      return inputError(llvm::formatv("error: op {0}: expected an object with a string field \"op\"", i + 1));
+  return ops;
+}
+
+std::string formatOp(const nlohmann::json &op) {
+  const Op *spec = op.contains("op") && op["op"].is_string() ? findOp(op["op"].get<std::string>()) : nullptr;
+  if (!spec || !op.is_object()) return op.dump();
+  std::string out = "{\"op\":" + op["op"].dump();
+  for (const std::string &f : spec->fields())
+    if (op.contains(f)) out += ",\"" + f + "\":" + op[f].dump();
+  for (auto it = op.begin(); it != op.end(); ++it)
+    if (it.key() != "op" && std::find(spec->fields().begin(), spec->fields().end(), it.key()) == spec->fields().end())
+      out += ",\"" + it.key() + "\":" + it.value().dump();
+  return out + "}";
+}
+
+namespace {
+
+std::string knownOps() {
+  std::string out;
+  for (const Op *op : allOps()) out += (out.empty() ? "" : ", ") + op->name().str();
+  return out;
+}
+
+llvm::Expected<KernelFile> build(llvm::StringRef path, const std::string &text, const CandidateOptions &o) {
+  auto buf = syntax::SourceBuffer::fromText(path.str(), text);
+  if (!buf) return buf.takeError();
+  FrontEndOptions fo;
+  fo.inputs = o.inputs;
+  fo.kernelName = o.kernelName;
+  return buildKernelFile(std::move(*buf), fo);
+}
+
+llvm::Expected<const Kernel *> pickKernel(const KernelFile &f) {
+  if (f.kernels.size() != 1)
+    return inputError(llvm::formatv("{0}: error: the file has {1} kernels; choose one with --kernel",
+                                    f.source().path(), f.kernels.size()));
+  return &f.kernels.front();
+}
+
+std::map<std::string, int> errorCounts(const std::vector<Diagnostic> &diags) {
+  std::map<std::string, int> out;
+  for (const Diagnostic &d : diags)
+    if (d.severity == Diagnostic::Error) out[d.rule]++;
+  return out;
+}
+
+std::string formatRefusal(const Kernel &k, const Refusal &r) {
+  std::string out = llvm::formatv("{0}: error: {1} {2} refused: {3} [accelopt-{1}]\n", where(k, r.offset), r.op,
+                                  r.ids, r.reason)
+                        .str();
+  for (const Note &n : r.notes) out += where(k, n.offset) + ": note: " + n.message + "\n";
+  return out;
+}
+
+} // namespace
+
+namespace {
+
+/// Applies `ops` starting from kernel `k0` of `source` (already built), whose
+/// verifier error counts per rule are `baseline`.
+CandidateResult run(const syntax::SourceBuffer &source, const Kernel &k0, const std::map<std::string, int> &baseline,
+                    const std::vector<nlohmann::json> &ops, const CandidateOptions &options) {
+  CandidateResult res;
+  res.text = source.text().str();
+  std::string path = source.path().str();
+  auto bad = [&](size_t i, std::string msg) {
+    res.status = Status::BadInput;
+    res.failedOp = i;
+    res.message = msg + "\n";
+    res.text = source.text().str();
+    return res;
+  };
+  if (ops.empty()) return bad(0, path + ": error: no ops given");
+  const Kernel *k = &k0;
+  std::optional<KernelFile> file;  // the IR of the latest intermediate text
+
+  std::string text = res.text;
+  clang::tooling::Replacements total;
+  std::vector<std::string> descriptions;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const nlohmann::json &j = ops[i];
+    std::string prefix = llvm::formatv("{0}: error: op {1}", path, i + 1).str();
+    if (!j.is_object() || !j.contains("op") || !j["op"].is_string())
+      return bad(i, prefix + ": expected an object with a string field \"op\"");
+    std::string name = j["op"].get<std::string>();
+    const Op *op = findOp(name);
+    if (!op) return bad(i, prefix + ": unknown op '" + name + "' (known ops: " + knownOps() + ")");
+
+    OpResult r = op->apply(*k, j);
+    if (r.status == Status::BadInput) return bad(i, prefix + ": " + r.error);
+    auto refused = [&](const Refusal &ref) {
+      res.status = Status::Refused;
+      res.failedOp = i;
+      res.refusal = ref;
+      res.message = formatRefusal(*k, ref);
+      if (i > 0)
+        res.message += llvm::formatv("{0}: note: op {1} of the candidate; locations refer to the text after "
+                                     "the first {2} op(s)\n",
+                                     path, i + 1, i)
+                           .str();
+      res.text = source.text().str();
+      return res;
+    };
+    if (r.status == Status::Refused) return refused(r.refusal);
+
+    auto newText = clang::tooling::applyAllReplacements(text, r.edits);
+    if (!newText) {
+      Refusal ref = r.refusal;
+      ref.offset = r.anchor;
+      ref.reason = "internal error applying edits: " + llvm::toString(newText.takeError());
+      return refused(ref);
+    }
+    auto next = build(path, *newText, options);
+    if (!next) {
+      Refusal ref = r.refusal;
+      ref.offset = r.anchor;
+      ref.reason = "the rewritten kernel does not parse: " + llvm::toString(next.takeError());
+      while (!ref.reason.empty() && ref.reason.back() == '\n') ref.reason.pop_back();
+      return refused(ref);
+    }
+    auto nextKernel = pickKernel(*next);
+    if (!nextKernel) {
+      Refusal ref = r.refusal;
+      ref.offset = r.anchor;
+      ref.reason = "the rewritten file no longer has one kernel: " + llvm::toString(nextKernel.takeError());
+      return refused(ref);
+    }
+    auto diags = analysis::verify(**nextKernel);
+    auto counts = errorCounts(diags);
+    for (const Diagnostic &d : diags) {
+      auto before = baseline.find(d.rule);
+      if (d.severity != Diagnostic::Error || counts[d.rule] <= (before == baseline.end() ? 0 : before->second))
+        continue;
+      Refusal ref = r.refusal;
+      ref.offset = r.anchor;
+      ref.reason = llvm::formatv("the rewritten kernel fails verification: {0}: {1} [{2}]",
+                                 (*nextKernel)->source->location(d.offset), d.message, d.rule)
+                       .str();
+      ref.notes.clear();
+      return refused(ref);
+    }
+    total = total.merge(r.edits);
+    descriptions.push_back(r.description);
+    text = std::move(*newText);
+    file = std::move(*next);
+    k = &file->kernels.front();
+  }
+  res.status = Status::Applied;
+  res.text = std::move(text);
+  res.edits = std::move(total);
+  res.descriptions = std::move(descriptions);
+  return res;
+}
+
+} // namespace
+
+CandidateResult applyCandidate(const syntax::SourceBuffer &source, const std::vector<nlohmann::json> &ops,
+                               const CandidateOptions &options) {
+  auto bad = [&](std::string msg) {
+    CandidateResult res;
+    res.status = Status::BadInput;
+    res.text = source.text().str();
+    res.message = msg + "\n";
+    return res;
+  };
+  auto file = build(source.path(), source.text().str(), options);
+  if (!file) return bad(llvm::toString(file.takeError()));
+  auto kernel = pickKernel(*file);
+  if (!kernel) return bad(llvm::toString(kernel.takeError()));
+  return run(source, **kernel, errorCounts(analysis::verify(**kernel)), ops, options);
+}
+
+llvm::Expected<std::vector<LegalOp>> legalOps(const syntax::SourceBuffer &source, const CandidateOptions &options) {
+  auto file = build(source.path(), source.text().str(), options);
+  if (!file) return file.takeError();
+  auto kernel = pickKernel(*file);
+  if (!kernel) return kernel.takeError();
+  auto baseline = errorCounts(analysis::verify(**kernel));
+  std::vector<LegalOp> out;
+  for (const Op *op : allOps()) {
+    for (const nlohmann::json &j : op->instances(**kernel)) {
+      OpResult r = op->apply(**kernel, j);
+      if (r.status != Status::Applied) continue;
+      CandidateResult full = run(source, **kernel, baseline, {j}, options);
+      if (full.status != Status::Applied) continue;
+      out.push_back({j, r.description});
+    }
+  }
+  return out;
+}
+
+} // namespace accelopt::rewrite

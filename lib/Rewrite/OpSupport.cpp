@@ -1,0 +1,472 @@
+#include "Rewrite/OpSupport.h"
+
+#include "Analysis/Dependence.h"
+#include "NKI/Listing.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <numeric>
+
+namespace accelopt::rewrite {
+
+using namespace nki;
+
+// --- results -----------------------------------------------------------------
+
+OpResult badInput(llvm::StringRef op, const std::string &message) {
+  OpResult r;
+  r.status = Status::BadInput;
+  r.error = op.empty() ? message : op.str() + ": " + message;
+  return r;
+}
+
+OpResult refuse(llvm::StringRef op, std::string ids, uint32_t offset, std::string reason, std::vector<Note> notes) {
+  OpResult r;
+  r.status = Status::Refused;
+  r.refusal = {op.str(), std::move(ids), std::move(reason), offset, std::move(notes)};
+  r.anchor = offset;
+  return r;
+}
+
+Params::Params(const Kernel &k, const nlohmann::json &j, llvm::StringRef op, std::vector<std::string> fields)
+    : K(k), J(j), Op(op.str()) {
+  if (!j.is_object()) {
+    Error = "an op is a JSON object";
+    return;
+  }
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() == "op") continue;
+    if (std::find(fields.begin(), fields.end(), it.key()) == fields.end()) {
+      std::string known;
+      for (auto &f : fields) known += (known.empty() ? "'" : ", '") + f + "'";
+      Error = "unknown field '" + it.key() + "' (expected " + known + ")";
+      return;
+    }
+  }
+}
+
+const nlohmann::json *Params::get(const char *field) {
+  if (!Error.empty()) return nullptr;
+  auto it = J.find(field);
+  if (it == J.end()) {
+    Error = std::string("missing field '") + field + "'";
+    return nullptr;
+  }
+  return &*it;
+}
+
+std::optional<int> Params::loop(const char *field) {
+  const nlohmann::json *v = get(field);
+  if (!v) return std::nullopt;
+  if (!v->is_string()) {
+    Error = std::string("field '") + field + "' must be a loop id like \"L3\"";
+    return std::nullopt;
+  }
+  std::string ref = v->get<std::string>();
+  auto n = K.resolve(ref);
+  if (!n || !n->isLoop) {
+    Error = "'" + ref + "' (field '" + field + "') is not a loop of kernel '" + K.name + "'" +
+            (K.loops.empty() ? " (it has no loops)"
+                             : " (loops are L0..L" + std::to_string(K.loops.size() - 1) + ")");
+    return std::nullopt;
+  }
+  return n->index;
+}
+
+std::optional<int> Params::stmt(const char *field) {
+  const nlohmann::json *v = get(field);
+  if (!v) return std::nullopt;
+  if (!v->is_string()) {
+    Error = std::string("field '") + field + "' must be a statement id like \"S12\"";
+    return std::nullopt;
+  }
+  std::string ref = v->get<std::string>();
+  auto n = K.resolve(ref);
+  if (!n || n->isLoop) {
+    Error = "'" + ref + "' (field '" + field + "') is not a statement of kernel '" + K.name + "'" +
+            (K.stmts.empty() ? "" : " (statements are S0..S" + std::to_string(K.stmts.size() - 1) + ")");
+    return std::nullopt;
+  }
+  return n->index;
+}
+
+std::optional<int64_t> Params::integer(const char *field) {
+  const nlohmann::json *v = get(field);
+  if (!v) return std::nullopt;
+  if (!v->is_number_integer()) {
+    Error = std::string("field '") + field + "' must be an integer";
+    return std::nullopt;
+  }
+  return v->get<int64_t>();
+}
+
+std::optional<std::string> Params::string(const char *field) {
+  const nlohmann::json *v = get(field);
+  if (!v) return std::nullopt;
+  if (!v->is_string()) {
+    Error = std::string("field '") + field + "' must be a string";
+    return std::nullopt;
+  }
+  return v->get<std::string>();
+}
+
+// --- text layout -------------------------------------------------------------
+
+uint32_t lineBegin(llvm::StringRef text, uint32_t offset) {
+  offset = std::min<uint32_t>(offset, text.size());
+  while (offset > 0 && text[offset - 1] != '\n') --offset;
+  return offset;
+}
+
+uint32_t nextLineBegin(llvm::StringRef text, uint32_t offset) {
+  size_t nl = text.find('\n', offset);
+  return nl == llvm::StringRef::npos ? text.size() : nl + 1;
+}
+
+std::string indentAt(llvm::StringRef text, uint32_t offset) {
+  uint32_t b = lineBegin(text, offset), e = b;
+  while (e < text.size() && (text[e] == ' ' || text[e] == '\t')) ++e;
+  return text.slice(b, e).str();
+}
+
+bool startsLine(llvm::StringRef text, uint32_t offset) {
+  for (uint32_t i = lineBegin(text, offset); i < offset; ++i)
+    if (text[i] != ' ' && text[i] != '\t') return false;
+  return true;
+}
+
+bool endsLine(llvm::StringRef text, uint32_t offset) {
+  for (uint32_t i = offset; i < text.size() && text[i] != '\n'; ++i) {
+    if (text[i] == '#') return true;
+    if (text[i] != ' ' && text[i] != '\t' && text[i] != '\r') return false;
+  }
+  return true;
+}
+
+std::string bodyIndentUnit(const Kernel &k, const Loop &loop) {
+  llvm::StringRef text = k.source->text();
+  if (!loop.syntax || loop.syntax->body.empty()) return "";
+  uint32_t first = loop.syntax->body.front()->range.begin;
+  if (!startsLine(text, first)) return "";
+  std::string header = indentAt(text, loop.range.begin), body = indentAt(text, first);
+  if (body.size() <= header.size() || body.compare(0, header.size(), header) != 0) return "";
+  return body.substr(header.size());
+}
+
+std::vector<uint32_t> nonBlankLineStarts(llvm::StringRef text, uint32_t begin, uint32_t end) {
+  std::vector<uint32_t> out;
+  for (uint32_t ls = lineBegin(text, begin); ls < end && ls < text.size(); ls = nextLineBegin(text, ls)) {
+    uint32_t i = ls;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r')) ++i;
+    if (i < text.size() && text[i] != '\n') out.push_back(ls);
+  }
+  return out;
+}
+
+// --- syntax walks ------------------------------------------------------------
+
+void forEachExpr(const syntax::Expr *e, const std::function<void(const syntax::Expr *)> &fn) {
+  if (!e) return;
+  fn(e);
+  forEachExpr(e->base, fn);
+  for (const syntax::Expr *x : e->elts) forEachExpr(x, fn);
+  for (const auto &kw : e->keywords) forEachExpr(kw.value, fn);
+}
+
+void forEachExpr(const syntax::Stmt *s, const std::function<void(const syntax::Expr *)> &fn) {
+  if (!s) return;
+  for (const syntax::Expr *d : s->decorators) forEachExpr(d, fn);
+  for (const auto &p : s->params) forEachExpr(p.defaultValue, fn);
+  for (const syntax::Expr *t : s->targets) forEachExpr(t, fn);
+  forEachExpr(s->value, fn);
+  forEachExpr(s->msg, fn);
+  for (const syntax::Stmt *b : s->body) forEachExpr(b, fn);
+  for (const syntax::Stmt *b : s->orelse) forEachExpr(b, fn);
+}
+
+std::vector<const syntax::Expr *> namesIn(const syntax::Stmt *s, llvm::StringRef name) {
+  std::vector<const syntax::Expr *> out;
+  forEachExpr(s, [&](const syntax::Expr *e) {
+    if (e->kind == syntax::ExprKind::Name && e->name == name) out.push_back(e);
+  });
+  return out;
+}
+
+bool hasMultilineString(const syntax::Stmt *s, llvm::StringRef text) {
+  bool found = false;
+  forEachExpr(s, [&](const syntax::Expr *e) {
+    if (e->kind == syntax::ExprKind::Str && text.slice(e->range.begin, e->range.end).contains('\n')) found = true;
+  });
+  return found;
+}
+
+std::set<std::string> identifiersIn(llvm::StringRef text) {
+  std::set<std::string> out;
+  size_t i = 0;
+  while (i < text.size()) {
+    unsigned char c = text[i];
+    if (std::isalpha(c) || c == '_') {
+      size_t j = i;
+      while (j < text.size() && (std::isalnum((unsigned char)text[j]) || text[j] == '_')) ++j;
+      out.insert(text.slice(i, j).str());
+      i = j;
+    } else if (std::isdigit(c)) {
+      while (i < text.size() && (std::isalnum((unsigned char)text[i]) || text[i] == '_')) ++i;
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::string freshName(const std::set<std::string> &taken, const std::string &base) {
+  if (!taken.count(base)) return base;
+  for (int i = 2;; ++i) {
+    std::string n = base + std::to_string(i);
+    if (!taken.count(n)) return n;
+  }
+}
+
+// --- kernel structure ---------------------------------------------------------
+
+static void collect(const Kernel &k, const std::vector<NodeRef> &nodes, std::vector<int> *stmts,
+                    std::vector<int> *loops) {
+  for (NodeRef n : nodes) {
+    if (n.isLoop) {
+      if (loops) loops->push_back(n.index);
+      collect(k, k.loops[n.index].body, stmts, loops);
+    } else if (stmts) {
+      stmts->push_back(n.index);
+    }
+  }
+}
+
+std::vector<int> stmtsIn(const Kernel &k, int loop) {
+  std::vector<int> out;
+  collect(k, k.loops[loop].body, &out, nullptr);
+  return out;
+}
+
+std::vector<int> loopsIn(const Kernel &k, int loop) {
+  std::vector<int> out;
+  collect(k, k.loops[loop].body, nullptr, &out);
+  return out;
+}
+
+std::string loopLabel(const Kernel &k, int loop) {
+  const Loop &l = k.loops[loop];
+  return llvm::formatv("L{0} ({1}, trip {2})", loop, l.iv, l.tripCount.str()).str();
+}
+
+std::string tensorName(const Kernel &k, int tensor) {
+  if (tensor < 0 || tensor >= int(k.tensors.size())) return "<tensor>";
+  const Tensor &t = k.tensors[tensor];
+  return t.name.empty() ? "<tile>" : t.name;
+}
+
+std::string where(const Kernel &k, uint32_t offset) { return k.source->location(offset); }
+
+bool privateTo(const Kernel &k, int tensor, int loop) {
+  int t = analysis::storageOf(k, tensor);
+  int scope = k.tensors[t].scope;
+  if (scope < 0 || k.tensors[t].isArgument) return false;
+  return scope == loop || k.encloses(loop, NodeRef{true, scope});
+}
+
+bool isAccumulation(const Statement &s, const Access &a) {
+  if (a.isAccumulate) return true;
+  if (a.isWrite) return false;
+  for (const Access &w : s.writes)
+    if (w.isAccumulate && w.tensor == a.tensor && w.range.begin == a.range.begin && w.range.end == a.range.end)
+      return true;
+  return false;
+}
+
+const syntax::Expr *iterCall(const Loop &l) {
+  if (!l.syntax || !l.syntax->value || l.syntax->value->kind != syntax::ExprKind::Call) return nullptr;
+  return l.syntax->value;
+}
+
+const syntax::Expr *singleStopArg(const Loop &l) {
+  const syntax::Expr *call = iterCall(l);
+  if (!call || call->elts.size() != 1 || !call->keywords.empty()) return nullptr;
+  if (call->elts[0]->kind == syntax::ExprKind::Starred) return nullptr;
+  return call->elts[0];
+}
+
+/// A Python name the loop body reads before (re)binding it: a value carried
+/// from one iteration to the next ("acc = nl.add(acc, t)", "offset += 128").
+const std::vector<std::string> &boundNames(const Statement &s) {
+  static const std::vector<std::string> none;
+  return s.kind == StmtKind::Accumulate ? none : s.defines;
+}
+
+std::optional<std::pair<int, std::string>> carriedName(const Kernel &k, int loop) {
+  std::vector<int> stmts = stmtsIn(k, loop);
+  std::set<std::string> defined;
+  for (int s : stmts)
+    for (auto &d : boundNames(k.stmts[s])) defined.insert(d);
+  std::set<std::string> boundSoFar;
+  for (int s : stmts) {
+    for (auto &u : k.stmts[s].uses)
+      if (defined.count(u) && !boundSoFar.count(u)) return std::make_pair(s, u);
+    for (auto &d : boundNames(k.stmts[s])) boundSoFar.insert(d);
+  }
+  return std::nullopt;
+}
+
+// --- dependence with directions ---------------------------------------------
+
+namespace {
+
+constexpr int64_t Inf = std::numeric_limits<int64_t>::max() / 4;
+
+/// constant + sum of g * x with x in [a, b] (a may be -Inf, b may be +Inf): can it be zero?
+struct Form {
+  int64_t constant = 0, lo = 0, hi = 0, gcd = 0;
+  bool loInf = false, hiInf = false;
+  void add(int64_t g, int64_t a, int64_t b) {
+    if (g == 0) return;
+    gcd = std::gcd(gcd, g < 0 ? -g : g);
+    bool aInf = a <= -Inf, bInf = b >= Inf;
+    if (g > 0) {
+      if (aInf) loInf = true; else lo += g * a;
+      if (bInf) hiInf = true; else hi += g * b;
+    } else {
+      if (bInf) loInf = true; else lo += g * b;
+      if (aInf) hiInf = true; else hi += g * a;
+    }
+  }
+  bool mayBeZero() const {
+    if (gcd == 0) return constant == 0;
+    if (constant % gcd != 0) return false;
+    return (loInf || lo + constant <= 0) && (hiInf || hi + constant >= 0);
+  }
+};
+
+int64_t lastIter(const Kernel &k, int loop) {
+  auto t = analysis::tripCount(k, loop);
+  return t ? std::max<int64_t>(0, *t - 1) : Inf;
+}
+
+} // namespace
+
+bool mayOverlapDir(const Kernel &k, const Access &a, const Access &b, const std::vector<DirConstraint> &dirs,
+                   std::pair<int, int> aliasB) {
+  if (analysis::storageOf(k, a.tensor) != analysis::storageOf(k, b.tensor)) return false;
+  if (a.tensor != b.tensor || !a.exact || !b.exact || a.dims.size() != b.dims.size()) return true;
+  auto dirOf = [&](int loop) -> std::optional<Dir> {
+    for (auto &d : dirs)
+      if (d.loop == loop) return d.dir;
+    return std::nullopt;
+  };
+  // A direction that needs two different iterations of a one-iteration loop is impossible.
+  for (auto &d : dirs)
+    if ((d.dir == Dir::Pos || d.dir == Dir::Neg) && lastIter(k, d.loop) == 0) return false;
+  for (size_t dim = 0; dim < a.dims.size(); ++dim) {
+    const IndexDim &da = a.dims[dim], &db = b.dims[dim];
+    if (da.full || db.full) continue;  // the whole dimension always overlaps
+    if (!da.base.known || !db.base.known) continue;
+    Form f;
+    f.constant = da.base.constant - db.base.constant;
+    std::vector<std::pair<int, int64_t>> tb;
+    for (auto [l, c] : db.base.terms) tb.push_back({l == aliasB.first ? aliasB.second : l, c});
+    auto coeffB = [&](int l) {
+      int64_t s = 0;
+      for (auto &[x, c] : tb)
+        if (x == l) s += c;
+      return s;
+    };
+    std::vector<int> seen;
+    for (auto &[l, c] : da.base.terms) seen.push_back(l);
+    for (auto &[l, c] : tb)
+      if (std::find(seen.begin(), seen.end(), l) == seen.end()) seen.push_back(l);
+    for (int l : seen) {
+      int64_t ca = da.base.coeff(l), cb = coeffB(l), hi = lastIter(k, l);
+      auto d = dirOf(l);
+      if (!d || *d == Dir::Any) {
+        f.add(ca, 0, hi);
+        f.add(-cb, 0, hi);
+        continue;
+      }
+      // ca*n_a - cb*n_b with n_a = n_b + delta: (ca - cb)*n_b + ca*delta.
+      f.add(ca - cb, 0, hi);
+      if (*d == Dir::Pos) f.add(ca, 1, hi);
+      else if (*d == Dir::Neg) f.add(ca, hi >= Inf ? -Inf : -hi, -1);
+    }
+    for (auto &t : da.aranges) f.add(t.coeff, 0, t.extent > 0 ? t.extent - 1 : Inf);
+    for (auto &t : db.aranges) f.add(-t.coeff, 0, t.extent > 0 ? t.extent - 1 : Inf);
+    if (!f.mayBeZero()) return false;
+  }
+  return true;
+}
+
+static std::string accessKind(const Access &a) {
+  return a.isAccumulate ? "accumulation into" : a.isWrite ? "write of" : "read of";
+}
+
+std::string describeConflict(const Kernel &k, const Conflict &c) {
+  return llvm::formatv("{0} '{1}' (S{2}) at {3} and {4} '{5}' (S{6}) at {7}", accessKind(*c.a),
+                       tensorName(k, c.a->tensor), c.stmtA, where(k, c.a->range.begin), accessKind(*c.b),
+                       tensorName(k, c.b->tensor), c.stmtB, where(k, c.b->range.begin))
+      .str();
+}
+
+std::vector<Note> conflictNotes(const Kernel &k, const Conflict &c) {
+  std::vector<Note> notes;
+  notes.push_back({c.a->range.begin, c.a->range.end,
+                   llvm::formatv("{0} '{1}' in S{2}", accessKind(*c.a), tensorName(k, c.a->tensor), c.stmtA).str()});
+  if (c.b != c.a || c.stmtB != c.stmtA)
+    notes.push_back({c.b->range.begin, c.b->range.end,
+                     llvm::formatv("{0} '{1}' in S{2}", accessKind(*c.b), tensorName(k, c.b->tensor), c.stmtB).str()});
+  return notes;
+}
+
+// --- edits --------------------------------------------------------------------
+
+llvm::Expected<clang::tooling::Replacements> EditList::build(llvm::StringRef path) const {
+  std::vector<Edit> sorted = Edits;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Edit &a, const Edit &b) {
+    if (a.offset != b.offset) return a.offset < b.offset;
+    if ((a.length == 0) != (b.length == 0)) return a.length == 0;  // insertions first
+    return a.seq < b.seq;
+  });
+  // Merge everything starting at one offset into one replacement.
+  std::vector<Edit> merged;
+  for (const Edit &e : sorted) {
+    if (!merged.empty() && merged.back().offset == e.offset && merged.back().length == 0) {
+      merged.back().text += e.text;
+      merged.back().length = e.length;
+      continue;
+    }
+    if (!merged.empty() && merged.back().offset + merged.back().length > e.offset)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), "overlapping edits at offset %u", e.offset);
+    merged.push_back(e);
+  }
+  clang::tooling::Replacements out;
+  for (const Edit &e : merged)
+    if (auto err = out.add(clang::tooling::Replacement(path, e.offset, e.length, e.text))) return err;
+  return out;
+}
+
+OpResult applied(llvm::StringRef op, std::string ids, const Kernel &k, const EditList &edits,
+                 std::string description, uint32_t anchor) {
+  auto reps = edits.build(k.source->path());
+  if (!reps) {
+    std::string msg = llvm::toString(reps.takeError());
+    return refuse(op, ids, anchor, "internal error: " + msg);
+  }
+  OpResult r;
+  r.refusal.op = op.str();
+  r.refusal.ids = std::move(ids);
+  r.status = Status::Applied;
+  r.edits = std::move(*reps);
+  r.description = std::move(description);
+  r.anchor = anchor;
+  return r;
+}
+
+} // namespace accelopt::rewrite

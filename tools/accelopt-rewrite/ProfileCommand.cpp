@@ -1,0 +1,158 @@
+// accelopt-rewrite profile: estimate a kernel's neuron-profile summary with the
+// performance model (trace from the IR + timing model on a target).
+#include "Command.h"
+
+#include "Perf/Bench.h"
+#include "Perf/Roofline.h"
+#include "Perf/TraceBuilder.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+namespace accelopt::cli {
+namespace {
+
+cl::SubCommand ProfileCmd("profile",
+                          "Estimate a kernel's profile (latency and neuron-profile fields) with the "
+                          "performance model");
+InputOptions Inputs(ProfileCmd);
+FormatOption Format(ProfileCmd);
+cl::opt<std::string> File(cl::Positional, cl::desc("<kernel.py>"), cl::sub(ProfileCmd),
+                          cl::cat(category()));
+cl::opt<std::string> Target("target",
+                            cl::desc("Hardware: trn1 (default), trn2, or a target JSON file"),
+                            cl::value_desc("NAME"), cl::init("trn1"), cl::sub(ProfileCmd),
+                            cl::cat(category()));
+cl::opt<unsigned> DumpTrace("dump-trace",
+                            cl::desc("Print the first N instructions of the trace (debugging)"),
+                            cl::init(0), cl::sub(ProfileCmd), cl::cat(category()), cl::Hidden);
+cl::opt<unsigned> Top("top", cl::desc("Statements to list by estimated time (default 5)"),
+                      cl::init(5), cl::sub(ProfileCmd), cl::cat(category()));
+
+/// The roofline peak of the --case, when it is a problem of the roofline table.
+std::optional<perf::RooflinePeak> casePeak(std::string &problem) {
+  if (Inputs.caseName.empty()) return std::nullopt;
+  auto c = nki::findCase(Inputs.suite(), Inputs.caseName);
+  if (!c) {
+    llvm::consumeError(c.takeError());
+    return std::nullopt;
+  }
+  auto peak = perf::peakForCase(*c);
+  if (peak) problem = c->problem;
+  return peak;
+}
+
+std::string statementText(const nki::Kernel &k, int id) {
+  if (id < 0 || id >= int(k.stmts.size()) || !k.source) return "";
+  std::string text = k.source->slice(k.stmts[id].range).str();
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  if (text.size() > 90) text = text.substr(0, 87) + "...";
+  return text;
+}
+
+int runProfile() {
+  auto file = Inputs.load(File);
+  if (!file) return reportError(file.takeError());
+  auto hw = perf::loadTarget(Target);
+  if (!hw) return reportError(hw.takeError());
+  perf::TimingModel model(std::move(*hw));
+  std::string problem;
+  std::optional<perf::RooflinePeak> peak = casePeak(problem);
+
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  bool first = true;
+  for (const nki::Kernel &k : file->kernels) {
+    if (DumpTrace) {
+      auto trace = perf::buildTrace(k);
+      if (!trace) return reportError(trace.takeError());
+      auto tensors = trace->tensors();
+      auto region = [&](const perf::Region &r) {
+        return tensors[r.tensor].name + "[" + std::to_string(r.block) + "][" +
+               std::to_string(r.begin) + "," + std::to_string(r.end) + ")";
+      };
+      size_t n = std::min<size_t>(DumpTrace, trace->instructions().size());
+      for (size_t i = 0; i < n; ++i) {
+        const perf::Instruction &inst = trace->instructions()[i];
+        llvm::errs() << i << " S" << inst.stmt << " " << perf::opKindName(inst.op) << " "
+                     << nki::engineName(inst.engine) << " p=" << inst.partitions
+                     << " n=" << inst.freeElems << " bytes=" << inst.bytes
+                     << " bpp=" << inst.bytesPerPartition << " reads:";
+        for (const perf::Region &r : trace->reads(inst)) llvm::errs() << " " << region(r);
+        llvm::errs() << " writes:";
+        for (const perf::Region &r : trace->writes(inst)) llvm::errs() << " " << region(r);
+        llvm::errs() << "\n";
+      }
+    }
+    auto estimate = perf::estimateKernel(k, model);
+    if (!estimate) return reportError(estimate.takeError());
+    const perf::Profile &p = estimate->profile;
+    const perf::SimulationResult &sim = estimate->simulation;
+    double totalNs = 0;
+    for (const perf::StatementCost &s : sim.statements) totalNs += s.engineNs + s.dmaNs;
+    size_t shown = std::min<size_t>(Top, sim.statements.size());
+
+    if (Format.format == OutputFormat::Json) {
+      nlohmann::ordered_json out = p.toJSON();
+      out["kernel"] = k.name;
+      out["file"] = file->source().path().str();
+      out["target"] = model.hardware().name;
+      if (!Inputs.caseName.empty()) out["case"] = Inputs.caseName.getValue();
+      out["instructions"] = estimate->instructions;
+      if (peak) {
+        out["roofline"] = {{"problem", problem},
+                           {"peak_ms", peak->peakMs},
+                           {"bound", std::string(perf::rooflineBoundName(peak->bound))},
+                           {"percent_of_peak", 100 * peak->fractionOfPeak(p.latency)}};
+      }
+      nlohmann::ordered_json stmts = nlohmann::ordered_json::array();
+      for (size_t i = 0; i < shown; ++i) {
+        const perf::StatementCost &s = sim.statements[i];
+        stmts.push_back({{"stmt", "S" + std::to_string(s.stmt)},
+                         {"line", s.line},
+                         {"op", k.stmts[s.stmt].callee},
+                         {"instructions", s.instructions},
+                         {"engine_ms", s.engineNs * 1e-6},
+                         {"dma_ms", s.dmaNs * 1e-6}});
+      }
+      out["top_statements"] = stmts;
+      all.push_back(out);
+      continue;
+    }
+
+    llvm::raw_ostream &os = llvm::outs();
+    if (!first) os << "\n";
+    first = false;
+    os << "kernel " << k.name << "  (" << file->source().path() << ", target "
+       << model.hardware().name << ")\n";
+    os << p.renderText();
+    os << "model: " << estimate->instructions << " instructions, peak live SBUF "
+       << sim.peakLiveSbufBytesPerPartition << " B/partition, trace "
+       << llvm::format("%.1f", estimate->traceMs) << " ms + simulation "
+       << llvm::format("%.1f", estimate->simulateMs) << " ms\n";
+    if (peak)
+      os << "roofline (" << problem << "): peak " << llvm::format("%.4f", peak->peakMs) << " ms, "
+         << perf::rooflineBoundName(peak->bound) << " bound; estimate at "
+         << llvm::format("%.1f", 100 * peak->fractionOfPeak(p.latency)) << "% of peak\n";
+    if (shown) {
+      os << "top statements by estimated time (engine + DMA time, overlapping):\n";
+      for (size_t i = 0; i < shown; ++i) {
+        const perf::StatementCost &s = sim.statements[i];
+        double ns = s.engineNs + s.dmaNs;
+        os << llvm::format("  S%-4d line %-4d %6.1f%%  %9.4f ms  %8llu instr  ", s.stmt, s.line,
+                           totalNs > 0 ? 100 * ns / totalNs : 0.0, ns * 1e-6,
+                           static_cast<unsigned long long>(s.instructions))
+           << statementText(k, s.stmt) << "\n";
+      }
+    }
+  }
+  if (Format.format == OutputFormat::Json)
+    llvm::outs() << (all.size() == 1 ? all.front().dump(2) : all.dump(2)) << "\n";
+  return 0;
+}
+
+RegisterCommand Registration(ProfileCmd, runProfile);
+
+} // namespace
+} // namespace accelopt::cli
