@@ -22,8 +22,7 @@ struct Weighted {
 
 class BuiltinPlanner : public Planner {
 public:
-  BuiltinPlanner(const nki::InputSpecs *inputs,
-                 std::function<std::vector<std::vector<nlohmann::json>>(const nki::Kernel &)> patterns)
+  BuiltinPlanner(const nki::InputSpecs *inputs, SuggestionSource patterns)
       : Inputs(inputs), Patterns(std::move(patterns)) {}
 
   std::vector<Plan> propose(const Candidate &parent, const nki::KernelFile &file, int plans, int samples,
@@ -46,11 +45,12 @@ public:
 
     // 1. Patterns that worked before on structurally similar kernels.
     if (Patterns)
-      for (auto &ops : Patterns(k)) {
+      for (auto &suggestion : Patterns(k)) {
         if (int(out.size()) >= plans) break;
         Plan p;
-        p.description = "pattern from memory";
-        p.realisations.push_back(ops);
+        p.description = suggestion.label;
+        p.patternId = suggestion.patternId;
+        p.realisations.push_back(suggestion.ops);
         out.push_back(std::move(p));
       }
 
@@ -77,7 +77,7 @@ public:
 
 private:
   const nki::InputSpecs *Inputs;
-  std::function<std::vector<std::vector<nlohmann::json>>(const nki::Kernel &)> Patterns;
+  SuggestionSource Patterns;
 
   static std::vector<Weighted> weigh(const Candidate &parent, const nki::Kernel &k,
                                      const std::map<std::string, std::vector<const rewrite::LegalOp *>> &byKind) {
@@ -110,8 +110,7 @@ private:
 
 } // namespace
 
-std::unique_ptr<Planner> makeBuiltinPlanner(
-    const nki::InputSpecs *inputs, std::function<std::vector<std::vector<nlohmann::json>>(const nki::Kernel &)> patterns) {
+std::unique_ptr<Planner> makeBuiltinPlanner(const nki::InputSpecs *inputs, SuggestionSource patterns) {
   return std::make_unique<BuiltinPlanner>(inputs, std::move(patterns));
 }
 

@@ -2,11 +2,11 @@
 
 #include "Analysis/Verifier.h"
 #include "Interp/Compare.h"
+#include "Memory/Hash.h"
 #include "Perf/TimingModel.h"
 #include "Perf/TraceBuilder.h"
 #include "Rewrite/Rewrite.h"
 
-#include "llvm/Support/SHA1.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -21,35 +21,7 @@ static llvm::Error error(const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
 }
 
-std::string normalisedHash(llvm::StringRef text) {
-  // Comments and layout do not change the kernel: hash what remains.
-  std::string norm;
-  norm.reserve(text.size());
-  llvm::SmallVector<llvm::StringRef, 64> lines;
-  text.split(lines, '\n');
-  for (llvm::StringRef line : lines) {
-    // Strip a trailing comment unless the '#' sits inside a string literal.
-    char quote = 0;
-    size_t cut = line.size();
-    for (size_t i = 0; i < line.size(); ++i) {
-      char c = line[i];
-      if (quote) {
-        if (c == '\\') ++i;
-        else if (c == quote) quote = 0;
-      } else if (c == '\'' || c == '"') {
-        quote = c;
-      } else if (c == '#') {
-        cut = i;
-        break;
-      }
-    }
-    llvm::StringRef kept = line.take_front(cut).rtrim();
-    if (kept.trim().empty()) continue;
-    norm += kept.str();
-    norm += '\n';
-  }
-  return llvm::toHex(llvm::SHA1::hash(llvm::arrayRefFromStringRef(norm)), /*LowerCase=*/true);
-}
+std::string normalisedHash(llvm::StringRef text) { return memory::sourceHash(text); }
 
 llvm::Expected<perf::Profile> simulateProfile(const nki::Kernel &kernel, const perf::HardwareDesc &hw) {
   auto trace = perf::buildTrace(kernel);
@@ -146,6 +118,7 @@ public:
           P.observe(Result.candidates[Result.candidates.back().parent], Result.candidates.back());
       }
       beam = nextBeam(fresh, beam);
+      if (Obs) Obs->beamSelected(it, beam);
       int best = bestCorrect();
       rec.bestId = best;
       rec.bestLatency = Result.candidates[best].latency();
@@ -224,6 +197,7 @@ private:
           c.parent = parent.id;
           c.iteration = it;
           c.plan = plan.description;
+          c.patternId = plan.patternId;
           c.ops = parent.ops;
           c.ops.insert(c.ops.end(), ops.begin(), ops.end());
           c.text = std::move(applied.text);

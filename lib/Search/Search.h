@@ -20,6 +20,11 @@
 #include <string>
 #include <vector>
 
+namespace accelopt::agent {
+class AgentSession;
+struct Experience;
+} // namespace accelopt::agent
+
 namespace accelopt::search {
 
 struct SearchOptions {
@@ -47,6 +52,7 @@ struct Candidate {
   int iteration = 0;
   std::vector<nlohmann::json> ops;  // from the original kernel
   std::string plan;          // what the planner intended
+  int64_t patternId = 0;     // the memory pattern it instantiates, if any
   std::string text;
   std::string hash;          // normalised source hash
   /// Slower: profiled as slower than every beam member, so it could not be
@@ -60,6 +66,7 @@ struct Candidate {
 /// A plan is a step the planner wants tried; realise() turns it into op lists.
 struct Plan {
   std::string description;
+  int64_t patternId = 0;     // set when the plan comes from a memory pattern
   std::vector<std::vector<nlohmann::json>> realisations;  // each: ops to append to the parent's
 };
 
@@ -81,6 +88,8 @@ public:
   virtual ~SearchObserver() = default;
   virtual void candidateEvaluated(const Candidate &c) {}
   virtual void iterationDone(int iteration, const Candidate &best, size_t evaluated, size_t total) {}
+  /// The beam chosen at the end of an iteration (candidate ids, best first).
+  virtual void beamSelected(int iteration, const std::vector<int> &beam) {}
   /// Candidates whose hash is already known (e.g. from --resume); return true to skip.
   virtual std::optional<Candidate> known(const std::string &hash) { return std::nullopt; }
 };
@@ -114,9 +123,21 @@ llvm::Expected<SearchResult> optimize(llvm::StringRef path, const nki::InputSpec
 
 /// The built-in planner: profile-guided choices over the legal-op menu, with
 /// seeded exploration, plus patterns offered by `patterns` (e.g. from memory).
-std::unique_ptr<Planner> makeBuiltinPlanner(
-    const nki::InputSpecs *inputs,
-    std::function<std::vector<std::vector<nlohmann::json>>(const nki::Kernel &)> patterns = {});
+/// Op lists a memory offers for a kernel, each with the pattern it came from.
+struct Suggestion {
+  int64_t patternId = 0;
+  std::string label;
+  std::vector<nlohmann::json> ops;
+};
+using SuggestionSource = std::function<std::vector<Suggestion>(const nki::Kernel &)>;
+
+std::unique_ptr<Planner> makeBuiltinPlanner(const nki::InputSpecs *inputs, SuggestionSource patterns = {});
+
+/// The LLM planner: the planner and executor agents of `session`; the executor's
+/// ops are validated by applying them (refusals go back as fixer feedback).
+std::unique_ptr<Planner> makeLlmPlanner(
+    agent::AgentSession &session, const nki::InputSpecs *inputs, llvm::StringRef referencePath,
+    std::function<std::vector<agent::Experience>(const nki::Kernel &)> experiences = {}, size_t maxMenu = 200);
 
 /// What a report knows beyond the search itself.
 struct ReportContext {

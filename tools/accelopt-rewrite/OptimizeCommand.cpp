@@ -2,15 +2,21 @@
 #include "Command.h"
 #include "KernelInputs.h"
 
+#include "Agent/Config.h"
+#include "Agent/Roles.h"
 #include "Perf/Roofline.h"
 #include "Rewrite/Rewrite.h"
+#include "Search/MemoryBridge.h"
 #include "Search/Search.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
 
 namespace accelopt::cli {
 namespace {
@@ -42,6 +48,17 @@ cl::opt<bool> InPlace("in-place", cl::desc("Overwrite the input file with the be
                       cl::cat(category()));
 cl::opt<std::string> ReportDir("report", cl::desc("Write report.md/.json, best.diff and latency.svg here"),
                                cl::value_desc("DIR"), cl::sub(OptimizeCmd), cl::cat(category()));
+cl::opt<std::string> AgentConfigFile("agent-config",
+                                     cl::desc("Planner/executor/summarizer endpoints (JSON) for --planner llm"),
+                                     cl::value_desc("FILE"), cl::sub(OptimizeCmd), cl::cat(category()));
+cl::opt<bool> DryRun("dry-run", cl::desc("With --planner llm: print the prompts of the first step, call nothing"),
+                     cl::sub(OptimizeCmd), cl::cat(category()));
+cl::opt<std::string> MemoryPath("memory",
+                                cl::desc("Optimization memory (SQLite; default $ACCELOPT_MEMORY or "
+                                         ".accelopt/memory.db; 'none' to run without)"),
+                                cl::value_desc("DB"), cl::sub(OptimizeCmd), cl::cat(category()));
+cl::opt<bool> Resume("resume", cl::desc("Continue this kernel's last unfinished run from the memory"),
+                     cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<bool> Quiet("quiet", cl::desc("No progress output"), cl::sub(OptimizeCmd), cl::cat(category()));
 
 /// Progress: a redrawn line on a terminal, plain log lines otherwise.
@@ -87,15 +104,71 @@ private:
   }
 };
 
+/// Forwards search events to the progress display and the memory.
+struct Observers : search::SearchObserver {
+  Progress *progress;
+  search::MemoryBridge *memory;
+  Observers(Progress *p, search::MemoryBridge *m) : progress(p), memory(m) {}
+  void candidateEvaluated(const search::Candidate &c) override {
+    progress->candidateEvaluated(c);
+    if (memory) memory->candidateEvaluated(c);
+    // Fault injection for the kill-and-resume test: die as SIGKILL would.
+    if (killAfter && ++evaluated >= killAfter) std::raise(SIGKILL);
+  }
+  size_t evaluated = 0;
+  size_t killAfter = [] {
+    const char *v = std::getenv("ACCELOPT_FAULT_KILL_AFTER");
+    return v ? size_t(std::atoll(v)) : size_t(0);
+  }();
+  void iterationDone(int it, const search::Candidate &best, size_t evaluated, size_t total) override {
+    progress->iterationDone(it, best, evaluated, total);
+    if (memory) memory->iterationDone(it, best, evaluated, total);
+  }
+  void beamSelected(int it, const std::vector<int> &beam) override {
+    if (memory) memory->beamSelected(it, beam);
+  }
+  std::optional<search::Candidate> known(const std::string &hash) override {
+    return memory ? memory->known(hash) : std::nullopt;
+  }
+};
+
+/// --dry-run: the prompts of one search step on the original kernel.
+int dryRun(const nki::KernelFile &file, agent::AgentSession &session) {
+  const nki::Kernel &k = file.kernels.front();
+  agent::KernelContext ctx;
+  ctx.listing = agent::listingText(k);
+  auto hw = perf::loadTarget(Target);
+  if (!hw) return reportError(hw.takeError());
+  if (auto profile = search::simulateProfile(k, *hw)) ctx.profile = profile->toJSON();
+  else llvm::consumeError(profile.takeError());
+  if (!Inputs.resolvedReference.empty())
+    if (auto buf = llvm::MemoryBuffer::getFile(Inputs.resolvedReference)) ctx.problem = (*buf)->getBuffer().str();
+  rewrite::CandidateOptions opts;
+  opts.inputs = &*Inputs.resolvedInputs;
+  opts.kernelName = k.name;
+  auto menu = rewrite::legalOps(file.source(), opts);
+  if (!menu) return reportError(menu.takeError());
+  for (auto &m : *menu) ctx.menu.push_back({m.op, m.description});
+  nlohmann::json exampleOps = nlohmann::json::array();
+  if (!menu->empty()) exampleOps.push_back(menu->front().op);
+  if (auto err = agent::dryRunPrompts(llvm::outs(), session.prompts(), ctx, unsigned(Plans),
+                                      "<the plan the planner proposed>", ctx.listing, exampleOps, 1.0))
+    return reportError(std::move(err));
+  return 0;
+}
+
 int runOptimize() {
   auto file = Inputs.load(File);
   if (!file) return reportError(file.takeError());
   if (!Inputs.resolvedInputs)
     return reportError(llvm::createStringError(llvm::inconvertibleErrorCode(),
                                                "error: optimizing needs input shapes: give --inputs, --reference or --case"));
-  if (PlannerKind != "builtin")
+  if (PlannerKind != "builtin" && PlannerKind != "llm")
     return reportError(llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                               "error: unknown --planner '" + PlannerKind + "' (builtin)"));
+                                               "error: unknown --planner '" + PlannerKind + "' (builtin or llm)"));
+  if (PlannerKind == "llm" && AgentConfigFile.empty() && !DryRun)
+    return reportError(llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                               "error: --planner llm needs --agent-config FILE (or --dry-run)"));
   if (!Output.empty() && InPlace)
     return reportError(llvm::createStringError(llvm::inconvertibleErrorCode(), "error: give -o or --in-place, not both"));
   std::string path = file->source().path().str();
@@ -114,12 +187,65 @@ int runOptimize() {
   opts.numericSeeds = NumericSeeds;
   opts.checkAll = CheckAll;
   opts.kernelName = file->kernels.front().name;
-  auto planner = search::makeBuiltinPlanner(&*Inputs.resolvedInputs);
+  // The optimization memory: candidates, experiences and patterns across runs.
+  std::unique_ptr<memory::Store> store;
+  std::unique_ptr<search::MemoryBridge> bridge;
+  if (MemoryPath != "none") {
+    std::string dbPath = MemoryPath.empty() ? memory::Store::defaultPath() : MemoryPath.getValue();
+    auto opened = memory::Store::open(dbPath);
+    if (!opened) return reportError(opened.takeError());
+    store = std::move(*opened);
+    nlohmann::json config = {{"iterations", int(Iterations)}, {"beam", int(Beam)}, {"plans", int(Plans)},
+                             {"samples", int(Samples)}, {"seed", uint64_t(Seed)}, {"planner", PlannerKind.getValue()},
+                             {"target", Target.getValue()}, {"inputs", nki::formatInputSpecs(*Inputs.resolvedInputs)}};
+    auto b = search::MemoryBridge::open(*store, file->kernels.front(), config, Resume);
+    if (!b) return reportError(b.takeError());
+    bridge = std::move(*b);
+    if (Resume && !bridge->resumed() && !Quiet)
+      llvm::errs() << "accelopt-rewrite: no unfinished run of this kernel in the memory; starting a new one\n";
+  } else if (Resume) {
+    return reportError(llvm::createStringError(llvm::inconvertibleErrorCode(), "error: --resume needs the memory"));
+  }
+  std::unique_ptr<search::Planner> planner;
+  std::unique_ptr<agent::AgentSession> session;
+  if (PlannerKind == "llm") {
+    auto config = AgentConfigFile.empty() ? llvm::Expected<agent::AgentConfig>(agent::AgentConfig())
+                                          : agent::loadAgentConfig(AgentConfigFile);
+    if (!config) return reportError(config.takeError());
+    agent::SessionOptions so;
+    so.reportDir = ReportDir;
+    so.dryRun = DryRun;
+    so.notes = Quiet ? nullptr : &llvm::errs();
+    auto created = agent::AgentSession::create(*config, so);
+    if (!created) return reportError(created.takeError());
+    session = std::move(*created);
+    if (DryRun) return dryRun(*file, *session);
+    std::function<std::vector<agent::Experience>(const nki::Kernel &)> lessons;
+    if (bridge)
+      lessons = [&](const nki::Kernel &) {
+        std::vector<agent::Experience> out;
+        for (auto &[summary, ops, speedup] : bridge->lessons()) out.push_back({summary, ops, speedup});
+        return out;
+      };
+    planner = search::makeLlmPlanner(*session, &*Inputs.resolvedInputs, Inputs.resolvedReference, lessons);
+  } else {
+    planner = search::makeBuiltinPlanner(&*Inputs.resolvedInputs,
+                                         bridge ? bridge->suggestions() : search::SuggestionSource());
+  }
   Progress progress(Quiet);
   progress.Total = Iterations;
-  auto result = search::optimize(path, *Inputs.resolvedInputs, *planner, opts, &progress);
+  Observers observers{&progress, bridge.get()};
+  auto result = search::optimize(path, *Inputs.resolvedInputs, *planner, opts, &observers);
   progress.finish();
+  if (bridge)
+    if (auto err = bridge->finish(bool(result))) {
+      if (!result) llvm::consumeError(result.takeError());
+      return reportError(std::move(err));
+    }
   if (!result) return reportError(result.takeError());
+  if (bridge && bridge->reusedCandidates() && !Quiet)
+    llvm::errs() << "resumed run r" << bridge->runId() << ": " << bridge->reusedCandidates()
+                 << " candidates taken from the memory without re-evaluation\n";
   const auto &best = result->best(), &orig = result->original();
   search::ReportContext ctx;
   ctx.kernelPath = path;
@@ -148,6 +274,11 @@ int runOptimize() {
                                   100 * *ctx.rooflinePeakMs / orig.latency(), 100 * *ctx.rooflinePeakMs / best.latency(),
                                   *ctx.rooflinePeakMs);
   for (const auto &op : best.ops) llvm::outs() << "  " << rewrite::formatOp(op) << "\n";
+  ctx.planner = PlannerKind;
+  if (session) {
+    ctx.extra = session->usage().toJson();
+    if (auto err = session->writeUsage()) return reportError(std::move(err));
+  }
   if (!ReportDir.empty())
     if (auto err = search::writeReport(ReportDir, *result, opts, ctx)) return reportError(std::move(err));
   std::string target = InPlace ? path : Output.getValue();

@@ -1,0 +1,159 @@
+// Small RAII wrappers over the SQLite C API: a connection (Database), a
+// prepared statement (Statement) and a write transaction (Transaction).
+// Every failure becomes an llvm::Error of class MemoryError whose kind lets
+// callers tell a corrupted file, a locked database and a too-new schema apart.
+#pragma once
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace accelopt::memory {
+
+/// The error type of the Memory layer.
+class MemoryError : public llvm::ErrorInfo<MemoryError> {
+public:
+  enum Kind {
+    NotADatabase,   // the file is not an SQLite database ("file is not a database")
+    Corrupt,        // SQLite reports a malformed database image
+    Locked,         // another connection held a lock past the busy timeout
+    NewerSchema,    // written by a newer accelopt
+    CannotOpen,     // missing directory, permissions, ...
+    NotFound,       // an id that does not exist
+    BadInput,       // malformed JSON, unknown status, ...
+    Sqlite,         // any other SQLite failure
+    IO,             // file writes (export)
+  };
+  static char ID;
+  MemoryError(Kind kind, std::string message) : kind_(kind), message_(std::move(message)) {}
+  Kind kind() const { return kind_; }
+  const std::string &text() const { return message_; }
+  void log(llvm::raw_ostream &os) const override;
+  std::error_code convertToErrorCode() const override;
+
+private:
+  Kind kind_;
+  std::string message_;
+};
+
+llvm::Error makeError(MemoryError::Kind kind, std::string message);
+/// The kind of a MemoryError (nullopt for other errors); `err` stays unchecked-equivalent
+/// (it still holds the same payload and must be handled by the caller).
+std::optional<MemoryError::Kind> errorKind(llvm::Error &err);
+
+class Database;
+
+/// A prepared statement. Parameters are 1-based as in SQLite; columns 0-based.
+class Statement {
+public:
+  Statement(Statement &&other) noexcept;
+  Statement &operator=(Statement &&other) noexcept;
+  Statement(const Statement &) = delete;
+  Statement &operator=(const Statement &) = delete;
+  ~Statement();
+
+  Statement &bind(int index, int64_t value);
+  Statement &bind(int index, int value) { return bind(index, int64_t(value)); }
+  Statement &bind(int index, double value);
+  Statement &bind(int index, llvm::StringRef text);
+  Statement &bind(int index, const char *text) { return bind(index, llvm::StringRef(text)); }
+  Statement &bind(int index, const std::string &text) { return bind(index, llvm::StringRef(text)); }
+  Statement &bind(int index, std::optional<int64_t> value);
+  Statement &bind(int index, std::optional<double> value);
+  Statement &bindNull(int index);
+  /// Binds the arguments to parameters 1..N.
+  template <typename... Args> Statement &bindAll(const Args &...args) {
+    int i = 1;
+    (bind(i++, args), ...);
+    return *this;
+  }
+
+  /// One step: true when a row is available, false when done.
+  llvm::Expected<bool> step();
+  /// Steps to completion (for statements without rows).
+  llvm::Error run();
+  /// Ready to run again (keeps bindings).
+  void reset();
+
+  int64_t getInt(int col) const;
+  double getDouble(int col) const;
+  std::string getText(int col) const;
+  bool isNull(int col) const;
+  enum class Type { Integer, Float, Text, Blob, Null };
+  Type type(int col) const;
+  int columnCount() const;
+  std::string columnName(int col) const;
+  std::optional<int64_t> getOptInt(int col) const;
+  std::optional<double> getOptDouble(int col) const;
+
+private:
+  friend class Database;
+  Statement(Database *db, sqlite3_stmt *stmt) : db_(db), stmt_(stmt) {}
+  Database *db_ = nullptr;
+  sqlite3_stmt *stmt_ = nullptr;
+};
+
+struct OpenOptions {
+  int busyTimeoutMs = 5000;  // how long to wait for another writer
+  bool create = true;        // create the file (and its directory) if missing
+  bool readOnly = false;
+};
+
+/// One SQLite connection (use one per thread, or guard it with a mutex).
+class Database {
+public:
+  /// Opens `path` (":memory:" for a private in-memory database), enables WAL,
+  /// foreign keys and the busy timeout, and checks that the file is a database.
+  static llvm::Expected<std::unique_ptr<Database>> open(llvm::StringRef path, const OpenOptions &options = {});
+  ~Database();
+  Database(const Database &) = delete;
+  Database &operator=(const Database &) = delete;
+
+  /// Runs one or more SQL statements without results; `what` names the step
+  /// in error messages (default: the start of the SQL).
+  llvm::Error exec(llvm::StringRef sql, llvm::StringRef what = "");
+  llvm::Expected<Statement> prepare(llvm::StringRef sql);
+  /// The single integer result of `sql` (e.g. "SELECT count(*) FROM t").
+  llvm::Expected<int64_t> queryInt(llvm::StringRef sql);
+
+  int64_t lastInsertId() const;
+  int changes() const;
+  bool inTransaction() const;
+  const std::string &path() const { return path_; }
+  int busyTimeoutMs() const { return busyTimeoutMs_; }
+  sqlite3 *handle() { return db_; }
+
+  /// Converts an SQLite result code (with the connection's message) into a MemoryError.
+  llvm::Error error(int rc, llvm::StringRef what) const;
+
+private:
+  Database() = default;
+  sqlite3 *db_ = nullptr;
+  std::string path_;
+  int busyTimeoutMs_ = 0;
+};
+
+/// A write transaction: BEGIN IMMEDIATE (waits up to the busy timeout for the
+/// write lock), rolled back on destruction unless committed.
+class Transaction {
+public:
+  static llvm::Expected<Transaction> begin(Database &db);
+  Transaction(Transaction &&other) noexcept : db_(other.db_), nested_(other.nested_) { other.db_ = nullptr; }
+  Transaction &operator=(Transaction &&) = delete;
+  ~Transaction();
+  llvm::Error commit();
+
+private:
+  explicit Transaction(Database *db) : db_(db) {}
+  Database *db_ = nullptr;
+  bool nested_ = false;  // a SAVEPOINT inside an enclosing transaction
+};
+
+} // namespace accelopt::memory

@@ -1,0 +1,90 @@
+// Property test across rewrites and the interpreter: random sequences of legal
+// ops on our small kernels always give kernels that verify and compute the same
+// numbers as the original (seeded, so a failure reproduces).
+#include "Analysis/Verifier.h"
+#include "Interp/Compare.h"
+#include "Interp/Interpreter.h"
+#include "NKI/InputSources.h"
+#include "Rewrite/Rewrite.h"
+#include "Search/Search.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace accelopt;
+
+namespace {
+
+std::vector<interp::NDArray> runOn(const std::string &path, const std::string &text, const nki::InputSpecs &inputs,
+                                   uint64_t seed, std::string &error) {
+  auto src = syntax::SourceBuffer::fromText(path, text);
+  nki::FrontEndOptions fe;
+  fe.inputs = &inputs;
+  auto file = nki::buildKernelFile(std::move(*src), fe);
+  if (!file) {
+    error = llvm::toString(file.takeError());
+    return {};
+  }
+  if (analysis::hasErrors(analysis::verify(file->kernels.front()))) {
+    error = "does not verify";
+    return {};
+  }
+  auto args = interp::makeRandomInputs(inputs, seed);
+  auto result = interp::runKernel(*file, file->kernels.front(), std::move(*args));
+  if (!result) {
+    error = llvm::toString(result.takeError());
+    return {};
+  }
+  return std::move(result->outputs);
+}
+
+TEST(RandomRewrites, LegalSequencesKeepTheNumbers) {
+  auto suite = nki::loadSuite({ACCELOPT_SOURCE_DIR "/nkibench/manifest.json", ACCELOPT_NKIBENCH_DIR});
+  ASSERT_TRUE(bool(suite)) << llvm::toString(suite.takeError());
+  std::mt19937_64 rng(20261121);
+  int checked = 0, applied = 0;
+  for (const auto &c : *suite) {
+    if (c.kernelPath.find("/nkibench/kernels/") == std::string::npos || c.kernelPath.find("/shared/") != std::string::npos)
+      continue;  // our small suite only: full-size NKIBench is too slow to interpret here
+    auto source = syntax::SourceBuffer::fromFile(c.kernelPath);
+    ASSERT_TRUE(bool(source));
+    std::string original = (*source)->text().str();
+    std::string error;
+    auto expected = runOn(c.kernelPath, original, c.inputs, 0, error);
+    ASSERT_TRUE(error.empty()) << c.name << ": " << error;
+    for (int trial = 0; trial < 12; ++trial) {
+      std::string text = original;
+      std::vector<nlohmann::json> ops;
+      int length = 1 + int(rng() % 3);
+      for (int step = 0; step < length; ++step) {
+        auto buffer = syntax::SourceBuffer::fromText(c.kernelPath, text);
+        rewrite::CandidateOptions opts;
+        opts.inputs = &c.inputs;
+        auto menu = rewrite::legalOps(**buffer, opts);
+        ASSERT_TRUE(bool(menu)) << llvm::toString(menu.takeError());
+        if (menu->empty()) break;
+        const auto &pick = (*menu)[rng() % menu->size()];
+        auto res = rewrite::applyCandidate(**buffer, {pick.op}, opts);
+        ASSERT_EQ(res.status, rewrite::Status::Applied) << c.name << ": listed as legal but refused: " << res.message;
+        text = res.text;
+        ops.push_back(pick.op);
+        ++applied;
+      }
+      auto got = runOn(c.kernelPath, text, c.inputs, 0, error);
+      std::string opsText;
+      for (auto &op : ops) opsText += rewrite::formatOp(op) + " ";
+      ASSERT_TRUE(error.empty()) << c.name << " after " << opsText << ": " << error;
+      ASSERT_EQ(got.size(), expected.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        auto cmp = interp::compareArrays(got[i], expected[i], {});
+        EXPECT_TRUE(cmp.allclose) << c.name << " after " << opsText << ": max |error| " << cmp.maxAbsError;
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 90);
+  EXPECT_GT(applied, checked);
+}
+
+} // namespace
