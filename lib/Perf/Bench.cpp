@@ -40,7 +40,10 @@ std::string fixed(double v, int decimals) {
 
 std::string percent(double fraction) { return fixed(fraction * 100, 1) + "%"; }
 std::string signedPercent(double fraction) {
-  return (fraction >= 0 ? "+" : "") + fixed(fraction * 100, 1) + "%";
+  std::string out(fraction >= 0 ? "+" : "");
+  out += fixed(fraction * 100, 1);
+  out += '%';
+  return out;
 }
 
 std::string xmlEscape(llvm::StringRef text) {
@@ -258,7 +261,7 @@ std::string renderBenchSvg(const std::vector<BenchRow> &rows, llvm::StringRef ba
   if (logHi <= logLo) logHi = logLo + 1;
   double groupWidth = barWidth * (anyMeasured ? 2 : 1) + groupGap;
   double width = left + groupWidth * static_cast<double>(shown.size()) + 160;
-  double height = top + plotHeight + 170;
+  double height = top + plotHeight + 250; // room for the rotated case names
   auto y = [&](double ms) {
     double f = (std::log10(ms) - logLo) / (logHi - logLo);
     return top + plotHeight * (1 - std::clamp(f, 0.0, 1.0));

@@ -65,7 +65,11 @@ llvm::Expected<Profile> Profile::fromJSON(const nlohmann::json &json) {
   for (const Field &f : fields()) {
     auto it = json.find(std::string(f.name));
     if (it == json.end()) continue;
-    if (!it->is_number()) return error("\"" + std::string(f.name) + "\" is not a number");
+    if (!it->is_number()) {
+      std::string what("\"");
+      what.append(f.name).append("\" is not a number");
+      return error(what);
+    }
     p.*f.member = it->get<double>();
   }
   return p;

@@ -235,7 +235,8 @@ private:
     } else {
       auto l = layoutOf(t);
       if (!l) return l.takeError();
-      uint64_t blocks = l->blocksPerInstance * l->instances;
+      // A loop that never runs (or a zero block dim) still declares one block.
+      uint64_t blocks = std::max<uint64_t>(l->blocksPerInstance * l->instances, 1);
       if (blocks >= (1u << 30))
         return fail("tensor '" + info.name + "' has too many blocks (" + llvm::Twine(blocks) + ")");
       info.numBlocks = static_cast<uint32_t>(blocks);
@@ -267,8 +268,8 @@ private:
     }
   }
 
-  /// Compiles `a` (an access of tensor a.tensor, made by a statement inside
-  /// loop `scope`) into a region form.
+  /// Compiles access `a` into a region form: the block index and the first
+  /// byte are affine in the loop counters, the length is fixed.
   llvm::Expected<RegionForm> compileAccess(const Access &a) {
     auto id = tensorId(a.tensor);
     if (!id) return id.takeError();
@@ -342,7 +343,7 @@ private:
                                      uint64_t bytesPerPartition, const char *what) {
     TensorInfo info;
     info.buffer = buffer;
-    uint64_t instances = buffersOf(s.parent);
+    uint64_t instances = std::max<uint64_t>(buffersOf(s.parent), 1);
     if (instances >= (1u << 30)) return fail("too many instances of S" + llvm::Twine(s.id));
     info.numBlocks = static_cast<uint32_t>(instances);
     info.partitions = static_cast<uint16_t>(std::clamp<uint32_t>(partitions, 1, 65535));
@@ -401,9 +402,7 @@ private:
   /// The operand reads of the op (without the destination re-read of `+=`).
   std::vector<const Access *> operandReads(const Statement &s) const {
     std::vector<const Access *> out;
-    size_t n = s.reads.size();
-    if (s.kind == nki::StmtKind::Accumulate && n > 0 && s.op == nullptr) --n;
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < s.reads.size(); ++i) {
       const Access &a = s.reads[i];
       if (a.isAccumulate) continue; // loop_reduce's destination
       if (s.kind == nki::StmtKind::Accumulate && !s.writes.empty() && i + 1 == s.reads.size() &&

@@ -109,7 +109,9 @@ int runProfile() {
       nlohmann::ordered_json stmts = nlohmann::ordered_json::array();
       for (size_t i = 0; i < shown; ++i) {
         const perf::StatementCost &s = sim.statements[i];
-        stmts.push_back({{"stmt", "S" + std::to_string(s.stmt)},
+        std::string id("S");
+        id += std::to_string(s.stmt);
+        stmts.push_back({{"stmt", id},
                          {"line", s.line},
                          {"op", k.stmts[s.stmt].callee},
                          {"instructions", s.instructions},
