@@ -1,5 +1,6 @@
 // Store::exportJson / importJson: the whole memory as one JSON document.
 #include "Memory/Store.h"
+#include "Syntax/SourceBuffer.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -111,38 +112,13 @@ llvm::Expected<json> Store::exportJson() {
   return doc;
 }
 
-static llvm::Error writeAtomically(llvm::StringRef path, llvm::StringRef text) {
-  llvm::SmallString<256> dir(path);
-  llvm::sys::path::remove_filename(dir);
-  if (dir.empty()) dir = ".";
-  llvm::SmallString<256> model(dir);
-  llvm::sys::path::append(model, llvm::sys::path::filename(path) + ".tmp-%%%%%%");
-  int fd = -1;
-  llvm::SmallString<256> tmp;
-  if (auto ec = llvm::sys::fs::createUniqueFile(model, fd, tmp))
-    return makeError(MemoryError::IO, path.str() + ": error: cannot create a temporary file: " + ec.message());
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << text;
-    os.close();
-    if (os.has_error()) {
-      std::string msg = os.error().message();
-      os.clear_error();
-      llvm::sys::fs::remove(tmp);
-      return makeError(MemoryError::IO, path.str() + ": error: write failed: " + msg);
-    }
-  }
-  if (auto ec = llvm::sys::fs::rename(tmp, path)) {
-    llvm::sys::fs::remove(tmp);
-    return makeError(MemoryError::IO, path.str() + ": error: cannot rename the temporary file: " + ec.message());
-  }
-  return llvm::Error::success();
-}
 
 llvm::Error Store::exportToFile(llvm::StringRef path) {
   auto doc = exportJson();
   if (!doc) return doc.takeError();
-  return writeAtomically(path, doc->dump(2) + "\n");
+  if (auto err = syntax::writeFileAtomically(path, doc->dump(2) + "\n"))
+    return makeError(MemoryError::IO, llvm::toString(std::move(err)));
+  return llvm::Error::success();
 }
 
 llvm::Expected<ImportStats> Store::importFromFile(llvm::StringRef path) {

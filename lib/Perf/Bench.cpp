@@ -313,35 +313,5 @@ std::string renderBenchSvg(const std::vector<BenchRow> &rows, llvm::StringRef ba
   return os.str();
 }
 
-llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef text) {
-  llvm::SmallString<256> dir(path);
-  llvm::sys::path::remove_filename(dir);
-  if (dir.empty()) dir = ".";
-  llvm::SmallString<256> model(dir);
-  llvm::sys::path::append(model, llvm::sys::path::filename(path) + ".tmp-%%%%%%");
-  int fd = -1;
-  llvm::SmallString<256> temp;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, temp))
-    return llvm::createStringError(ec, "cannot create a temporary file for '%s': %s",
-                                   path.str().c_str(), ec.message().c_str());
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << text;
-    os.flush();
-    if (os.has_error()) {
-      std::error_code ec = os.error();
-      os.clear_error();
-      llvm::sys::fs::remove(temp);
-      return llvm::createStringError(ec, "cannot write '%s': %s", temp.c_str(),
-                                     ec.message().c_str());
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
-    llvm::sys::fs::remove(temp);
-    return llvm::createStringError(ec, "cannot rename '%s' to '%s': %s", temp.c_str(),
-                                   path.str().c_str(), ec.message().c_str());
-  }
-  return llvm::Error::success();
-}
 
 } // namespace accelopt::perf

@@ -69,8 +69,5 @@ std::string renderBenchCsv(const std::vector<BenchRow> &rows, llvm::StringRef ba
 /// A bar chart of estimated (and measured) latency per case, as SVG text.
 std::string renderBenchSvg(const std::vector<BenchRow> &rows, llvm::StringRef backend);
 
-/// Writes `text` to `path` atomically: a temporary file in the same
-/// directory, then a rename over the target.
-llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef text);
 
 } // namespace accelopt::perf

@@ -14,7 +14,8 @@ using namespace nki;
 
 const std::vector<const Op *> &allOps() {
   static const std::vector<const Op *> ops = {&setLoopKindOp(), &splitOp(), &hoistOp(), &interchangeOp(),
-                                              &fuseOp(),        &fissionOp(), &sinkOp(), &unrollOp()};
+                                              &fuseOp(),        &fissionOp(), &sinkOp(), &unrollOp(),
+                                              &shrinkBufferOp(), &expandBufferOp(), &replaceOp()};
   return ops;
 }
 
@@ -49,10 +50,11 @@ std::string formatOp(const nlohmann::json &op) {
   const Op *spec = op.contains("op") && op["op"].is_string() ? findOp(op["op"].get<std::string>()) : nullptr;
   if (!spec || !op.is_object()) return op.dump();
   std::string out = "{\"op\":" + op["op"].dump();
-  for (const std::string &f : spec->fields())
+  const std::vector<std::string> fields = spec->fields();
+  for (const std::string &f : fields)
     if (op.contains(f)) out += ",\"" + f + "\":" + op[f].dump();
   for (auto it = op.begin(); it != op.end(); ++it)
-    if (it.key() != "op" && std::find(spec->fields().begin(), spec->fields().end(), it.key()) == spec->fields().end())
+    if (it.key() != "op" && std::find(fields.begin(), fields.end(), it.key()) == fields.end())
       out += ",\"" + it.key() + "\":" + it.value().dump();
   return out + "}";
 }

@@ -31,7 +31,7 @@ llvm::Error exportFixes(llvm::StringRef yamlPath, llvm::StringRef absPath, llvm:
     llvm::yaml::Output yaml(os);
     yaml << tu;
   }
-  return writeFileAtomically(yamlPath, out);
+  return syntax::writeFileAtomically(yamlPath, out);
 }
 
 } // namespace accelopt::rewrite

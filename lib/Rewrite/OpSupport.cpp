@@ -470,3 +470,124 @@ OpResult applied(llvm::StringRef op, std::string ids, const Kernel &k, const Edi
 }
 
 } // namespace accelopt::rewrite
+
+namespace accelopt::rewrite {
+
+using namespace nki;
+
+// --- buffers --------------------------------------------------------------------
+
+int resolveTensor(const Kernel &k, const std::string &ref, std::string &error) {
+  if (ref.size() > 1 && ref[0] == 'S' && std::all_of(ref.begin() + 1, ref.end(), ::isdigit)) {
+    auto n = k.resolve(ref);
+    if (!n || n->isLoop) {
+      error = "'" + ref + "' is not a statement of kernel '" + k.name + "'";
+      return -1;
+    }
+    int t = k.stmts[n->index].definesTensor;
+    if (t < 0) error = "S" + std::to_string(n->index) + " creates no tensor";
+    return t;
+  }
+  int found = -1;
+  for (const Tensor &t : k.tensors) {
+    if (t.isArgument || t.name != ref) continue;
+    if (found >= 0) {
+      error = "several tensors are named '" + ref + "'; name it by the statement creating it (S<n>)";
+      return -1;
+    }
+    found = t.id;
+  }
+  if (found < 0) error = "'" + ref + "' is not a tensor created in kernel '" + k.name + "'";
+  return found;
+}
+
+std::vector<TensorUse> tensorUses(const Kernel &k, int tensor) {
+  const Tensor &T = k.tensors[tensor];
+  std::vector<TensorUse> out;
+  if (T.name.empty()) return out;
+  auto scan = [&](int stmtId, const syntax::Expr *root, const Statement *st) {
+    std::set<const syntax::Expr *> bases;
+    std::vector<std::pair<const syntax::Expr *, const syntax::Expr *>> found;
+    forEachExpr(root, [&](const syntax::Expr *e) {
+      if (e->kind == syntax::ExprKind::Subscript && e->base && e->base->kind == syntax::ExprKind::Name &&
+          e->base->name == T.name) {
+        bases.insert(e->base);
+        found.push_back({e->base, e});
+      }
+    });
+    forEachExpr(root, [&](const syntax::Expr *e) {
+      if (e->kind == syntax::ExprKind::Name && e->name == T.name && !bases.count(e)) found.push_back({e, nullptr});
+    });
+    for (auto &[n, sub] : found) {
+      TensorUse u{stmtId, n, sub, nullptr};
+      if (st) {
+        ByteRange r = sub ? sub->range : n->range;
+        for (const auto *list : {&st->reads, &st->writes})
+          for (const Access &a : *list)
+            if (a.range.begin == r.begin && a.range.end == r.end && analysis::storageOf(k, a.tensor) == tensor)
+              u.access = &a;
+      }
+      out.push_back(u);
+    }
+  };
+  for (const Statement &s : k.stmts) {
+    if (!s.syntax) continue;
+    if (s.id == T.definedBy) {
+      // The creating statement: only its value (not the bound target) counts.
+      scan(s.id, s.syntax->value, &s);
+      continue;
+    }
+    for (const syntax::Expr *t : s.syntax->targets) scan(s.id, t, &s);
+    scan(s.id, s.syntax->value, &s);
+    scan(s.id, s.syntax->msg, &s);
+    for (const syntax::Stmt *b : s.syntax->body) {
+      // Nested blocks (if/while bodies) are uses without IR accesses.
+      std::vector<const syntax::Expr *> names = namesIn(b, T.name);
+      for (auto *n : names) out.push_back({s.id, n, nullptr, nullptr});
+    }
+    for (const syntax::Stmt *b : s.syntax->orelse)
+      for (auto *n : namesIn(b, T.name)) out.push_back({s.id, n, nullptr, nullptr});
+  }
+  for (const Loop &l : k.loops)
+    if (l.syntax) scan(-1, l.syntax->value, nullptr);
+  std::sort(out.begin(), out.end(),
+            [](const TensorUse &a, const TensorUse &b) { return a.name->range.begin < b.name->range.begin; });
+  return out;
+}
+
+const syntax::Expr *allocShapeTuple(const Statement &s) {
+  if (s.kind != StmtKind::Alloc || !s.syntax || !s.syntax->value || s.syntax->value->kind != syntax::ExprKind::Call)
+    return nullptr;
+  const syntax::Expr *call = s.syntax->value;
+  const syntax::Expr *shape = call->keyword("shape");
+  if (!shape && !call->elts.empty()) shape = call->elts[0];
+  if (!shape || shape->kind != syntax::ExprKind::Tuple) return nullptr;
+  return shape;
+}
+
+std::string movedLines(llvm::StringRef text, const Statement &s, const std::string &indent,
+                       std::vector<std::tuple<uint32_t, uint32_t, std::string>> inner) {
+  uint32_t b = lineBegin(text, s.range.begin), e = nextLineBegin(text, s.range.end);
+  std::sort(inner.begin(), inner.end());
+  std::string body;
+  uint32_t pos = b;
+  for (auto &[from, to, with] : inner) {
+    body += text.slice(pos, from).str() + with;
+    pos = to;
+  }
+  body += text.slice(pos, e).str();
+  std::string own = indentAt(text, s.range.begin), out;
+  llvm::StringRef rest(body);
+  while (!rest.empty()) {
+    auto [line, tail] = rest.split('\n');
+    bool hadNewline = rest.size() > line.size();
+    if (line.startswith(own)) line = line.drop_front(own.size());
+    if (!line.trim().empty()) out += indent + line.str();
+    if (hadNewline) out += "\n";
+    rest = tail;
+  }
+  if (out.empty() || out.back() != '\n') out += "\n";
+  return out;
+}
+
+} // namespace accelopt::rewrite

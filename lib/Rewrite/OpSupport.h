@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace accelopt::rewrite {
@@ -155,6 +156,31 @@ OpResult applied(llvm::StringRef op, std::string ids, const nki::Kernel &k, cons
 std::optional<OpResult> checkMovable(const nki::Kernel &k, int stmt, int loop, llvm::StringRef op,
                                      const std::string &ids, uint32_t anchor);
 
+// --- buffers (shrink_buffer, expand_buffer) -------------------------------------
+
+/// Resolves a tensor reference: the name `show` prints (unique among the
+/// kernel's non-argument tensors) or the id of the statement creating it
+/// ("S3"). Sets `error` and returns -1 when it names none or several.
+int resolveTensor(const nki::Kernel &k, const std::string &ref, std::string &error);
+
+/// One textual use of a tensor's name in the kernel (outside its creating
+/// statement's target): `subscript` is the `t[...]` around it, if any, and
+/// `access` the IR access that use produced (null for other uses).
+struct TensorUse {
+  int stmt = -1;                              // -1 for a loop header
+  const syntax::Expr *name = nullptr;
+  const syntax::Expr *subscript = nullptr;
+  const nki::Access *access = nullptr;
+};
+/// Every use of the name of `tensor` in its kernel, in source order.
+std::vector<TensorUse> tensorUses(const nki::Kernel &k, int tensor);
+/// The shape tuple literal of an allocation statement (`nl.ndarray((a, b), ...)`), or null.
+const syntax::Expr *allocShapeTuple(const nki::Statement &s);
+/// The lines of statement `s` re-indented from its own indentation to `indent`,
+/// after replacing [begin, end) (offsets in the file) by `with` (pass begin == end for none).
+std::string movedLines(llvm::StringRef text, const nki::Statement &s, const std::string &indent,
+                       std::vector<std::tuple<uint32_t, uint32_t, std::string>> inner);
+
 // --- the ops (one file each) ----------------------------------------------------
 const Op &setLoopKindOp();
 const Op &splitOp();
@@ -164,5 +190,8 @@ const Op &fuseOp();
 const Op &fissionOp();
 const Op &sinkOp();
 const Op &unrollOp();
+const Op &shrinkBufferOp();
+const Op &expandBufferOp();
+const Op &replaceOp();
 
 } // namespace accelopt::rewrite

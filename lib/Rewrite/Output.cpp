@@ -110,36 +110,5 @@ std::string unifiedDiff(llvm::StringRef oldText, llvm::StringRef newText, llvm::
   return os.str();
 }
 
-llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef text) {
-  llvm::SmallString<256> dir(path);
-  llvm::sys::path::remove_filename(dir);
-  if (dir.empty()) dir = ".";
-  llvm::SmallString<256> model(dir);
-  llvm::sys::path::append(model, "." + llvm::sys::path::filename(path).str() + ".accelopt-%%%%%%");
-  int fd = -1;
-  llvm::SmallString<256> tmp;
-  if (auto ec = llvm::sys::fs::createUniqueFile(model, fd, tmp))
-    return llvm::createStringError(ec, "%s: error: cannot create a temporary file: %s", path.str().c_str(),
-                                   ec.message().c_str());
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << text;
-    os.close();
-    if (os.has_error()) {
-      std::error_code ec = os.error();
-      os.clear_error();
-      llvm::sys::fs::remove(tmp);
-      return llvm::createStringError(ec, "%s: error: cannot write: %s", path.str().c_str(), ec.message().c_str());
-    }
-  }
-  // Keep the permissions of the file being replaced.
-  if (auto perms = llvm::sys::fs::getPermissions(path)) llvm::sys::fs::setPermissions(tmp, *perms);
-  if (auto ec = llvm::sys::fs::rename(tmp, path)) {
-    llvm::sys::fs::remove(tmp);
-    return llvm::createStringError(ec, "%s: error: cannot replace the file: %s", path.str().c_str(),
-                                   ec.message().c_str());
-  }
-  return llvm::Error::success();
-}
 
 } // namespace accelopt::rewrite

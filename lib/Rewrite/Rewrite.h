@@ -109,7 +109,5 @@ std::string unifiedDiff(llvm::StringRef oldText, llvm::StringRef newText, llvm::
 llvm::Error exportFixes(llvm::StringRef yamlPath, llvm::StringRef absPath, llvm::StringRef diagnosticName,
                         llvm::StringRef message, uint32_t offset, const clang::tooling::Replacements &edits);
 
-/// Writes `text` to `path` through a temporary file in the same directory + rename.
-llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef text);
 
 } // namespace accelopt::rewrite

@@ -127,7 +127,7 @@ llvm::Error writeReport(llvm::StringRef dir, const SearchResult &r, const Search
   auto write = [&](const char *name, const std::string &text) {
     llvm::SmallString<256> path(dir);
     llvm::sys::path::append(path, name);
-    return rewrite::writeFileAtomically(path, text);
+    return syntax::writeFileAtomically(path, text);
   };
   if (auto err = write("report.json", j.dump(2) + "\n")) return err;
   if (auto err = write("report.md", md)) return err;

@@ -2,6 +2,7 @@
 
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -58,6 +59,15 @@ llvm::Expected<std::unique_ptr<SourceBuffer>> SourceBuffer::fromFile(llvm::Strin
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    path + ": error: cannot read file: " + file.getError().message());
   return fromText(path.str(), (*file)->getBuffer().str());
+}
+
+llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef text) {
+  llvm::SmallString<256> model(path);
+  model += ".tmp-%%%%%%";
+  if (llvm::Error err = llvm::writeFileAtomically(model, path, text))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   path + ": error: cannot write the file: " + llvm::toString(std::move(err)));
+  return llvm::Error::success();
 }
 
 LineCol SourceBuffer::lineCol(uint32_t offset) const {

@@ -59,6 +59,10 @@ private:
   std::vector<uint32_t> LineStarts;
 };
 
+/// Writes `text` to `path` through a temporary file in the same directory and a
+/// rename, so readers never see a half-written file (llvm::writeFileAtomically).
+llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef text);
+
 /// Returns the offset of the first byte that is not valid UTF-8, or -1.
 int64_t findInvalidUtf8(llvm::StringRef text);
 

@@ -71,7 +71,7 @@ int runApply() {
   }
   if (InPlace || !Output.empty()) {
     std::string out = InPlace ? src.path().str() : Output.getValue();
-    if (auto err = rewrite::writeFileAtomically(out, res.text)) {
+    if (auto err = syntax::writeFileAtomically(out, res.text)) {
       llvm::errs() << "accelopt-rewrite: " << llvm::toString(std::move(err)) << "\n";
       return 2;
     }

@@ -3,6 +3,7 @@
 #include "Command.h"
 
 #include "Perf/Bench.h"
+#include "Syntax/SourceBuffer.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -144,9 +145,9 @@ int runBench() {
     llvm::SmallString<256> csv(OutDir), svg(OutDir);
     llvm::sys::path::append(csv, "bench.csv");
     llvm::sys::path::append(svg, "bench.svg");
-    if (llvm::Error err = perf::writeFileAtomically(csv, perf::renderBenchCsv(rows, backend)))
+    if (llvm::Error err = syntax::writeFileAtomically(csv, perf::renderBenchCsv(rows, backend)))
       return reportError(std::move(err));
-    if (llvm::Error err = perf::writeFileAtomically(svg, perf::renderBenchSvg(rows, backend)))
+    if (llvm::Error err = syntax::writeFileAtomically(svg, perf::renderBenchSvg(rows, backend)))
       return reportError(std::move(err));
     llvm::outs() << "wrote " << csv << " and " << svg << "\n";
   }

@@ -57,6 +57,11 @@ cl::opt<std::string> MemoryPath("memory",
                                 cl::desc("Optimization memory (SQLite; default $ACCELOPT_MEMORY or "
                                          ".accelopt/memory.db; 'none' to run without)"),
                                 cl::value_desc("DB"), cl::sub(OptimizeCmd), cl::cat(category()));
+cl::opt<std::string> ExperienceConfig(
+    "experience-config",
+    cl::desc("JSON file: {\"experience\": {\"positive_threshold\", \"negative_threshold\", \"top_k\", "
+             "\"queue_size\", ...}} (AccelOpt's defaults: 1.04, 1/1.15, 2, 16)"),
+    cl::value_desc("FILE"), cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<bool> Resume("resume", cl::desc("Continue this kernel's last unfinished run from the memory"),
                      cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<bool> Quiet("quiet", cl::desc("No progress output"), cl::sub(OptimizeCmd), cl::cat(category()));
@@ -198,7 +203,21 @@ int runOptimize() {
     nlohmann::json config = {{"iterations", int(Iterations)}, {"beam", int(Beam)}, {"plans", int(Plans)},
                              {"samples", int(Samples)}, {"seed", uint64_t(Seed)}, {"planner", PlannerKind.getValue()},
                              {"target", Target.getValue()}, {"inputs", nki::formatInputSpecs(*Inputs.resolvedInputs)}};
-    auto b = search::MemoryBridge::open(*store, file->kernels.front(), config, Resume);
+    memory::ExperienceConfig experiences;
+    if (!ExperienceConfig.empty()) {
+      auto buf = llvm::MemoryBuffer::getFile(ExperienceConfig);
+      if (!buf)
+        return reportError(llvm::createStringError(buf.getError(), ExperienceConfig + ": error: cannot read: " +
+                                                                       buf.getError().message()));
+      nlohmann::json j = nlohmann::json::parse((*buf)->getBuffer().str(), nullptr, /*allow_exceptions=*/false);
+      if (j.is_discarded())
+        return reportError(llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                                   ExperienceConfig + ": error: invalid JSON"));
+      auto parsed = memory::ExperienceConfig::fromJson(j);
+      if (!parsed) return reportError(parsed.takeError());
+      experiences = *parsed;
+    }
+    auto b = search::MemoryBridge::open(*store, file->kernels.front(), config, Resume, experiences);
     if (!b) return reportError(b.takeError());
     bridge = std::move(*b);
     if (Resume && !bridge->resumed() && !Quiet)
@@ -283,7 +302,7 @@ int runOptimize() {
     if (auto err = search::writeReport(ReportDir, *result, opts, ctx)) return reportError(std::move(err));
   std::string target = InPlace ? path : Output.getValue();
   if (!target.empty()) {
-    if (auto err = rewrite::writeFileAtomically(target, best.text)) return reportError(std::move(err));
+    if (auto err = syntax::writeFileAtomically(target, best.text)) return reportError(std::move(err));
     llvm::outs() << "wrote " << target << "\n";
   } else if (!best.ops.empty()) {
     llvm::outs() << rewrite::unifiedDiff(orig.text, best.text, "a/" + path, "b/" + path);

@@ -1,0 +1,141 @@
+// What the language server knows about one open document: its text and
+// version, and (computed on demand, cached per version) the kernel IR of every
+// kernel in it, the verifier's diagnostics, and performance estimates.
+#pragma once
+
+#include "LSP/Text.h"
+
+#include "NKI/FrontEnd.h"
+#include "NKI/InputSources.h"
+#include "Perf/Bench.h"
+#include "Perf/Hardware.h"
+
+#include "llvm/Support/Error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace accelopt::lsp {
+
+using json = nlohmann::json;
+
+/// Settings from initializationOptions / workspace/didChangeConfiguration:
+///   {"target": "trn1", "memory": path,
+///    "inputs": {"<file or kernel name>": "a=f32[128,512]"},
+///    "reference": {"<file>": "ref.py"},
+///    "case": {"<file>": "<suite case name>"}, "suiteCases": true}
+/// A <file> key matches the document's URI, its path, or a path suffix
+/// ("kernels/softmax.py", "softmax.py"). Relative reference paths are resolved
+/// against the workspace root, else the document's directory.
+struct Config {
+  std::string target = "trn1";
+  std::string memory;                          // optimization memory (accepted; not used yet)
+  std::map<std::string, std::string> inputs;
+  std::map<std::string, std::string> references;
+  std::map<std::string, std::string> cases;
+  bool suiteCases = true;                      // find input shapes of suite kernels by path
+  std::string rootPath;                        // workspace root (from initialize)
+
+  /// Updates the fields present in `settings` (also accepted nested under
+  /// "accelopt"); fails on fields of the wrong type.
+  llvm::Error update(const json &settings);
+  /// The value of `map` whose key matches the document (or nullptr).
+  static const std::string *lookupFile(const std::map<std::string, std::string> &map, const std::string &uri,
+                                       const std::string &path);
+};
+
+/// "file:///a/b%20c.py" -> "/a/b c.py"; other URIs are returned unchanged.
+std::string uriToPath(const std::string &uri);
+std::string pathToUri(const std::string &path);
+
+/// Where input shapes come from; shared by every document. It caches what is
+/// slow: numpy references (run in Python) and the suite manifest.
+class InputResolver {
+public:
+  struct FileInputs {
+    std::optional<nki::InputSpecs> specs;   // from "inputs" or a suite case
+    std::optional<nki::SuiteCase> suiteCase;
+    std::string reference;                  // a configured reference to run (needs parameter names)
+    std::string problem;                    // a configured source failed: why
+  };
+  /// File-level shapes: "inputs" for the file, else "case", else the suite case
+  /// whose kernel is this file; else the configured reference (left to the caller).
+  FileInputs forFile(const Config &config, const std::string &uri, const std::string &path);
+  /// Runs `reference` (once per reference and parameter list).
+  llvm::Expected<nki::InputSpecs> fromReference(const std::string &reference,
+                                                const std::vector<std::string> &paramNames);
+  void clear();
+
+private:
+  std::mutex Lock;
+  std::map<std::string, nki::InputSpecs> ReferenceCache;  // "ref|p1,p2" -> specs
+  std::optional<std::vector<nki::SuiteCase>> Suite;
+  bool SuiteTried = false;
+};
+
+/// One analysed version of a document. Immutable once built (apart from the
+/// estimate cache, which has its own lock); shared between threads.
+class Analysis {
+public:
+  struct KernelInfo {
+    const nki::Kernel *kernel = nullptr;
+    const nki::InputSpecs *inputs = nullptr;  // the shapes the IR was built with
+    std::optional<perf::RooflinePeak> peak;   // when the file is a suite case with a roofline
+    std::string caseName;
+  };
+  struct Estimate {
+    std::optional<perf::KernelEstimate> value;
+    std::string error;
+  };
+
+  Analysis(std::string uri, std::string path, int64_t version, std::string text);
+  Analysis(const Analysis &) = delete;
+  Analysis &operator=(const Analysis &) = delete;
+
+  /// Parses, builds the IR and verifies. Never throws on bad source.
+  void build(const Config &config, InputResolver &inputs, const perf::HardwareDesc *hw);
+
+  const std::string &uri() const { return Uri; }
+  const std::string &path() const { return Path; }
+  int64_t version() const { return Version; }
+  const std::string &text() const { return Text; }
+  const LineIndex &index() const { return Index; }
+  const std::vector<KernelInfo> &kernels() const { return Kernels; }
+  /// LSP Diagnostic objects.
+  const json &diagnostics() const { return Diagnostics; }
+  /// True when the front end built IR (no syntax error).
+  bool ok() const { return !Kernels.empty(); }
+  const std::optional<nki::InputSpecs> &fileInputs() const { return FileInputs; }
+
+  /// The kernel whose definition contains `offset` (or null).
+  const KernelInfo *kernelAt(uint32_t offset) const;
+  const KernelInfo *kernelNamed(const std::string &name) const;
+  /// The performance model's estimate of kernel `k` (cached).
+  const Estimate &estimate(const KernelInfo &k, const perf::HardwareDesc &hw) const;
+
+private:
+  std::string Uri, Path;
+  int64_t Version;
+  const std::string Text;
+  LineIndex Index;
+  std::vector<nki::KernelFile> Files;
+  std::vector<std::unique_ptr<nki::InputSpecs>> Specs;
+  std::optional<nki::InputSpecs> FileInputs;
+  std::vector<KernelInfo> Kernels;
+  json Diagnostics = json::array();
+
+  mutable std::mutex EstimateLock;
+  mutable std::map<const nki::Kernel *, Estimate> Estimates;
+
+  void addDiagnostic(uint32_t begin, uint32_t end, int severity, const std::string &message,
+                     const std::string &rule);
+  void addFrontEndFailure(const std::string &message);
+};
+
+} // namespace accelopt::lsp

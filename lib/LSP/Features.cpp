@@ -1,0 +1,471 @@
+#include "LSP/Features.h"
+
+#include "NKI/Listing.h"
+#include "NKI/OpTable.h"
+#include "Rewrite/Rewrite.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace accelopt::lsp {
+
+using nki::Kernel;
+using nki::Loop;
+using nki::Statement;
+using nki::Tensor;
+
+namespace {
+
+bool isIdent(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+/// The identifier and the dotted name ("nl.load") around `offset`.
+struct Word {
+  uint32_t begin = 0, end = 0;        // the identifier
+  uint32_t dottedBegin = 0, dottedEnd = 0;
+  std::string word, dotted;
+};
+
+std::optional<Word> wordAt(const std::string &text, uint32_t offset) {
+  if (offset > text.size()) return std::nullopt;
+  uint32_t b = offset, e = offset;
+  while (b > 0 && isIdent(text[b - 1])) --b;
+  while (e < text.size() && isIdent(text[e])) ++e;
+  if (b == e || std::isdigit(static_cast<unsigned char>(text[b]))) return std::nullopt;
+  Word w;
+  w.begin = b;
+  w.end = e;
+  w.word = text.substr(b, e - b);
+  uint32_t db = b, de = e;
+  while (db > 1 && text[db - 1] == '.' && isIdent(text[db - 2])) {
+    db -= 1;
+    while (db > 0 && isIdent(text[db - 1])) --db;
+  }
+  while (de + 1 < text.size() && text[de] == '.' && isIdent(text[de + 1])) {
+    de += 1;
+    while (de < text.size() && isIdent(text[de])) ++de;
+  }
+  w.dottedBegin = db;
+  w.dottedEnd = de;
+  w.dotted = text.substr(db, de - db);
+  return w;
+}
+
+std::string fmtMs(double ms) {
+  if (ms >= 100) return llvm::formatv("{0:f1} ms", ms).str();
+  if (ms >= 1) return llvm::formatv("{0:f3} ms", ms).str();
+  return llvm::formatv("{0:f4} ms", ms).str();
+}
+
+std::string fmtBytes(int64_t b) {
+  if (b >= 1024 && b % 1024 == 0) return std::to_string(b) + " B (" + std::to_string(b / 1024) + " KiB)";
+  return std::to_string(b) + " B";
+}
+
+json markdownHover(const Analysis &a, const std::string &md, uint32_t begin, uint32_t end) {
+  return {{"contents", {{"kind", "markdown"}, {"value", md}}}, {"range", rangeJson(a.index(), begin, end)}};
+}
+
+/// True if loop `loop` is `outer` or nested inside it.
+bool loopWithin(const Kernel &k, int loop, int outer) {
+  for (int l = loop; l >= 0; l = k.loops[l].parent)
+    if (l == outer) return true;
+  return false;
+}
+
+const Loop *innermostLoop(const Kernel &k, uint32_t offset, bool headerOnly) {
+  const Loop *best = nullptr;
+  for (const Loop &l : k.loops) {
+    const nki::ByteRange &r = headerOnly ? l.headerRange : l.range;
+    if (r.begin <= offset && offset < r.end && (!best || l.depth > best->depth)) best = &l;
+  }
+  return best;
+}
+
+const Statement *innermostStmt(const Kernel &k, uint32_t offset) {
+  const Statement *best = nullptr;
+  for (const Statement &s : k.stmts)
+    if (s.range.begin <= offset && offset < s.range.end &&
+        (!best || s.range.end - s.range.begin < best->range.end - best->range.begin))
+      best = &s;
+  return best;
+}
+
+/// The tensor a name refers to at `offset`: the latest definition before it.
+const Tensor *tensorNamed(const Kernel &k, const std::string &name, uint32_t offset) {
+  const Tensor *best = nullptr, *first = nullptr;
+  for (const Tensor &t : k.tensors) {
+    if (t.name != name) continue;
+    if (!first || t.range.begin < first->range.begin) first = &t;
+    if (t.range.begin <= offset && (!best || t.range.begin > best->range.begin)) best = &t;
+  }
+  return best ? best : first;
+}
+
+const nki::OpInfo *opForCall(const Kernel &k, const std::string &dotted, uint32_t offset) {
+  llvm::StringRef d(dotted);
+  auto [prefix, attr] = d.rsplit('.');
+  if (attr.empty()) return nullptr;
+  // The statement's own call knows its canonical name.
+  if (const Statement *s = innermostStmt(k, offset); s && s->op && llvm::StringRef(s->callee).endswith("." + attr.str()))
+    return s->op;
+  if (const nki::OpInfo *op = nki::lookupOp(dotted)) return op;
+  llvm::StringRef module = prefix.rsplit('.').second.empty() ? prefix : prefix.rsplit('.').second;
+  std::string canon = module == "language" ? "nl" : module == "isa" ? "nisa" : module.str();
+  if (const nki::OpInfo *op = nki::lookupOp(canon + "." + attr.str())) return op;
+  const nki::OpInfo *unique = nullptr;
+  for (const nki::OpInfo &op : nki::allOps())
+    if (llvm::StringRef(op.name).endswith("." + attr.str())) {
+      if (unique) return nullptr;
+      unique = &op;
+    }
+  return unique;
+}
+
+std::string loopHoverText(const Analysis &a, const Analysis::KernelInfo &ki, const Loop &l,
+                          const perf::HardwareDesc *hw) {
+  const Kernel &k = *ki.kernel;
+  std::string md = llvm::formatv("**{0}** loop `L{1}` over `{2}`\n\n", nki::loopKindName(l.kind), l.id, l.iv).str();
+  md += "- trip count: " + (l.tripCount.isKnown() ? std::to_string(*l.tripCount.value)
+                                                  : "`" + l.tripCount.str() + "` (give input shapes for a number)") + "\n";
+  md += "- range: start " + l.start.str() + ", stop " + l.stop.str() + ", step " + l.step.str() + "\n";
+  std::vector<int> nest = k.loopNest(l.id);
+  if (nest.size() > 1) {
+    std::optional<int64_t> iters = 1;
+    std::string ids;
+    for (int id : nest) {
+      ids += (ids.empty() ? "" : " × ") + ("L" + std::to_string(id));
+      const Loop &n = k.loops[id];
+      if (iters && n.tripCount.isKnown()) *iters *= *n.tripCount.value;
+      else iters.reset();
+    }
+    md += "- nest: " + ids + (iters ? " = " + std::to_string(*iters) + " iterations of the body" : "") + "\n";
+  }
+  if (hw && l.tripCount.isKnown()) {
+    const Analysis::Estimate &e = a.estimate(ki, *hw);
+    if (e.value) {
+      double loopNs = 0, allNs = 0;
+      uint64_t inst = 0;
+      for (const perf::StatementCost &c : e.value->simulation.statements) {
+        double ns = c.engineNs + c.dmaNs;
+        allNs += ns;
+        if (c.stmt >= 0 && c.stmt < int(k.stmts.size()) && loopWithin(k, k.stmts[c.stmt].parent, l.id)) {
+          loopNs += ns;
+          inst += c.instructions;
+        }
+      }
+      md += llvm::formatv("- estimated time ({0}): {1} of engine + DMA busy time in this loop nest "
+                          "({2:f1}% of the kernel's), {3} instructions; kernel latency {4}\n",
+                          e.value->profile.backend, fmtMs(loopNs * 1e-6),
+                          allNs > 0 ? 100 * loopNs / allNs : 0.0, inst, fmtMs(e.value->profile.latency))
+                .str();
+    }
+  }
+  return md;
+}
+
+std::string tensorHoverText(const Tensor &t, const Kernel &k, const perf::HardwareDesc *hw) {
+  std::string md = "**" + (t.name.empty() ? std::string("<tile>") : t.name) + "**: " +
+                   std::string(nki::bufferName(t.buffer)) + " tensor";
+  if (t.isArgument) md += " (kernel argument)";
+  else if (t.definedBy >= 0) md += " (defined by `S" + std::to_string(t.definedBy) + "`)";
+  if (t.isOutput) md += ", returned";
+  md += "\n\n";
+  if (!t.shapeKnown) {
+    md += "- shape: unknown (give input shapes: accelopt `inputs` setting)\n";
+  } else {
+    md += "- shape: `" + t.shapeString() + "`";
+    if (nki::isOnChip(t.buffer) || t.buffer == nki::Buffer::Unknown) {
+      if (t.blockDims() > 0) md += llvm::formatv(" — {0} block dim{1}, partition dim {2}", t.blockDims(),
+                                                 t.blockDims() > 1 ? "s" : "", t.parDim).str();
+      else if (!t.shape.empty()) md += " — partition dim 0";
+    }
+    md += "\n";
+  }
+  md += "- dtype: " + (t.dtypeKnown ? std::string(nki::dtypeName(t.dtype)) : std::string("unknown")) + "\n";
+  if (auto b = t.bytesPerPartition()) {
+    md += "- bytes per partition: " + fmtBytes(*b) + (t.blockDims() > 0 ? " per block" : "") + "\n";
+    if (auto total = t.totalBytesPerPartition()) {
+      if (t.blockDims() > 0) md += "- all blocks: " + fmtBytes(*total) + " per partition\n";
+      if (t.buffer == nki::Buffer::SBUF) {
+        double cap = hw ? double(hw->memory.sbufBytesPerPartition) : 192.0 * 1024;
+        md += llvm::formatv("- SBUF use: {0:f1}% of {1} per partition{2}\n", 100.0 * double(*total) / cap,
+                            fmtBytes(int64_t(cap)), hw ? " (" + hw->name + ")" : std::string())
+                  .str();
+      } else if (t.buffer == nki::Buffer::PSUM) {
+        double bank = hw ? double(hw->memory.psumBankBytes) : 2048.0;
+        double banks = hw ? double(hw->memory.psumBanks) : 8.0;
+        md += llvm::formatv("- PSUM use: {0:f1}% of {1} banks × {2} B per partition\n",
+                            100.0 * double(*total) / (bank * banks), int64_t(banks), int64_t(bank))
+                  .str();
+      }
+    }
+  }
+  (void)k;
+  return md;
+}
+
+std::string opHoverText(const nki::OpInfo &op) {
+  std::string md = "**`" + std::string(op.name) + "`**";
+  if (op.engine != nki::Engine::Unknown) md += " — " + std::string(nki::engineName(op.engine)) + " engine";
+  md += "\n\n" + std::string(op.summary) + "\n";
+  if (!op.params.empty()) {
+    md += "\nparameters: ";
+    bool first = true;
+    for (const nki::ParamInfo &p : op.params) {
+      md += (first ? "" : ", ") + std::string("`") + std::string(p.name) + (p.required ? "`" : "=…`");
+      first = false;
+    }
+    md += "\n";
+  }
+  return md;
+}
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + (shape[i] > 0 ? std::to_string(shape[i]) : std::string("?"));
+  return s + "]";
+}
+
+json positionJson(const Analysis &a, uint32_t offset) { return toJson(a.index().position(offset)); }
+
+/// Does the op instance mention `id` ("L3", "S12") in one of its fields?
+bool mentions(const json &op, const std::string &id) {
+  for (auto it = op.begin(); it != op.end(); ++it)
+    if (it.key() != "op" && it->is_string() && it->get<std::string>() == id) return true;
+  return false;
+}
+
+bool kindWanted(const std::string &kind, const std::vector<std::string> &only) {
+  if (only.empty()) return true;
+  for (const std::string &f : only)
+    if (kind == f || llvm::StringRef(kind).startswith(f + ".")) return true;
+  return false;
+}
+
+std::string lensTitle(const Analysis::KernelInfo &ki, const Analysis::Estimate &e, const perf::HardwareDesc &hw) {
+  if (!e.value) {
+    llvm::StringRef first = llvm::StringRef(e.error).split('\n').first;
+    if (first.contains("input shapes")) return hw.backend + ": needs input shapes (accelopt `inputs` setting)";
+    return hw.backend + ": no estimate (" + first.str() + ")";
+  }
+  const perf::Profile &p = e.value->profile;
+  std::string title = p.backend + ": " + fmtMs(p.latency);
+  if (ki.peak && p.latency > 0) title += llvm::formatv(" · {0:f1}% of peak", 100 * ki.peak->fractionOfPeak(p.latency)).str();
+  return title;
+}
+
+} // namespace
+
+// --- hover ------------------------------------------------------------------------
+
+json hover(const Analysis &a, uint32_t offset, const perf::HardwareDesc *hw) {
+  const Analysis::KernelInfo *ki = a.kernelAt(offset);
+  if (!ki) return nullptr;
+  const Kernel &k = *ki->kernel;
+  auto w = wordAt(a.text(), offset);
+  // The loop header (but a tensor name inside it still shows the tensor).
+  if (const Loop *l = innermostLoop(k, offset, /*headerOnly=*/true)) {
+    if (!w || !tensorNamed(k, w->word, offset))
+      return markdownHover(a, loopHoverText(a, *ki, *l, hw), l->headerRange.begin, l->headerRange.end);
+  }
+  if (!w) return nullptr;
+  if (w->dotted.find('.') != std::string::npos)
+    if (const nki::OpInfo *op = opForCall(k, w->dotted, offset))
+      return markdownHover(a, opHoverText(*op), w->dottedBegin, w->dottedEnd);
+  if (const Tensor *t = tensorNamed(k, w->word, offset))
+    return markdownHover(a, tensorHoverText(*t, k, hw), w->begin, w->end);
+  // An induction variable: the loop it counts.
+  for (const Loop *l = innermostLoop(k, offset, false); l; l = k.loopById(l->parent))
+    if (l->iv == w->word) return markdownHover(a, loopHoverText(a, *ki, *l, hw), w->begin, w->end);
+  return nullptr;
+}
+
+// --- inlay hints --------------------------------------------------------------------
+
+json inlayHints(const Analysis &a, uint32_t begin, uint32_t end) {
+  json hints = json::array();
+  std::vector<std::pair<uint32_t, json>> ordered;
+  for (const Analysis::KernelInfo &ki : a.kernels()) {
+    const Kernel &k = *ki.kernel;
+    for (const Loop &l : k.loops) {
+      uint32_t at = l.headerRange.end;
+      if (at < begin || at > end || l.headerRange.empty()) continue;
+      ordered.push_back({at, {{"position", positionJson(a, at)},
+                              {"label", "trip " + l.tripCount.str()},
+                              {"paddingLeft", true},
+                              {"tooltip", std::string(nki::loopKindName(l.kind)) + " loop L" + std::to_string(l.id)}}});
+    }
+    for (const Statement &s : k.stmts) {
+      // `x = op(...)` (a new tile) and `t[...] = op(...)` (written into t).
+      if (!s.op || (s.kind != nki::StmtKind::Op && s.kind != nki::StmtKind::Assign) || !s.syntax ||
+          s.syntax->kind != syntax::StmtKind::Assign ||
+          s.syntax->targets.size() != 1)
+        continue;
+      const syntax::Expr *target = s.syntax->targets.front();
+      uint32_t at = target->range.end;
+      if (at < begin || at > end) continue;
+      std::string label;
+      if (target->kind == syntax::ExprKind::Name && s.definesTensor >= 0) {
+        const Tensor &t = k.tensors[s.definesTensor];
+        if (!t.shapeKnown) continue;
+        label = ": " + t.shapeString() + (t.dtypeKnown ? " " + std::string(nki::dtypeName(t.dtype)) : "");
+      } else if (target->kind == syntax::ExprKind::Subscript && !s.writes.empty() && !s.writes.front().tileShape.empty()) {
+        label = ": tile " + shapeText(s.writes.front().tileShape);
+      } else {
+        continue;
+      }
+      ordered.push_back({at, {{"position", positionJson(a, at)}, {"label", label}, {"kind", 1}}});
+    }
+  }
+  std::stable_sort(ordered.begin(), ordered.end(), [](auto &x, auto &y) { return x.first < y.first; });
+  for (auto &[at, h] : ordered) hints.push_back(std::move(h));
+  return hints;
+}
+
+// --- code lenses ----------------------------------------------------------------------
+
+json codeLenses(const Analysis &a, const perf::HardwareDesc *hw) {
+  json lenses = json::array();
+  for (const Analysis::KernelInfo &ki : a.kernels()) {
+    const Kernel &k = *ki.kernel;
+    if (!k.def) continue;
+    uint32_t b = k.def->range.begin;
+    // The range is the "def" line (decorators are part of the statement range).
+    uint32_t e = b;
+    while (e < a.text().size() && a.text()[e] != '\n') ++e;
+    if (k.def->headerRange.end > k.def->headerRange.begin) {
+      b = k.def->headerRange.begin;
+      e = b;
+      while (e < a.text().size() && a.text()[e] != '\n' && e < k.def->headerRange.end) ++e;
+    }
+    json lens = {{"range", rangeJson(a.index(), b, e)},
+                 {"data", {{"uri", a.uri()}, {"version", a.version()}, {"kernel", k.name}}}};
+    lenses.push_back(std::move(lens));
+  }
+  (void)hw;
+  return lenses;
+}
+
+json resolveCodeLens(const Analysis &a, json lens, const perf::HardwareDesc *hw) {
+  std::string name = lens.contains("data") && lens["data"].is_object() ? lens["data"].value("kernel", "") : "";
+  const Analysis::KernelInfo *ki = a.kernelNamed(name);
+  if (!hw) {
+    lens["command"] = {{"title", "accelopt: unknown target"}, {"command", ""}};
+    return lens;
+  }
+  if (!ki) {
+    lens["command"] = {{"title", hw->backend + ": kernel '" + name + "' not found"}, {"command", ""}};
+    return lens;
+  }
+  const Analysis::Estimate &e = a.estimate(*ki, *hw);
+  lens["command"] = {{"title", lensTitle(*ki, e, *hw)},
+                     {"command", ProfileCommand},
+                     {"arguments", json::array({a.uri(), name})}};
+  return lens;
+}
+
+// --- code actions ------------------------------------------------------------------------
+
+json codeActions(const Analysis &a, uint32_t offset, const std::vector<std::string> &only) {
+  json actions = json::array();
+  const Analysis::KernelInfo *ki = a.kernelAt(offset);
+  if (!ki) return actions;
+  const Kernel &k = *ki->kernel;
+  std::string id;
+  if (const Loop *l = innermostLoop(k, offset, true)) id = "L" + std::to_string(l->id);
+  else if (const Statement *s = innermostStmt(k, offset)) id = "S" + std::to_string(s->id);
+  else if (const Loop *l = innermostLoop(k, offset, false)) id = "L" + std::to_string(l->id);
+  if (id.empty()) return actions;
+  for (const rewrite::Op *op : rewrite::allOps()) {
+    std::string kind = std::string(RewriteKindPrefix) + "." + op->name().str();
+    if (!kindWanted(kind, only)) continue;
+    for (const json &inst : op->instances(k)) {
+      if (!mentions(inst, id)) continue;
+      rewrite::OpResult r = op->apply(k, inst);
+      if (r.status == rewrite::Status::BadInput) continue;
+      json action = {{"kind", kind},
+                     {"data", {{"uri", a.uri()}, {"version", a.version()}, {"kernel", k.name}, {"op", inst}}}};
+      if (r.status == rewrite::Status::Applied) {
+        action["title"] = r.description.empty() ? rewrite::formatOp(inst) : r.description;
+      } else {
+        action["title"] = rewrite::formatOp(inst);
+        action["disabled"] = {{"reason", r.refusal.reason}};
+      }
+      actions.push_back(std::move(action));
+    }
+  }
+  return actions;
+}
+
+json resolveCodeAction(const Analysis &a, json action) {
+  const json &data = action.contains("data") ? action["data"] : json();
+  if (!data.is_object() || !data.contains("op")) {
+    action["disabled"] = {{"reason", "not an accelopt rewrite action"}};
+    return action;
+  }
+  std::string name = data.value("kernel", "");
+  const Analysis::KernelInfo *ki = a.kernelNamed(name);
+  if (!ki) {
+    action["disabled"] = {{"reason", a.ok() ? "kernel '" + name + "' is gone" : "the file does not parse"}};
+    return action;
+  }
+  auto source = syntax::SourceBuffer::fromText(a.path(), a.text());
+  if (!source) {
+    action["disabled"] = {{"reason", llvm::toString(source.takeError())}};
+    return action;
+  }
+  rewrite::CandidateOptions opts;
+  opts.inputs = ki->inputs;
+  opts.kernelName = name;
+  rewrite::CandidateResult r = rewrite::applyCandidate(**source, {data["op"]}, opts);
+  if (r.status != rewrite::Status::Applied) {
+    std::string reason = r.status == rewrite::Status::Refused ? r.refusal.reason : r.message;
+    action["disabled"] = {{"reason", reason.empty() ? r.message : reason}};
+    return action;
+  }
+  json edits = json::array();
+  for (const clang::tooling::Replacement &rep : r.edits)
+    edits.push_back({{"range", rangeJson(a.index(), rep.getOffset(), rep.getOffset() + rep.getLength())},
+                     {"newText", rep.getReplacementText().str()}});
+  action["edit"] = {{"changes", {{a.uri(), edits}}}};
+  return action;
+}
+
+// --- the profile command -------------------------------------------------------------------
+
+llvm::Expected<json> profileKernel(const Analysis &a, const std::string &kernelName, const perf::HardwareDesc &hw) {
+  const Analysis::KernelInfo *ki = kernelName.empty() && !a.kernels().empty() ? &a.kernels().front()
+                                                                             : a.kernelNamed(kernelName);
+  if (!ki)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   a.ok() ? "no kernel named '" + kernelName + "' in " + a.uri()
+                                          : a.uri() + " does not parse");
+  const Analysis::Estimate &e = a.estimate(*ki, hw);
+  if (!e.value) return llvm::createStringError(llvm::inconvertibleErrorCode(), e.error);
+  const Kernel &k = *ki->kernel;
+  json out = json(e.value->profile.toJSON());
+  out["kernel"] = k.name;
+  out["target"] = hw.name;
+  out["instructions"] = e.value->instructions;
+  if (!ki->caseName.empty()) out["case"] = ki->caseName;
+  if (ki->peak) {
+    out["roofline"] = {{"peak_ms", ki->peak->peakMs},
+                       {"bound", std::string(perf::rooflineBoundName(ki->peak->bound))},
+                       {"percent_of_peak", 100 * ki->peak->fractionOfPeak(e.value->profile.latency)}};
+  }
+  json top = json::array();
+  for (size_t i = 0; i < e.value->simulation.statements.size() && i < 5; ++i) {
+    const perf::StatementCost &s = e.value->simulation.statements[i];
+    top.push_back({{"stmt", "S" + std::to_string(s.stmt)},
+                   {"line", s.line},
+                   {"op", s.stmt >= 0 && s.stmt < int(k.stmts.size()) ? k.stmts[s.stmt].callee : ""},
+                   {"engine_ms", s.engineNs * 1e-6},
+                   {"dma_ms", s.dmaNs * 1e-6}});
+  }
+  out["top_statements"] = top;
+  return out;
+}
+
+} // namespace accelopt::lsp

@@ -1,0 +1,41 @@
+// The language features computed from one analysed document: hover, inlay
+// hints, code lenses, code actions (rewrite ops) and the profile command.
+// Each takes the request's parameters and returns the LSP result object.
+#pragma once
+
+#include "LSP/Document.h"
+
+#include "Perf/Hardware.h"
+
+namespace accelopt::lsp {
+
+/// The command a code lens runs: arguments [uri, kernel name].
+inline constexpr const char *ProfileCommand = "accelopt.profile";
+/// Code action kinds: "refactor.rewrite.accelopt.<op>".
+inline constexpr const char *RewriteKindPrefix = "refactor.rewrite.accelopt";
+
+/// textDocument/hover at `offset`: a Hover or null.
+json hover(const Analysis &a, uint32_t offset, const perf::HardwareDesc *hw);
+
+/// textDocument/inlayHint for the byte range [begin, end].
+json inlayHints(const Analysis &a, uint32_t begin, uint32_t end);
+
+/// textDocument/codeLens: one lens per kernel. Lenses whose estimate is not yet
+/// computed are left for codeLens/resolve (their `data` names the kernel).
+json codeLenses(const Analysis &a, const perf::HardwareDesc *hw);
+/// Fills in the command of a lens from codeLenses.
+json resolveCodeLens(const Analysis &a, json lens, const perf::HardwareDesc *hw);
+
+/// textDocument/codeAction: one action per rewrite op instance that concerns the
+/// loop or statement at `offset`; refused ones carry disabled.reason. `only`
+/// filters by kind prefix (empty: all).
+json codeActions(const Analysis &a, uint32_t offset, const std::vector<std::string> &only);
+/// codeAction/resolve: computes the WorkspaceEdit of an action from codeActions
+/// on the current text (disabled with the refusal when it no longer applies).
+json resolveCodeAction(const Analysis &a, json action);
+
+/// workspace/executeCommand accelopt.profile: the estimate as JSON; fails with
+/// a message when the kernel cannot be profiled.
+llvm::Expected<json> profileKernel(const Analysis &a, const std::string &kernelName, const perf::HardwareDesc &hw);
+
+} // namespace accelopt::lsp

@@ -1,0 +1,210 @@
+// expand_buffer: give every iteration of a loop its own copy of an on-chip
+// buffer: a leading block dimension of size trip(L), indexed by L's induction
+// variable at every use, with the allocation before L.
+#include "Rewrite/OpSupport.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+namespace accelopt::rewrite {
+
+using namespace nki;
+
+namespace {
+
+/// Does the write cover every element of the tensor?
+bool coversAll(const Tensor &T, const Access &w) {
+  if (!w.exact || w.dims.size() != T.shape.size()) return false;
+  for (size_t d = 0; d < w.dims.size(); ++d) {
+    const IndexDim &x = w.dims[d];
+    if (x.full) continue;
+    auto ext = T.shape[d].value;
+    if (!ext || !x.base.isConstant() || x.base.constant != 0) return false;
+    if (x.aranges.empty() && *ext == 1) continue;
+    if (x.aranges.size() != 1 || x.aranges[0].coeff != 1 || x.aranges[0].extent != *ext) return false;
+  }
+  return true;
+}
+
+class ExpandBuffer final : public Op {
+public:
+  llvm::StringRef name() const override { return "expand_buffer"; }
+  llvm::StringRef summary() const override {
+    return "give each iteration of a loop a private copy of an SBUF/PSUM buffer (a leading block dimension "
+           "indexed by the loop variable)";
+  }
+  std::vector<std::string> fields() const override { return {"tensor", "loop"}; }
+
+  OpResult apply(const Kernel &k, const nlohmann::json &j) const override {
+    Params p(k, j, name(), fields());
+    auto ref = p.string("tensor");
+    auto loop = p.loop("loop");
+    if (!p.ok()) return p.error();
+    std::string err;
+    int t = resolveTensor(k, *ref, err);
+    if (t < 0) return badInput(name(), err);
+    const Tensor &T = k.tensors[t];
+    const Loop &l = k.loops[*loop];
+    int L = *loop;
+    std::string ids = llvm::formatv("{0} L{1}", T.name, L).str();
+    llvm::StringRef text = k.source->text();
+    uint32_t anchor = T.definedBy >= 0 ? k.stmts[T.definedBy].range.begin : T.range.begin;
+    auto no = [&](std::string why, std::vector<Note> notes = {}) {
+      return refuse(name(), ids, anchor, std::move(why), std::move(notes));
+    };
+    if (T.buffer != Buffer::SBUF && T.buffer != Buffer::PSUM)
+      return no("'" + T.name + "' is not an SBUF or PSUM buffer");
+    if (T.isArgument || T.isOutput) return no("'" + T.name + "' is a kernel argument or output");
+    if (T.definedBy < 0 || k.stmts[T.definedBy].kind != StmtKind::Alloc)
+      return no("'" + T.name + "' is not created by an allocation (nl.ndarray, nl.zeros, ...)");
+    const Statement &A = k.stmts[T.definedBy];
+    for (const Tensor &o : k.tensors)
+      if (o.aliasOf == t) return no("'" + o.name + "' is a view of '" + T.name + "'");
+    for (const Statement &s : k.stmts)
+      if (s.id != A.id && std::find(s.defines.begin(), s.defines.end(), T.name) != s.defines.end() &&
+          s.kind != StmtKind::Accumulate)
+        return no(llvm::formatv("'{0}' is also bound by S{1} at {2}", T.name, s.id, where(k, s.range.begin)).str());
+    const syntax::Expr *shape = allocShapeTuple(A);
+    if (!shape || shape->elts.size() != T.shape.size() || shape->elts.empty())
+      return no("the shape of '" + T.name + "' is not a tuple literal in S" + std::to_string(A.id));
+    if (!startsLine(text, A.range.begin) || !endsLine(text, A.range.end) || hasMultilineString(A.syntax, text))
+      return no("S" + std::to_string(A.id) + " shares its lines with other code");
+    const syntax::Expr *stop = singleStopArg(l);
+    if (!stop || l.syntax->targets.size() != 1 || l.syntax->targets[0]->kind != syntax::ExprKind::Name)
+      return no("expand_buffer handles loops of the form 'for i in <kind>(N)'");
+    for (int s : stmtsIn(k, L))
+      for (auto &d : boundNames(k.stmts[s]))
+        if (d == l.iv) return no("S" + std::to_string(s) + " rebinds the induction variable '" + l.iv + "'");
+    for (int q : loopsIn(k, L))
+      if (k.loops[q].iv == l.iv) return no("L" + std::to_string(q) + " reuses the induction variable '" + l.iv + "'");
+
+    auto uses = tensorUses(k, t);
+    for (const TensorUse &u : uses) {
+      uint32_t at = u.name->range.begin;
+      Note here{at, u.name->range.end, "'" + T.name + "' used here"};
+      if (at < A.range.begin)
+        return no("'" + T.name + "' is used at " + where(k, at) + " before S" + std::to_string(A.id), {here});
+      if (u.stmt < 0 || !k.encloses(L, NodeRef{false, u.stmt}))
+        return no(llvm::formatv("'{0}' is used at {1}, outside {2}", T.name, where(k, at), loopLabel(k, L)).str(),
+                  {here});
+      if (!u.access)
+        return no(llvm::formatv("'{0}' is used at {1} other than as an operand (S{2})", T.name, where(k, at), u.stmt)
+                      .str(),
+                  {here});
+      if (u.subscript && u.subscript->elts.size() == 1 && u.subscript->elts[0]->kind == syntax::ExprKind::Tuple)
+        return no("'" + T.name + "' is indexed by a tuple at " + where(k, at), {here});
+    }
+
+    bool inside = k.encloses(L, NodeRef{false, A.id});
+    std::string count;
+    if (inside) {
+      // The allocation is created fresh in every iteration: it must be directly in
+      // L's body and computable before the loop.
+      if (A.parent != L)
+        return no(llvm::formatv("S{0} is inside a loop nested in {1}; expand it along that loop first", A.id,
+                                loopLabel(k, L))
+                      .str());
+      for (int q : loopsIn(k, L))
+        if (std::find(A.uses.begin(), A.uses.end(), k.loops[q].iv) != A.uses.end())
+          return no("S" + std::to_string(A.id) + " uses the induction variable '" + k.loops[q].iv + "'");
+      if (std::find(A.uses.begin(), A.uses.end(), l.iv) != A.uses.end())
+        return no("S" + std::to_string(A.id) + " uses the induction variable '" + l.iv + "' of " + loopLabel(k, L));
+      for (int s : stmtsIn(k, L))
+        for (auto &d : k.stmts[s].defines)
+          if (s != A.id && std::find(A.uses.begin(), A.uses.end(), d) != A.uses.end())
+            return no(llvm::formatv("S{0} uses '{1}', which S{2} at {3} binds inside {4}", A.id, d, s,
+                                    where(k, k.stmts[s].range.begin), loopLabel(k, L))
+                          .str());
+      count = k.source->slice(stop->range).str();
+      if (stop->kind == syntax::ExprKind::Tuple || stop->kind == syntax::ExprKind::Lambda ||
+          stop->kind == syntax::ExprKind::IfExp || stop->kind == syntax::ExprKind::Starred)
+        count = "(" + count + ")";
+    } else {
+      // One buffer shared by all iterations: legal only when each iteration
+      // overwrites all of it before reading it (no value flows between iterations).
+      if (!l.tripCount.isKnown())
+        return no("the trip count of " + loopLabel(k, L) + " is unknown; give input shapes (--inputs or --case)");
+      count = std::to_string(*l.tripCount.value);
+      const TensorUse *first = nullptr;
+      for (const TensorUse &u : uses)
+        if (!first || u.name->range.begin < first->name->range.begin) first = &u;
+      if (first) {
+        const Statement &s = k.stmts[first->stmt];
+        const Access &a = *first->access;
+        bool full = a.isWrite && !a.isAccumulate && s.parent == L && !s.hasMask && coversAll(T, a) &&
+                    s.kind != StmtKind::Accumulate;
+        if (!full)
+          return no(llvm::formatv("'{0}' is allocated before {1} and its first use in the loop, the {2} at {3} (S{4}), "
+                                  "does not overwrite all of it: a value may flow from one iteration to the next",
+                                  T.name, loopLabel(k, L),
+                                  a.isAccumulate ? "accumulation" : a.isWrite ? "write" : "read",
+                                  where(k, first->name->range.begin), first->stmt)
+                        .str(),
+                    {{first->name->range.begin, first->name->range.end, "first use of '" + T.name + "'"}});
+      }
+    }
+
+    EditList edits;
+    // The new leading dimension; a shape whose partition dim was implicit (first) says so.
+    const syntax::Expr *e0 = shape->elts[0];
+    std::vector<std::tuple<uint32_t, uint32_t, std::string>> shapeEdits;
+    shapeEdits.push_back({e0->range.begin, e0->range.begin, count + ", "});
+    if (T.parDim == 0) {
+      bool marked = e0->kind == syntax::ExprKind::Call && e0->base &&
+                    llvm::StringRef(e0->base->dottedName()).endswith("par_dim");
+      if (!marked) {
+        const syntax::Expr *callee = A.syntax->value->base;
+        if (!callee || callee->kind != syntax::ExprKind::Attribute || !callee->base)
+          return no("cannot spell nl.par_dim for S" + std::to_string(A.id));
+        std::string mod = k.source->slice(callee->base->range).str();
+        std::get<2>(shapeEdits.back()) += mod + ".par_dim(";
+        shapeEdits.push_back({e0->range.end, e0->range.end, ")"});
+      }
+    }
+    if (inside) {
+      edits.remove(lineBegin(text, A.range.begin), nextLineBegin(text, A.range.end));
+      edits.insert(lineBegin(text, l.range.begin), movedLines(text, A, indentAt(text, l.range.begin), shapeEdits));
+    } else {
+      for (auto &[b, e, w] : shapeEdits) edits.replace(b, e - b, w);
+    }
+    for (const TensorUse &u : uses) {
+      if (u.subscript) edits.insert(u.subscript->elts.front()->range.begin, l.iv + ", ");
+      else edits.replace(u.name->range.begin, u.name->range.end - u.name->range.begin, T.name + "[" + l.iv + "]");
+    }
+    return applied(name(), ids, k, edits,
+                   llvm::formatv("expand_buffer {0} along {1}{2}", T.name, loopLabel(k, L),
+                                 inside ? " (allocation moved before the loop)" : "")
+                       .str(),
+                   anchor);
+  }
+
+  std::vector<nlohmann::json> instances(const Kernel &k) const override {
+    std::vector<nlohmann::json> out;
+    for (const Tensor &t : k.tensors) {
+      if (t.isArgument || t.definedBy < 0 || (t.buffer != Buffer::SBUF && t.buffer != Buffer::PSUM)) continue;
+      const Statement &A = k.stmts[t.definedBy];
+      if (A.kind != StmtKind::Alloc) continue;
+      std::string err;
+      std::string ref = resolveTensor(k, t.name, err) == t.id ? t.name : "S" + std::to_string(t.definedBy);
+      if (A.parent >= 0) out.push_back({{"op", "expand_buffer"}, {"tensor", ref}, {"loop", "L" + std::to_string(A.parent)}});
+      // Loops after the allocation enclosing every use.
+      auto uses = tensorUses(k, t.id);
+      if (uses.empty() || uses.front().stmt < 0) continue;
+      for (int q = k.stmts[uses.front().stmt].parent; q >= 0 && !k.encloses(q, NodeRef{false, A.id});
+           q = k.loops[q].parent) {
+        bool all = true;
+        for (auto &u : uses) all &= u.stmt >= 0 && k.encloses(q, NodeRef{false, u.stmt});
+        if (all) out.push_back({{"op", "expand_buffer"}, {"tensor", ref}, {"loop", "L" + std::to_string(q)}});
+      }
+    }
+    return out;
+  }
+};
+
+} // namespace
+
+const Op &expandBufferOp() {
+  static ExpandBuffer op;
+  return op;
+}
+
+} // namespace accelopt::rewrite
