@@ -7,6 +7,7 @@
 #include "Rewrite/Rewrite.h"
 
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace accelopt::search {
 
@@ -27,7 +28,9 @@ public:
     agent::KernelContext ctx = context(parent, file, k);
     auto proposed = Session.planner().propose(ctx, unsigned(plans));
     if (!proposed) {
-      LastError = llvm::toString(proposed.takeError());
+      // The iteration goes on without new plans; the user should know why.
+      llvm::errs() << "accelopt-rewrite: warning: the LLM planner gave no plans: "
+                   << llvm::toString(proposed.takeError()) << "\n";
       return out;
     }
     rewrite::CandidateOptions opts;
@@ -44,7 +47,8 @@ public:
     for (const std::string &planText : *proposed) {
       auto realised = Session.executor().realise(ctx, planText, unsigned(samples), validate);
       if (!realised) {
-        LastError = llvm::toString(realised.takeError());
+        llvm::errs() << "accelopt-rewrite: warning: the LLM executor failed on a plan: "
+                     << llvm::toString(realised.takeError()) << "\n";
         continue;
       }
       Plan p;
@@ -56,8 +60,6 @@ public:
     }
     return out;
   }
-
-  std::string LastError;
 
 private:
   agent::AgentSession &Session;

@@ -43,6 +43,31 @@ Fixture &bmmSoftmax() {
   return f;
 }
 
+/// The largest NKIBench kernel (by source size).
+Fixture &gqa() {
+  static Fixture f(std::string(ACCELOPT_NKIBENCH_DIR) + "/kernels/gqa_full_B1_N4096_QH16_KH8_D128_0.py",
+                   "v1=f32[32,128,16,128],v2=f32[1,8,4,128,8,128],v3=f32[1,32,128,1024]");
+  return f;
+}
+
+/// Apply + re-parse + re-verify of one legal op on the largest NKIBench kernel (goal <= 2 ms).
+void BM_ApplyOneOpLargest(benchmark::State &state) {
+  Fixture &f = gqa();
+  if (!f.ok) return state.SkipWithError("kernel not found");
+  auto legal = rewrite::legalOps(*f.source, {&f.inputs, ""});
+  if (!legal || legal->empty()) {
+    if (!legal) llvm::consumeError(legal.takeError());
+    return state.SkipWithError("no legal op");
+  }
+  std::vector<nlohmann::json> ops = {legal->front().op};
+  for (auto _ : state) {
+    auto res = rewrite::applyCandidate(*f.source, ops, {&f.inputs, ""});
+    if (res.status != rewrite::Status::Applied) return state.SkipWithError(res.message.c_str());
+    benchmark::DoNotOptimize(res.text);
+  }
+}
+BENCHMARK(BM_ApplyOneOpLargest)->Unit(benchmark::kMillisecond);
+
 void BM_ApplySplit(benchmark::State &state) {
   Fixture &f = matmul();
   if (!f.ok) return state.SkipWithError("kernel not found");
