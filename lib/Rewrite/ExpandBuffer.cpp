@@ -51,18 +51,8 @@ public:
     auto no = [&](std::string why, std::vector<Note> notes = {}) {
       return refuse(name(), ids, anchor, std::move(why), std::move(notes));
     };
-    if (T.buffer != Buffer::SBUF && T.buffer != Buffer::PSUM)
-      return no("'" + T.name + "' is not an SBUF or PSUM buffer");
-    if (T.isArgument || T.isOutput) return no("'" + T.name + "' is a kernel argument or output");
-    if (T.definedBy < 0 || k.stmts[T.definedBy].kind != StmtKind::Alloc)
-      return no("'" + T.name + "' is not created by an allocation (nl.ndarray, nl.zeros, ...)");
+    if (auto why = bufferReshapeRefusal(k, t)) return no(*why);
     const Statement &A = k.stmts[T.definedBy];
-    for (const Tensor &o : k.tensors)
-      if (o.aliasOf == t) return no("'" + o.name + "' is a view of '" + T.name + "'");
-    for (const Statement &s : k.stmts)
-      if (s.id != A.id && std::find(s.defines.begin(), s.defines.end(), T.name) != s.defines.end() &&
-          s.kind != StmtKind::Accumulate)
-        return no(llvm::formatv("'{0}' is also bound by S{1} at {2}", T.name, s.id, where(k, s.range.begin)).str());
     const syntax::Expr *shape = allocShapeTuple(A);
     if (!shape || shape->elts.size() != T.shape.size() || shape->elts.empty())
       return no("the shape of '" + T.name + "' is not a tuple literal in S" + std::to_string(A.id));

@@ -590,4 +590,20 @@ std::string movedLines(llvm::StringRef text, const Statement &s, const std::stri
   return out;
 }
 
+std::optional<std::string> bufferReshapeRefusal(const nki::Kernel &k, int t) {
+  using namespace nki;
+  const Tensor &T = k.tensors[t];
+  if (T.buffer != Buffer::SBUF && T.buffer != Buffer::PSUM) return "'" + T.name + "' is not an SBUF or PSUM buffer";
+  if (T.isArgument || T.isOutput) return "'" + T.name + "' is a kernel argument or output";
+  if (T.definedBy < 0 || k.stmts[T.definedBy].kind != StmtKind::Alloc)
+    return "'" + T.name + "' is not created by an allocation (nl.ndarray, nl.zeros, ...)";
+  for (const Tensor &o : k.tensors)
+    if (o.aliasOf == t) return "'" + o.name + "' is a view of '" + T.name + "'";
+  for (const Statement &s : k.stmts)
+    if (s.id != T.definedBy && std::find(s.defines.begin(), s.defines.end(), T.name) != s.defines.end() &&
+        s.kind != StmtKind::Accumulate)
+      return llvm::formatv("'{0}' is also bound by S{1} at {2}", T.name, s.id, where(k, s.range.begin)).str();
+  return std::nullopt;
+}
+
 } // namespace accelopt::rewrite

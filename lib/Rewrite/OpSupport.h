@@ -176,6 +176,11 @@ struct TensorUse {
 std::vector<TensorUse> tensorUses(const nki::Kernel &k, int tensor);
 /// The shape tuple literal of an allocation statement (`nl.ndarray((a, b), ...)`), or null.
 const syntax::Expr *allocShapeTuple(const nki::Statement &s);
+
+/// Why tensor `t` cannot have its block dimensions changed (shrink/expand_buffer):
+/// not an SBUF/PSUM allocation of its own, an argument/output, viewed, or bound
+/// twice. std::nullopt when it can.
+std::optional<std::string> bufferReshapeRefusal(const nki::Kernel &k, int t);
 /// The lines of statement `s` re-indented from its own indentation to `indent`,
 /// after replacing [begin, end) (offsets in the file) by `with` (pass begin == end for none).
 std::string movedLines(llvm::StringRef text, const nki::Statement &s, const std::string &indent,
