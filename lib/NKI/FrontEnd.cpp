@@ -1638,9 +1638,13 @@ bool isKernelDecorator(const Expr *d, const std::map<std::string, std::string> &
 
 llvm::Expected<KernelFile> buildKernelFile(std::unique_ptr<syntax::SourceBuffer> source,
                                            const FrontEndOptions &options) {
+  return buildKernelFile(syntax::Module::parse(std::move(source)), options);
+}
+
+llvm::Expected<KernelFile> buildKernelFile(std::unique_ptr<syntax::Module> module, const FrontEndOptions &options) {
   KernelFile file;
-  std::string path = source->path().str();
-  file.module = syntax::Module::parse(std::move(source));
+  std::string path = module->source().path().str();
+  file.module = std::move(module);
   const syntax::Module &m = *file.module;
   if (!m.errors().empty()) {
     std::string msg;

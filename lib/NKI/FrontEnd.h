@@ -48,6 +48,9 @@ struct FrontEndOptions {
 llvm::Expected<KernelFile> buildKernelFile(std::unique_ptr<syntax::SourceBuffer> source,
                                            const FrontEndOptions &options);
 
+/// As above for an already parsed module (e.g. Module::reparse of an edited file).
+llvm::Expected<KernelFile> buildKernelFile(std::unique_ptr<syntax::Module> module, const FrontEndOptions &options);
+
 /// Convenience: read the file, then buildKernelFile.
 llvm::Expected<KernelFile> loadKernelFile(llvm::StringRef path, const FrontEndOptions &options);
 

@@ -76,6 +76,26 @@ llvm::Expected<KernelFile> build(llvm::StringRef path, const std::string &text, 
   return buildKernelFile(std::move(*buf), fo);
 }
 
+/// The edits as tree-sitter input edits (Replacements are sorted, offsets into the old text).
+std::vector<syntax::TextEdit> textEdits(const clang::tooling::Replacements &edits) {
+  std::vector<syntax::TextEdit> out;
+  out.reserve(edits.size());
+  for (const clang::tooling::Replacement &r : edits)
+    out.push_back({r.getOffset(), r.getLength(), r.getReplacementText().str()});
+  return out;
+}
+
+/// The IR of `text`, which is `previous`'s text after `edits`; re-parses incrementally.
+llvm::Expected<KernelFile> rebuild(const KernelFile &previous, const std::string &text,
+                                   const clang::tooling::Replacements &edits, const CandidateOptions &o) {
+  auto buf = syntax::SourceBuffer::fromText(previous.source().path().str(), text);
+  if (!buf) return buf.takeError();
+  FrontEndOptions fo;
+  fo.inputs = o.inputs;
+  fo.kernelName = o.kernelName;
+  return buildKernelFile(syntax::Module::reparse(*previous.module, std::move(*buf), textEdits(edits)), fo);
+}
+
 llvm::Expected<const Kernel *> pickKernel(const KernelFile &f) {
   if (f.kernels.size() != 1)
     return inputError(llvm::formatv("{0}: error: the file has {1} kernels; choose one with --kernel",
@@ -102,10 +122,10 @@ std::string formatRefusal(const Kernel &k, const Refusal &r) {
 
 namespace {
 
-/// Applies `ops` starting from kernel `k0` of `source` (already built), whose
-/// verifier error counts per rule are `baseline`.
-CandidateResult run(const syntax::SourceBuffer &source, const Kernel &k0, const std::map<std::string, int> &baseline,
-                    const std::vector<nlohmann::json> &ops, const CandidateOptions &options) {
+/// Applies `ops` to the prepared kernel.
+CandidateResult run(const PreparedKernel &prepared, const std::vector<nlohmann::json> &ops) {
+  const syntax::SourceBuffer &source = prepared.file().source();
+  const std::map<std::string, int> &baseline = prepared.baselineErrors();
   CandidateResult res;
   res.text = source.text().str();
   std::string path = source.path().str();
@@ -117,7 +137,8 @@ CandidateResult run(const syntax::SourceBuffer &source, const Kernel &k0, const 
     return res;
   };
   if (ops.empty()) return bad(0, path + ": error: no ops given");
-  const Kernel *k = &k0;
+  const Kernel *k = &prepared.kernel();
+  const KernelFile *current = &prepared.file();
   std::optional<KernelFile> file;  // the IR of the latest intermediate text
 
   std::string text = res.text;
@@ -156,7 +177,7 @@ CandidateResult run(const syntax::SourceBuffer &source, const Kernel &k0, const 
       ref.reason = "internal error applying edits: " + llvm::toString(newText.takeError());
       return refused(ref);
     }
-    auto next = build(path, *newText, options);
+    auto next = rebuild(*current, *newText, r.edits, prepared.options());
     if (!next) {
       Refusal ref = r.refusal;
       ref.offset = r.anchor;
@@ -189,6 +210,7 @@ CandidateResult run(const syntax::SourceBuffer &source, const Kernel &k0, const 
     descriptions.push_back(r.description);
     text = std::move(*newText);
     file = std::move(*next);
+    current = &*file;
     k = &file->kernels.front();
   }
   res.status = Status::Applied;
@@ -200,39 +222,54 @@ CandidateResult run(const syntax::SourceBuffer &source, const Kernel &k0, const 
 
 } // namespace
 
-CandidateResult applyCandidate(const syntax::SourceBuffer &source, const std::vector<nlohmann::json> &ops,
-                               const CandidateOptions &options) {
-  auto bad = [&](std::string msg) {
-    CandidateResult res;
-    res.status = Status::BadInput;
-    res.text = source.text().str();
-    res.message = msg + "\n";
-    return res;
-  };
-  auto file = build(source.path(), source.text().str(), options);
-  if (!file) return bad(llvm::toString(file.takeError()));
-  auto kernel = pickKernel(*file);
-  if (!kernel) return bad(llvm::toString(kernel.takeError()));
-  return run(source, **kernel, errorCounts(analysis::verify(**kernel)), ops, options);
-}
-
-llvm::Expected<std::vector<LegalOp>> legalOps(const syntax::SourceBuffer &source, const CandidateOptions &options) {
+llvm::Expected<PreparedKernel> PreparedKernel::prepare(const syntax::SourceBuffer &source,
+                                                      const CandidateOptions &options) {
   auto file = build(source.path(), source.text().str(), options);
   if (!file) return file.takeError();
   auto kernel = pickKernel(*file);
   if (!kernel) return kernel.takeError();
-  auto baseline = errorCounts(analysis::verify(**kernel));
+  PreparedKernel prepared;
+  prepared.Baseline = errorCounts(analysis::verify(**kernel));
+  prepared.File = std::make_unique<KernelFile>(std::move(*file));
+  prepared.Options = options;
+  return prepared;
+}
+
+CandidateResult applyCandidate(const PreparedKernel &prepared, const std::vector<nlohmann::json> &ops) {
+  return run(prepared, ops);
+}
+
+CandidateResult applyCandidate(const syntax::SourceBuffer &source, const std::vector<nlohmann::json> &ops,
+                               const CandidateOptions &options) {
+  auto prepared = PreparedKernel::prepare(source, options);
+  if (!prepared) {
+    CandidateResult res;
+    res.status = Status::BadInput;
+    res.text = source.text().str();
+    res.message = llvm::toString(prepared.takeError()) + "\n";
+    return res;
+  }
+  return run(*prepared, ops);
+}
+
+std::vector<LegalOp> legalOps(const PreparedKernel &prepared) {
   std::vector<LegalOp> out;
   for (const Op *op : allOps()) {
-    for (const nlohmann::json &j : op->instances(**kernel)) {
-      OpResult r = op->apply(**kernel, j);
+    for (const nlohmann::json &j : op->instances(prepared.kernel())) {
+      OpResult r = op->apply(prepared.kernel(), j);
       if (r.status != Status::Applied) continue;
-      CandidateResult full = run(source, **kernel, baseline, {j}, options);
+      CandidateResult full = run(prepared, {j});
       if (full.status != Status::Applied) continue;
       out.push_back({j, r.description});
     }
   }
   return out;
+}
+
+llvm::Expected<std::vector<LegalOp>> legalOps(const syntax::SourceBuffer &source, const CandidateOptions &options) {
+  auto prepared = PreparedKernel::prepare(source, options);
+  if (!prepared) return prepared.takeError();
+  return legalOps(*prepared);
 }
 
 } // namespace accelopt::rewrite

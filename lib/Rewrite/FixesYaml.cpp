@@ -10,21 +10,24 @@
 
 namespace accelopt::rewrite {
 
-llvm::Error exportFixes(llvm::StringRef yamlPath, llvm::StringRef absPath, llvm::StringRef diagnosticName,
-                        llvm::StringRef message, uint32_t offset, const clang::tooling::Replacements &edits) {
+llvm::Error exportFixes(llvm::StringRef yamlPath, llvm::StringRef mainSourceFile,
+                        llvm::ArrayRef<FixDiagnostic> diagnostics) {
   clang::tooling::TranslationUnitDiagnostics tu;
-  tu.MainSourceFile = absPath.str();
-  clang::tooling::DiagnosticMessage msg(message);
-  msg.FilePath = absPath.str();
-  msg.FileOffset = offset;
-  // Replacements carry the path they were made with; the YAML needs the absolute one.
-  clang::tooling::Replacements fixed;
-  for (const auto &r : edits)
-    if (auto err = fixed.add(clang::tooling::Replacement(absPath, r.getOffset(), r.getLength(), r.getReplacementText())))
-      return err;
-  if (!fixed.empty()) msg.Fix.insert({absPath, std::move(fixed)});
-  tu.Diagnostics.emplace_back(diagnosticName, msg, llvm::SmallVector<clang::tooling::DiagnosticMessage, 1>{},
-                              clang::tooling::Diagnostic::Warning, "");
+  tu.MainSourceFile = mainSourceFile.str();
+  for (const FixDiagnostic &d : diagnostics) {
+    clang::tooling::DiagnosticMessage msg(d.message);
+    msg.FilePath = d.absPath;
+    msg.FileOffset = d.offset;
+    // Replacements carry the path they were made with; the YAML needs the absolute one.
+    clang::tooling::Replacements fixed;
+    for (const auto &r : d.edits)
+      if (auto err = fixed.add(clang::tooling::Replacement(d.absPath, r.getOffset(), r.getLength(),
+                                                           r.getReplacementText())))
+        return err;
+    if (!fixed.empty()) msg.Fix.insert({d.absPath, std::move(fixed)});
+    tu.Diagnostics.emplace_back(d.name, msg, llvm::SmallVector<clang::tooling::DiagnosticMessage, 1>{},
+                                clang::tooling::Diagnostic::Warning, "");
+  }
   std::string out;
   {
     llvm::raw_string_ostream os(out);
@@ -32,6 +35,12 @@ llvm::Error exportFixes(llvm::StringRef yamlPath, llvm::StringRef absPath, llvm:
     yaml << tu;
   }
   return syntax::writeFileAtomically(yamlPath, out);
+}
+
+llvm::Error exportFixes(llvm::StringRef yamlPath, llvm::StringRef absPath, llvm::StringRef diagnosticName,
+                        llvm::StringRef message, uint32_t offset, const clang::tooling::Replacements &edits) {
+  FixDiagnostic d{diagnosticName.str(), message.str(), absPath.str(), offset, edits};
+  return exportFixes(yamlPath, absPath, llvm::ArrayRef<FixDiagnostic>(d));
 }
 
 } // namespace accelopt::rewrite

@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -85,10 +87,32 @@ struct CandidateResult {
   Refusal refusal;
 };
 
+/// A kernel parsed and verified once, to apply many candidates to (a search
+/// parent, the planner's menu, an editor buffer): applying then costs only the
+/// op, an incremental re-parse and the re-verification.
+class PreparedKernel {
+public:
+  /// Fails like the front end (syntax errors, no kernel, several kernels without a name).
+  static llvm::Expected<PreparedKernel> prepare(const syntax::SourceBuffer &source, const CandidateOptions &options);
+
+  const nki::KernelFile &file() const { return *File; }
+  const nki::Kernel &kernel() const { return File->kernels.front(); }
+  const CandidateOptions &options() const { return Options; }
+  /// Verifier errors per rule before any op: a candidate may not add to them.
+  const std::map<std::string, int> &baselineErrors() const { return Baseline; }
+
+private:
+  std::unique_ptr<nki::KernelFile> File;
+  CandidateOptions Options;
+  std::map<std::string, int> Baseline;
+};
+
 /// Applies `ops` in order to the kernel in `source`; nothing changes unless every
 /// op is legal and each intermediate text re-parses and verifies without new errors.
 CandidateResult applyCandidate(const syntax::SourceBuffer &source, const std::vector<nlohmann::json> &ops,
                                const CandidateOptions &options);
+/// As above on a prepared kernel (`options.inputs` must outlive it).
+CandidateResult applyCandidate(const PreparedKernel &prepared, const std::vector<nlohmann::json> &ops);
 
 struct LegalOp {
   nlohmann::json op;
@@ -96,6 +120,7 @@ struct LegalOp {
 };
 /// Every single op instance that applyCandidate would accept (the planner's menu).
 llvm::Expected<std::vector<LegalOp>> legalOps(const syntax::SourceBuffer &source, const CandidateOptions &options);
+std::vector<LegalOp> legalOps(const PreparedKernel &prepared);
 
 /// "op {json}" compact one-line JSON with keys in the canonical order of the op.
 std::string formatOp(const nlohmann::json &op);
@@ -108,6 +133,19 @@ std::string unifiedDiff(llvm::StringRef oldText, llvm::StringRef newText, llvm::
 /// `diagnosticName` is "accelopt-<op>" (or "accelopt-candidate" for several ops).
 llvm::Error exportFixes(llvm::StringRef yamlPath, llvm::StringRef absPath, llvm::StringRef diagnosticName,
                         llvm::StringRef message, uint32_t offset, const clang::tooling::Replacements &edits);
+
+/// One clang-apply-replacements diagnostic: `edits` (any path) applied to `absPath`.
+struct FixDiagnostic {
+  std::string name;     // "accelopt-<op>"
+  std::string message;
+  std::string absPath;  // clang-apply-replacements ignores relative paths
+  uint32_t offset = 0;
+  clang::tooling::Replacements edits;
+};
+/// Writes one YAML document (atomically) with every diagnostic, which may
+/// concern several files; `mainSourceFile` may be "".
+llvm::Error exportFixes(llvm::StringRef yamlPath, llvm::StringRef mainSourceFile,
+                        llvm::ArrayRef<FixDiagnostic> diagnostics);
 
 
 } // namespace accelopt::rewrite

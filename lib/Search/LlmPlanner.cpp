@@ -36,11 +36,16 @@ public:
     rewrite::CandidateOptions opts;
     opts.inputs = Inputs;
     opts.kernelName = k.name;
+    auto prepared = rewrite::PreparedKernel::prepare(file.source(), opts);
+    if (!prepared) {
+      llvm::errs() << "accelopt-rewrite: warning: " << llvm::toString(prepared.takeError()) << "\n";
+      return out;
+    }
     // The executor's ops must apply to this very candidate: that is the check.
     agent::OpsValidator validate = [&](const nlohmann::json &ops) -> llvm::Error {
       std::vector<nlohmann::json> list = ops.is_array() ? ops.get<std::vector<nlohmann::json>>()
                                                         : std::vector<nlohmann::json>{ops};
-      auto res = rewrite::applyCandidate(file.source(), list, opts);
+      auto res = rewrite::applyCandidate(*prepared, list);
       if (res.status == rewrite::Status::Applied) return llvm::Error::success();
       return llvm::createStringError(llvm::inconvertibleErrorCode(), res.message);
     };

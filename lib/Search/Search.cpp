@@ -188,10 +188,16 @@ private:
       rewrite::CandidateOptions opts;
       opts.inputs = &Inputs;
       opts.kernelName = O.kernelName;
+      // Parsed and verified once for all of this parent's realisations.
+      auto prepared = rewrite::PreparedKernel::prepare(**src, opts);
+      if (!prepared) {
+        llvm::consumeError(prepared.takeError());
+        continue;
+      }
       for (const Plan &plan : plans)
         for (const auto &ops : plan.realisations) {
           if (ops.empty() || int(parent.ops.size() + ops.size()) > O.maxOpsPerCandidate) continue;
-          auto applied = rewrite::applyCandidate(**src, ops, opts);
+          auto applied = rewrite::applyCandidate(*prepared, ops);
           if (applied.status != rewrite::Status::Applied) continue;  // refused: never a candidate
           Candidate c;
           c.parent = parent.id;

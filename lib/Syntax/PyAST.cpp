@@ -2,9 +2,12 @@
 
 #include "Syntax/TreeSitter.h"
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace accelopt::syntax {
@@ -30,33 +33,73 @@ namespace {
 
 bool is(TSNode n, const char *type) { return std::strcmp(ts_node_type(n), type) == 0; }
 
-TSNode field(TSNode n, const char *name) {
-  return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::strlen(name)));
+/// The grammar's field ids by name, looked up once: the language's own lookup
+/// compares every field name, and the converter asks for fields at every node.
+TSFieldId fieldId(llvm::StringRef name) {
+  static const llvm::StringMap<TSFieldId> ids = [] {
+    llvm::StringMap<TSFieldId> out;
+    const TSLanguage *python = tree_sitter_python();
+    for (TSFieldId id = 1; id <= ts_language_field_count(python); ++id)
+      if (const char *n = ts_language_field_name_for_id(python, id)) out[n] = id;
+    return out;
+  }();
+  return ids.lookup(name);  // 0 = no such field: the lookup yields a null node
 }
 
-/// Named children, skipping comments (tree-sitter puts them anywhere).
-std::vector<TSNode> namedChildren(TSNode n) {
-  std::vector<TSNode> out;
-  uint32_t count = ts_node_named_child_count(n);
-  out.reserve(count);
-  for (uint32_t i = 0; i < count; ++i) {
-    TSNode c = ts_node_named_child(n, i);
-    if (!is(c, "comment")) out.push_back(c);
+/// A string literal as a template argument, so each field name is looked up once.
+template <size_t N> struct FieldName {
+  char chars[N];
+  constexpr FieldName(const char (&s)[N]) { std::copy_n(s, N, chars); }
+};
+
+template <FieldName Name> TSNode field(TSNode n) {
+  static const TSFieldId id = fieldId(Name.chars);
+  return ts_node_child_by_field_id(n, id);
+}
+
+using NodeList = llvm::SmallVector<TSNode, 8>;
+
+/// Visits the children of `n` with one cursor per thread, reset for each walk:
+/// a new cursor mallocs its stack, and the converter walks every node.
+template <typename F> void forEachChild(TSNode n, F &&visit) {
+  struct ReusedCursor {
+    TSTreeCursor cursor;
+    bool live = false;
+    ~ReusedCursor() {
+      if (live) ts_tree_cursor_delete(&cursor);
+    }
+  };
+  thread_local ReusedCursor reused;
+  if (!reused.live) {
+    reused.cursor = ts_tree_cursor_new(n);
+    reused.live = true;
+  } else {
+    ts_tree_cursor_reset(&reused.cursor, n);
   }
+  // The visitor only collects nodes; it never walks (which would reset the cursor).
+  if (!ts_tree_cursor_goto_first_child(&reused.cursor)) return;
+  do visit(reused.cursor);
+  while (ts_tree_cursor_goto_next_sibling(&reused.cursor));
+}
+
+/// Named children, skipping comments (tree-sitter puts them anywhere); a cursor
+/// walk, as ts_node_named_child(n, i) rescans the children before i.
+NodeList namedChildren(TSNode n) {
+  NodeList out;
+  forEachChild(n, [&](TSTreeCursor &cursor) {
+    TSNode c = ts_tree_cursor_current_node(&cursor);
+    if (ts_node_is_named(c) && !is(c, "comment")) out.push_back(c);
+  });
   return out;
 }
 
 /// Children carrying field `name` (subscript indices, comparison operators).
-std::vector<TSNode> fieldChildren(TSNode n, const char *name) {
-  std::vector<TSNode> out;
-  TSTreeCursor cursor = ts_tree_cursor_new(n);
-  if (ts_tree_cursor_goto_first_child(&cursor)) {
-    do {
-      const char *f = ts_tree_cursor_current_field_name(&cursor);
-      if (f && std::strcmp(f, name) == 0) out.push_back(ts_tree_cursor_current_node(&cursor));
-    } while (ts_tree_cursor_goto_next_sibling(&cursor));
-  }
-  ts_tree_cursor_delete(&cursor);
+NodeList fieldChildren(TSNode n, const char *name) {
+  NodeList out;
+  TSFieldId id = fieldId(name);
+  forEachChild(n, [&](TSTreeCursor &cursor) {
+    if (id && ts_tree_cursor_current_field_id(&cursor) == id) out.push_back(ts_tree_cursor_current_node(&cursor));
+  });
   return out;
 }
 
@@ -190,18 +233,18 @@ private:
     }
     if (t == "attribute") {
       Expr *e = expr(ExprKind::Attribute, n);
-      e->base = convertExpr(field(n, "object"));
-      e->name = textOf(field(n, "attribute")).str();
+      e->base = convertExpr(field<"object">(n));
+      e->name = textOf(field<"attribute">(n)).str();
       return e;
     }
     if (t == "call") {
       Expr *e = expr(ExprKind::Call, n);
-      e->base = convertExpr(field(n, "function"));
-      TSNode args = field(n, "arguments");
+      e->base = convertExpr(field<"function">(n));
+      TSNode args = field<"arguments">(n);
       if (!ts_node_is_null(args) && is(args, "argument_list")) {
         for (TSNode a : namedChildren(args)) {
           if (is(a, "keyword_argument")) {
-            e->keywords.push_back({textOf(field(a, "name")).str(), convertExpr(field(a, "value")),
+            e->keywords.push_back({textOf(field<"name">(a)).str(), convertExpr(field<"value">(a)),
                                    rangeOf(a)});
           } else if (is(a, "dictionary_splat")) {
             auto kids = namedChildren(a);
@@ -217,7 +260,7 @@ private:
     }
     if (t == "subscript") {
       Expr *e = expr(ExprKind::Subscript, n);
-      e->base = convertExpr(field(n, "value"));
+      e->base = convertExpr(field<"value">(n));
       for (TSNode s : fieldChildren(n, "subscript")) e->elts.push_back(convertExpr(s));
       return e;
     }
@@ -251,33 +294,33 @@ private:
       Expr *e = expr(ExprKind::Dict, n);
       for (TSNode c : namedChildren(n))
         if (is(c, "pair")) {
-          e->elts.push_back(convertExpr(field(c, "key")));
-          e->elts.push_back(convertExpr(field(c, "value")));
+          e->elts.push_back(convertExpr(field<"key">(c)));
+          e->elts.push_back(convertExpr(field<"value">(c)));
         }
       return e;
     }
     if (t == "binary_operator") {
       Expr *e = expr(ExprKind::BinOp, n);
-      e->elts = {convertExpr(field(n, "left")), convertExpr(field(n, "right"))};
-      e->name = textOf(field(n, "operator")).str();
+      e->elts = {convertExpr(field<"left">(n)), convertExpr(field<"right">(n))};
+      e->name = textOf(field<"operator">(n)).str();
       return e;
     }
     if (t == "unary_operator") {
       Expr *e = expr(ExprKind::UnaryOp, n);
-      e->base = convertExpr(field(n, "argument"));
-      e->name = textOf(field(n, "operator")).str();
+      e->base = convertExpr(field<"argument">(n));
+      e->name = textOf(field<"operator">(n)).str();
       return e;
     }
     if (t == "not_operator") {
       Expr *e = expr(ExprKind::UnaryOp, n);
-      e->base = convertExpr(field(n, "argument"));
+      e->base = convertExpr(field<"argument">(n));
       e->name = "not";
       return e;
     }
     if (t == "boolean_operator") {
       Expr *e = expr(ExprKind::BoolOp, n);
-      e->elts = {convertExpr(field(n, "left")), convertExpr(field(n, "right"))};
-      e->name = textOf(field(n, "operator")).str();
+      e->elts = {convertExpr(field<"left">(n)), convertExpr(field<"right">(n))};
+      e->name = textOf(field<"operator">(n)).str();
       return e;
     }
     if (t == "comparison_operator") {
@@ -328,7 +371,7 @@ private:
         e->parts.push_back(current);
         e->str += current;
         current.clear();
-        e->elts.push_back(convertExpr(field(c, "expression")));
+        e->elts.push_back(convertExpr(field<"expression">(c)));
       }
     }
     e->str += current;
@@ -370,9 +413,9 @@ private:
         out.push_back(convertAssignment(kids[0], n, parent));
       } else if (kids.size() == 1 && is(kids[0], "augmented_assignment")) {
         Stmt *s = stmt(StmtKind::AugAssign, n, parent);
-        s->targets = {convertExpr(field(kids[0], "left"))};
-        s->value = convertExpr(field(kids[0], "right"));
-        llvm::StringRef op = textOf(field(kids[0], "operator"));
+        s->targets = {convertExpr(field<"left">(kids[0]))};
+        s->value = convertExpr(field<"right">(kids[0]));
+        llvm::StringRef op = textOf(field<"operator">(kids[0]));
         s->op = op.drop_back().str();
         out.push_back(s);
       } else {
@@ -388,7 +431,7 @@ private:
       return;
     }
     if (t == "decorated_definition") {
-      TSNode def = field(n, "definition");
+      TSNode def = field<"definition">(n);
       std::vector<const Expr *> decorators;
       for (TSNode c : namedChildren(n))
         if (is(c, "decorator")) {
@@ -406,11 +449,11 @@ private:
     }
     if (t == "function_definition") {
       Stmt *s = stmt(StmtKind::FunctionDef, n, parent);
-      s->name = textOf(field(n, "name")).str();
-      TSNode params = field(n, "parameters");
+      s->name = textOf(field<"name">(n)).str();
+      TSNode params = field<"parameters">(n);
       if (!ts_node_is_null(params))
         for (TSNode p : namedChildren(params)) s->params.push_back(convertParam(p));
-      TSNode body = field(n, "body");
+      TSNode body = field<"body">(n);
       setHeader(s, n, body);
       convertBlock(body, s->body, s->bodyRange, s);
       out.push_back(s);
@@ -418,23 +461,23 @@ private:
     }
     if (t == "for_statement") {
       Stmt *s = stmt(StmtKind::For, n, parent);
-      s->targets = {convertExpr(field(n, "left"))};
-      s->value = convertExpr(field(n, "right"));
-      TSNode body = field(n, "body");
+      s->targets = {convertExpr(field<"left">(n))};
+      s->value = convertExpr(field<"right">(n));
+      TSNode body = field<"body">(n);
       setHeader(s, n, body);
       convertBlock(body, s->body, s->bodyRange, s);
-      TSNode alt = field(n, "alternative");
+      TSNode alt = field<"alternative">(n);
       if (!ts_node_is_null(alt)) {
         ByteRange ignored;
-        convertBlock(field(alt, "body"), s->orelse, ignored, s);
+        convertBlock(field<"body">(alt), s->orelse, ignored, s);
       }
       out.push_back(s);
       return;
     }
     if (t == "while_statement") {
       Stmt *s = stmt(StmtKind::While, n, parent);
-      s->value = convertExpr(field(n, "condition"));
-      TSNode body = field(n, "body");
+      s->value = convertExpr(field<"condition">(n));
+      TSNode body = field<"body">(n);
       setHeader(s, n, body);
       convertBlock(body, s->body, s->bodyRange, s);
       out.push_back(s);
@@ -442,13 +485,13 @@ private:
     }
     if (t == "if_statement" || t == "elif_clause") {
       Stmt *s = stmt(StmtKind::If, n, parent);
-      s->value = convertExpr(field(n, "condition"));
-      TSNode body = field(n, "consequence");
+      s->value = convertExpr(field<"condition">(n));
+      TSNode body = field<"consequence">(n);
       setHeader(s, n, body);
       convertBlock(body, s->body, s->bodyRange, s);
       if (t == "if_statement") {
         // elif chains become nested Ifs in orelse; else blocks are plain orelse.
-        std::vector<TSNode> alts = fieldChildren(n, "alternative");
+        NodeList alts = fieldChildren(n, "alternative");
         std::vector<const Stmt *> *tail = &s->orelse;
         const Stmt *tailParent = s;
         for (TSNode alt : alts) {
@@ -460,7 +503,7 @@ private:
             tailParent = nested;
           } else {
             ByteRange ignored;
-            convertBlock(field(alt, "body"), *tail, ignored, tailParent);
+            convertBlock(field<"body">(alt), *tail, ignored, tailParent);
           }
         }
       }
@@ -493,7 +536,7 @@ private:
     }
     if (t == "import_from_statement") {
       Stmt *s = stmt(StmtKind::ImportFrom, n, parent);
-      s->name = textOf(field(n, "module_name")).str();
+      s->name = textOf(field<"module_name">(n)).str();
       for (TSNode c : fieldChildren(n, "name")) s->imports.push_back(importName(c));
       for (TSNode c : namedChildren(n))
         if (is(c, "wildcard_import")) s->imports.push_back({"*", ""});
@@ -508,7 +551,7 @@ private:
 
   std::pair<std::string, std::string> importName(TSNode c) {
     if (is(c, "aliased_import"))
-      return {textOf(field(c, "name")).str(), textOf(field(c, "alias")).str()};
+      return {textOf(field<"name">(c)).str(), textOf(field<"alias">(c)).str()};
     return {textOf(c).str(), ""};
   }
 
@@ -519,8 +562,8 @@ private:
     if (t == "identifier") {
       param.name = textOf(p).str();
     } else if (t == "default_parameter" || t == "typed_default_parameter") {
-      param.name = textOf(field(p, "name")).str();
-      param.defaultValue = convertExpr(field(p, "value"));
+      param.name = textOf(field<"name">(p)).str();
+      param.defaultValue = convertExpr(field<"value">(p));
     } else if (t == "typed_parameter") {
       auto kids = namedChildren(p);
       param.name = kids.empty() ? "" : textOf(kids[0]).str();
@@ -535,8 +578,8 @@ private:
     Stmt *s = stmt(StmtKind::Assign, stmtNode, parent);
     TSNode cur = a;
     while (true) {
-      s->targets.push_back(convertExpr(field(cur, "left")));
-      TSNode right = field(cur, "right");
+      s->targets.push_back(convertExpr(field<"left">(cur)));
+      TSNode right = field<"right">(cur);
       if (ts_node_is_null(right)) {
         s->kind = StmtKind::AnnAssign;  // `x: int` without a value
         break;
@@ -549,22 +592,88 @@ private:
   }
 };
 
-std::unique_ptr<Module> Module::parse(std::unique_ptr<SourceBuffer> source) {
+namespace {
+
+/// One parser per thread: creating a parser allocates its stacks, and the
+/// search parses candidates on every worker thread.
+llvm::Expected<TSParser *> threadParser() {
+  thread_local ParserPtr parser;
+  if (!parser) {
+    auto made = makePythonParser();
+    if (!made) return made.takeError();
+    parser = std::move(*made);
+  }
+  return parser.get();
+}
+
+TSPoint pointOf(const SourceBuffer &buf, uint32_t offset) {
+  LineCol lc = buf.lineCol(offset);
+  return {lc.line - 1, lc.col - 1};
+}
+
+/// Where a point ends up after inserting `text` at `start`.
+TSPoint pointAfter(TSPoint start, llvm::StringRef text) {
+  size_t lastNewline = text.rfind('\n');
+  if (lastNewline == llvm::StringRef::npos)
+    return {start.row, start.column + static_cast<uint32_t>(text.size())};
+  return {start.row + static_cast<uint32_t>(text.count('\n')),
+          static_cast<uint32_t>(text.size() - lastNewline - 1)};
+}
+
+/// True when applying `edits` to `oldText` can give a text of `newSize` bytes.
+bool editsDescribe(llvm::StringRef oldText, llvm::ArrayRef<TextEdit> edits, size_t newSize) {
+  int64_t size = static_cast<int64_t>(oldText.size());
+  uint64_t end = 0;
+  for (const TextEdit &e : edits) {
+    if (e.offset < end || uint64_t(e.offset) + e.length > oldText.size()) return false;
+    end = uint64_t(e.offset) + e.length;
+    size += static_cast<int64_t>(e.text.size()) - e.length;
+  }
+  return size == static_cast<int64_t>(newSize);
+}
+
+} // namespace
+
+std::unique_ptr<Module> Module::parse(std::unique_ptr<SourceBuffer> source) { return build(std::move(source), nullptr); }
+
+std::unique_ptr<Module> Module::reparse(const Module &previous, std::unique_ptr<SourceBuffer> source,
+                                        llvm::ArrayRef<TextEdit> edits) {
+  if (!previous.Tree || !editsDescribe(previous.source().text(), edits, source->text().size()))
+    return build(std::move(source), nullptr);
+  // ts_tree_copy is cheap and thread-safe; the previous module stays untouched.
+  TreePtr edited(ts_tree_copy(previous.Tree.get()));
+  // Last edit first: every edit's offsets are then still those of the previous text.
+  for (auto it = edits.rbegin(); it != edits.rend(); ++it) {
+    TSInputEdit e;
+    e.start_byte = it->offset;
+    e.old_end_byte = it->offset + it->length;
+    e.new_end_byte = it->offset + static_cast<uint32_t>(it->text.size());
+    e.start_point = pointOf(previous.source(), e.start_byte);
+    e.old_end_point = pointOf(previous.source(), e.old_end_byte);
+    e.new_end_point = pointAfter(e.start_point, it->text);
+    ts_tree_edit(edited.get(), &e);
+  }
+  auto module = build(std::move(source), edited.get());
+  // Error recovery may differ from a fresh parse; report what a fresh parse reports.
+  if (!module->Errors.empty()) return build(std::move(module->Source), nullptr);
+  return module;
+}
+
+std::unique_ptr<Module> Module::build(std::unique_ptr<SourceBuffer> source, const TSTree *oldTree) {
   auto module = std::make_unique<Module>();
   module->Source = std::move(source);
-  auto parser = makePythonParser();
+  auto parser = threadParser();
   if (!parser) {
     module->Errors.push_back({0, llvm::toString(parser.takeError())});
     return module;
   }
   llvm::StringRef text = module->Source->text();
-  TreePtr tree(ts_parser_parse_string(parser->get(), nullptr, text.data(),
-                                      static_cast<uint32_t>(text.size())));
-  if (!tree) {
+  module->Tree.reset(ts_parser_parse_string(*parser, oldTree, text.data(), static_cast<uint32_t>(text.size())));
+  if (!module->Tree) {
     module->Errors.push_back({0, "parser gave up on this file"});
     return module;
   }
-  Converter(*module).run(ts_tree_root_node(tree.get()));
+  Converter(*module).run(ts_tree_root_node(module->Tree.get()));
   return module;
 }
 

@@ -4,6 +4,10 @@
 #pragma once
 
 #include "Syntax/SourceBuffer.h"
+#include "Syntax/TreeSitter.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Allocator.h"
 
 #include <deque>
 #include <memory>
@@ -97,11 +101,25 @@ struct ParseError {
 };
 
 /// A parsed file: owns the source and every node.
+/// Replaces `length` bytes at `offset` of an old text by `text`.
+struct TextEdit {
+  uint32_t offset = 0;
+  uint32_t length = 0;
+  std::string text;
+};
+
 class Module {
 public:
   /// Parses `source`. Syntax errors are collected in errors() (never thrown);
   /// the statements that parsed are still available.
   static std::unique_ptr<Module> parse(std::unique_ptr<SourceBuffer> source);
+  /// Parses `source`, which is `previous`'s text after `edits` (sorted, not
+  /// overlapping, offsets into the previous text), reusing the unchanged parts of
+  /// previous's syntax tree: a rewrite touches a few lines of a kernel, and a
+  /// full parse dominated the cost of checking a candidate. Falls back to a full
+  /// parse when the edits do not describe the new text.
+  static std::unique_ptr<Module> reparse(const Module &previous, std::unique_ptr<SourceBuffer> source,
+                                         llvm::ArrayRef<TextEdit> edits);
 
   const SourceBuffer &source() const { return *Source; }
   const std::vector<const Stmt *> &body() const { return Body; }
@@ -111,14 +129,19 @@ public:
   llvm::StringRef text(ByteRange r) const { return Source->slice(r); }
   llvm::StringRef text(const Expr *e) const { return Source->slice(e->range); }
 
-  Expr *newExpr() { return &Exprs.emplace_back(); }
-  Stmt *newStmt() { return &Stmts.emplace_back(); }
+  Expr *newExpr() { return new (Exprs.Allocate()) Expr(); }
+  Stmt *newStmt() { return new (Stmts.Allocate()) Stmt(); }
 
 private:
   friend class Converter;
+  static std::unique_ptr<Module> build(std::unique_ptr<SourceBuffer> source, const TSTree *oldTree);
+
   std::unique_ptr<SourceBuffer> Source;
-  std::deque<Expr> Exprs;
-  std::deque<Stmt> Stmts;
+  TreePtr Tree;  // kept for incremental reparsing
+  // Slab allocation: a kernel has thousands of nodes and a deque of these large
+  // structs mallocs a block per node or two (the destructor runs every node's).
+  llvm::SpecificBumpPtrAllocator<Expr> Exprs;
+  llvm::SpecificBumpPtrAllocator<Stmt> Stmts;
   std::vector<const Stmt *> Body;
   std::vector<ParseError> Errors;
 };

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 using namespace accelopt::syntax;
 
 namespace {
@@ -102,3 +105,106 @@ TEST(PyAST, SyntaxErrorsHaveLocations) {
 }
 
 } // namespace
+
+namespace {
+
+/// Everything the converter produces, as text: kinds, ranges, names, nesting.
+void dumpExpr(const Expr *e, std::string &out) {
+  if (!e) {
+    out += "_";
+    return;
+  }
+  out += "(" + std::to_string(int(e->kind)) + "@" + std::to_string(e->range.begin) + "-" +
+         std::to_string(e->range.end) + " " + e->name + "|" + e->str + "|" + std::to_string(e->intValue);
+  dumpExpr(e->base, out);
+  for (const Expr *x : e->elts) dumpExpr(x, out);
+  for (const Keyword &k : e->keywords) {
+    out += " " + k.name + "=";
+    dumpExpr(k.value, out);
+  }
+  for (const std::string &op : e->ops) out += " " + op;
+  out += ")";
+}
+
+std::string dump(const Module &m) {
+  std::string out;
+  for (const ParseError &err : m.errors()) out += "error@" + std::to_string(err.offset) + " " + err.message + "\n";
+  forEachStmt(m.body(), [&](const Stmt *s) {
+    out += std::to_string(int(s->kind)) + "@" + std::to_string(s->range.begin) + "-" + std::to_string(s->range.end) +
+           " h" + std::to_string(s->headerRange.end) + " b" + std::to_string(s->bodyRange.begin) + "-" +
+           std::to_string(s->bodyRange.end) + " " + s->name + s->op + " parent" +
+           (s->parent ? std::to_string(s->parent->range.begin) : "-") + ":";
+    for (const Expr *t : s->targets) dumpExpr(t, out);
+    dumpExpr(s->value, out);
+    for (const Expr *d : s->decorators) dumpExpr(d, out);
+    out += "\n";
+  });
+  return out;
+}
+
+const char *ReparseKernel = R"(import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+@nki.jit
+def kernel(a, b):
+    out = nl.ndarray((4, nl.par_dim(128), 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    acc = nl.zeros((nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.psum)
+    for i in nl.affine_range(4):  # rows
+        x = nl.load(a[i * 128:(i + 1) * 128, 0:512])
+        for j in nl.sequential_range(2):
+            y = nl.exp(x) if j else nl.tanh(x)
+            acc += nl.multiply(y, 2.0)
+        nl.store(out[i, nl.arange(128)[:, None], nl.arange(512)[None, :]], value=acc)
+    ' end loop i '
+    return out
+)";
+
+} // namespace
+
+// Incremental re-parsing reuses the previous syntax tree; the module it builds
+// must be exactly what a fresh parse builds, for valid and broken edits alike.
+TEST(PyAST, ReparseEqualsFreshParse) {
+  std::string base = ReparseKernel;
+  auto previous = parse(base);
+  ASSERT_TRUE(previous->errors().empty());
+  const std::vector<std::string> inserts = {"z", "        w = nl.add(x, x)\n", "(", "", "1, 2", "\n", "    ", "#c\n"};
+  std::mt19937 rng(7);
+  int valid = 0;  // rounds whose text still parses: the reused-tree path
+  for (int round = 0; round < 1000; ++round) {
+    // One to three non-overlapping edits, sorted by offset.
+    std::vector<TextEdit> edits;
+    uint32_t from = 0;
+    int count = 1 + int(rng() % 3);
+    for (int e = 0; e < count && from < base.size(); ++e) {
+      uint32_t offset = from + uint32_t(rng() % ((base.size() - from) / (count - e) + 1));
+      if (offset > base.size()) break;
+      uint32_t length = std::min<uint32_t>(uint32_t(rng() % 12), uint32_t(base.size()) - offset);
+      edits.push_back({offset, length, inserts[rng() % inserts.size()]});
+      from = offset + length + 1;
+    }
+    std::string text;
+    uint32_t at = 0;
+    for (const TextEdit &e : edits) {
+      text += base.substr(at, e.offset - at) + e.text;
+      at = e.offset + e.length;
+    }
+    text += base.substr(at);
+    auto buf = SourceBuffer::fromText("t.py", text);
+    ASSERT_TRUE(bool(buf));
+    auto incremental = Module::reparse(*previous, std::move(*buf), edits);
+    auto fresh = parse(text);
+    ASSERT_EQ(dump(*incremental), dump(*fresh)) << "round " << round << " text:\n" << text;
+    valid += fresh->errors().empty();
+  }
+  EXPECT_GT(valid, 100);
+}
+
+TEST(PyAST, ReparseWithEditsThatDoNotFitFallsBackToFullParse) {
+  auto previous = parse(ReparseKernel);
+  std::string text = std::string(ReparseKernel) + "x = 1\n";
+  auto buf = SourceBuffer::fromText("t.py", text);
+  ASSERT_TRUE(bool(buf));
+  // The edit list claims nothing changed: sizes disagree, so the tree is not reused.
+  auto m = Module::reparse(*previous, std::move(*buf), {});
+  EXPECT_EQ(dump(*m), dump(*parse(text)));
+}

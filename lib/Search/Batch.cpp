@@ -1,0 +1,766 @@
+#include "Search/Batch.h"
+
+#include "Analysis/Verifier.h"
+#include "Interp/Interpreter.h"
+#include "Memory/Store.h"
+#include "Rewrite/Rewrite.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ThreadPool.h"
+
+#include <algorithm>
+#include <set>
+
+#ifndef ACCELOPT_SOURCE_DIR
+#define ACCELOPT_SOURCE_DIR "."
+#endif
+
+namespace accelopt::search {
+
+using nlohmann::json;
+
+namespace {
+
+llvm::Error error(const llvm::Twine &msg) { return llvm::createStringError(llvm::inconvertibleErrorCode(), msg); }
+
+std::string firstLine(llvm::StringRef text) { return text.trim().split('\n').first.str(); }
+
+/// "PATH:12:3: error: msg" stays; "PATH: error: msg" or "error: msg" gets a
+/// position, so every failure reads `path:line:col: error: ...`.
+std::string locatedError(llvm::StringRef path, llvm::StringRef message) {
+  std::string line = firstLine(message);
+  llvm::StringRef rest(line);
+  if (rest.consume_front(path) && rest.consume_front(":")) {
+    if (!rest.empty() && llvm::isDigit(rest.front())) return message.trim().str();
+    rest = rest.ltrim();
+  }
+  rest.consume_front("error:");
+  return (path + ":1:1: error: " + rest.ltrim()).str();
+}
+
+std::string plural(size_t n, llvm::StringRef word) {
+  return std::to_string(n) + " " + word.str() + (n == 1 ? "" : "s");
+}
+
+} // namespace
+
+// ------------------------------------------------------------ discovery
+
+bool globMatch(llvm::StringRef glob, llvm::StringRef text) {
+  while (!glob.empty()) {
+    char c = glob.front();
+    if (c == '*') {
+      bool anyDepth = glob.startswith("**");
+      llvm::StringRef rest = glob.drop_front(anyDepth ? 2 : 1);
+      // "**/x" also matches "x" (zero directories).
+      if (anyDepth && rest.startswith("/") && globMatch(rest.drop_front(), text)) return true;
+      for (size_t i = 0; i <= text.size(); ++i) {
+        if (globMatch(rest, text.drop_front(i))) return true;
+        if (i < text.size() && !anyDepth && text[i] == '/') return false;
+      }
+      return false;
+    }
+    if (text.empty()) return false;
+    if (c == '?') {
+      if (text.front() == '/') return false;
+    } else if (c == '[') {
+      size_t start = 1;
+      bool negated = start < glob.size() && (glob[start] == '!' || glob[start] == '^');
+      if (negated) ++start;
+      size_t close = start < glob.size() ? glob.find(']', start + 1) : llvm::StringRef::npos;
+      if (close != llvm::StringRef::npos) {
+        llvm::StringRef set = glob.slice(start, close);
+        bool in = false;
+        for (size_t i = 0; i < set.size(); ++i) {
+          if (i + 2 < set.size() && set[i + 1] == '-') {
+            in |= set[i] <= text.front() && text.front() <= set[i + 2];
+            i += 2;
+          } else {
+            in |= set[i] == text.front();
+          }
+        }
+        if (in == negated || text.front() == '/') return false;
+        glob = glob.drop_front(close + 1);
+        text = text.drop_front();
+        continue;
+      }
+      if (text.front() != '[') return false;  // no closing bracket: a literal '['
+    } else {
+      if (c == '\\' && glob.size() > 1) glob = glob.drop_front();
+      if (glob.front() != text.front()) return false;
+    }
+    glob = glob.drop_front();
+    text = text.drop_front();
+  }
+  return text.empty();
+}
+
+void IgnoreRules::add(llvm::StringRef dir, llvm::StringRef text) {
+  llvm::SmallVector<llvm::StringRef, 32> lines;
+  text.split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    line = line.rtrim("\r").rtrim(" \t");
+    if (line.empty() || line.startswith("#")) continue;
+    Rule rule;
+    rule.base = dir.str();
+    if (line.consume_front("!")) rule.negated = true;
+    if (line.consume_back("/")) rule.directoryOnly = true;
+    // A slash before the end anchors the rule to the .gitignore's directory.
+    rule.anchored = line.contains('/');
+    line.consume_front("/");
+    if (line.empty()) continue;
+    rule.glob = line.str();
+    Rules.push_back(std::move(rule));
+  }
+}
+
+void IgnoreRules::addDirectory(llvm::StringRef dir) {
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, ".gitignore");
+  if (auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true)) add(dir, (*buf)->getBuffer());
+}
+
+bool IgnoreRules::ignored(llvm::StringRef path, bool isDirectory) const {
+  bool result = false;
+  for (const Rule &rule : Rules) {
+    if (rule.directoryOnly && !isDirectory) continue;
+    llvm::StringRef rel = path;
+    if (!rule.base.empty() && !(rel.consume_front(rule.base) && rel.consume_front("/"))) continue;
+    llvm::StringRef subject = rule.anchored ? rel : llvm::sys::path::filename(rel);
+    if (globMatch(rule.glob, subject)) result = !rule.negated;
+  }
+  return result;
+}
+
+namespace {
+
+/// Unreadable .py files count as kernels, so that the pipeline reports them.
+bool hasKernel(llvm::StringRef path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  return !buf || (*buf)->getBuffer().contains("@nki.jit");
+}
+
+void walk(llvm::StringRef dir, IgnoreRules &rules, std::vector<std::string> &out) {
+  rules.addDirectory(dir);
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec, /*follow_symlinks=*/false), end; it != end && !ec;
+       it.increment(ec)) {
+    const std::string &path = it->path();
+    llvm::StringRef name = llvm::sys::path::filename(path);
+    llvm::sys::fs::file_type type = it->type();
+    if (type == llvm::sys::fs::file_type::symlink_file) {
+      // Follow symlinked files, never symlinked directories (no cycles).
+      llvm::sys::fs::file_status st;
+      if (llvm::sys::fs::status(path, st) || st.type() != llvm::sys::fs::file_type::regular_file) continue;
+      type = st.type();
+    }
+    if (type == llvm::sys::fs::file_type::directory_file) {
+      if (name.startswith(".") || name == "__pycache__" || rules.ignored(path, true)) continue;
+      walk(path, rules, out);
+    } else if (type == llvm::sys::fs::file_type::regular_file) {
+      if (name.endswith(".py") && !rules.ignored(path, false) && hasKernel(path)) out.push_back(path);
+    }
+  }
+}
+
+} // namespace
+
+llvm::Expected<std::vector<std::string>> findKernelFiles(llvm::ArrayRef<std::string> paths) {
+  std::vector<std::string> out;
+  for (const std::string &given : paths) {
+    llvm::StringRef root = llvm::StringRef(given).rtrim('/');
+    if (root.empty()) root = given;  // "/"
+    llvm::sys::fs::file_status st;
+    if (auto ec = llvm::sys::fs::status(root, st))
+      return error(given + ": error: " + ec.message());
+    if (st.type() == llvm::sys::fs::file_type::directory_file) {
+      IgnoreRules rules;
+      walk(root, rules, out);
+    } else {
+      out.push_back(root.str());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// ------------------------------------------------------------- patterns
+
+std::string NamedPattern::diagnosticName() const {
+  const std::vector<json> &ops = pattern ? pattern->ops : concreteOps;
+  std::set<std::string> kinds;
+  for (const json &op : ops) kinds.insert(op.is_object() ? op.value("op", "?") : "?");
+  return kinds.size() == 1 ? "accelopt-" + *kinds.begin() : "accelopt-candidate";
+}
+
+std::vector<std::string> defaultPatternDirs(llvm::StringRef executablePath) {
+  std::vector<std::string> dirs;
+  if (!executablePath.empty()) {
+    llvm::SmallString<256> dir(llvm::sys::path::parent_path(llvm::sys::path::parent_path(executablePath)));
+    llvm::sys::path::append(dir, "share", "accelopt", "rewrites");
+    llvm::sys::path::append(dir, "patterns");
+    dirs.push_back(dir.str().str());
+  }
+  dirs.push_back(std::string(ACCELOPT_SOURCE_DIR) + "/rewrites/patterns");
+  return dirs;
+}
+
+llvm::Expected<NamedPattern> loadPatternFile(llvm::StringRef path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buf) return error(path + ": error: cannot read pattern: " + buf.getError().message());
+  json j;
+  try {
+    j = json::parse((*buf)->getBuffer().begin(), (*buf)->getBuffer().end());
+  } catch (const json::exception &e) {
+    return error(path + ": error: invalid JSON: " + e.what());
+  }
+  auto pattern = memory::Pattern::fromJson(j);
+  if (!pattern) return error(path + ": " + llvm::toString(pattern.takeError()));
+  // Every placeholder must be declared, or instantiation fails on every kernel.
+  for (size_t i = 0; i < pattern->ops.size(); ++i) {
+    const json &op = pattern->ops[i];
+    if (!op.is_object() || !op.contains("op") || !op["op"].is_string())
+      return error(path + ": error: op " + std::to_string(i) + " is not an object with \"op\"");
+    for (auto it = op.begin(); it != op.end(); ++it)
+      if (it.key() != "op" && memory::isPlaceholder(*it) && !pattern->var(it->get<std::string>(), int(i)))
+        return error(path + ": error: op " + std::to_string(i) + " uses the undeclared placeholder " + it->dump());
+  }
+  NamedPattern named;
+  named.name = llvm::sys::path::stem(path).str();
+  named.description = j.value("description", pattern->description());
+  named.pattern = std::move(*pattern);
+  return named;
+}
+
+llvm::Expected<std::vector<NamedPattern>> listPatterns(llvm::ArrayRef<std::string> dirs) {
+  std::map<std::string, NamedPattern> byName;
+  for (const std::string &dir : dirs) {
+    if (!llvm::sys::fs::is_directory(dir)) continue;
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec))
+      if (llvm::StringRef(it->path()).endswith(".json")) files.push_back(it->path());
+    std::sort(files.begin(), files.end());
+    for (const std::string &file : files) {
+      auto pattern = loadPatternFile(file);
+      if (!pattern) return pattern.takeError();
+      byName.try_emplace(pattern->name, std::move(*pattern));
+    }
+  }
+  std::vector<NamedPattern> out;
+  for (auto &[name, pattern] : byName) out.push_back(std::move(pattern));
+  return out;
+}
+
+llvm::Expected<NamedPattern> findPattern(llvm::ArrayRef<std::string> dirs, llvm::StringRef name) {
+  if (name.endswith(".json")) return loadPatternFile(name);
+  for (const std::string &dir : dirs) {
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, name + ".json");
+    if (llvm::sys::fs::exists(path)) return loadPatternFile(path);
+  }
+  std::string known;
+  if (auto all = listPatterns(dirs)) {
+    for (const NamedPattern &p : *all) known += (known.empty() ? "" : ", ") + p.name;
+  } else {
+    llvm::consumeError(all.takeError());
+  }
+  return error("error: unknown pattern '" + name + "' (shipped patterns: " + (known.empty() ? "none found" : known) +
+               "; see --list-patterns)");
+}
+
+llvm::Expected<std::vector<NamedPattern>> memoryPatterns(memory::Store &store, size_t limit) {
+  auto records = store.listPatterns();
+  if (!records) return records.takeError();
+  std::stable_sort(records->begin(), records->end(), [](const memory::PatternRecord &a, const memory::PatternRecord &b) {
+    return a.winRate() != b.winRate() ? a.winRate() > b.winRate() : a.id < b.id;
+  });
+  std::vector<NamedPattern> out;
+  for (const memory::PatternRecord &r : *records) {
+    if (out.size() >= limit) break;
+    NamedPattern p;
+    p.name = "memory-p" + std::to_string(r.id);
+    p.description = r.description.empty() ? r.pattern.description() : r.description;
+    p.pattern = r.pattern;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+// ------------------------------------------------------------- pipeline
+
+unsigned originalOffset(const clang::tooling::Replacements &edits, unsigned newOffset) {
+  int64_t shift = 0;  // (new - old) length before the current replacement
+  for (const clang::tooling::Replacement &r : edits) {
+    int64_t newStart = int64_t(r.getOffset()) + shift;
+    if (int64_t(newOffset) < newStart) break;
+    if (int64_t(newOffset) < newStart + int64_t(r.getReplacementText().size())) return r.getOffset();
+    shift += int64_t(r.getReplacementText().size()) - int64_t(r.getLength());
+  }
+  return unsigned(std::max<int64_t>(0, int64_t(newOffset) - shift));
+}
+
+namespace {
+
+struct Message {
+  uint32_t offset = 0;  // in the original text
+  std::string text;     // "note: ...", without the location
+};
+
+/// One kernel of a file: its input shapes and, when they are known, the
+/// original's outputs on every seed (the numeric baseline).
+struct KernelContext {
+  std::string name;
+  uint32_t defOffset = 0;
+  std::optional<nki::InputSpecs> inputs;
+  std::string inputsLabel;          // "case X", "--inputs"
+  bool numeric = false;
+  std::string verification;         // for the summary
+  std::vector<std::vector<interp::KernelArg>> seedInputs;
+  std::vector<std::vector<interp::NDArray>> seedOutputs;
+  std::map<std::string, std::string> verdicts;  // rewritten text -> "" (equal) or the mismatch
+  int verifierErrors = 0;
+  const nki::InputSpecs *specs() const { return inputs ? &*inputs : nullptr; }
+};
+
+/// A pattern's greedy result on one kernel.
+struct Group {
+  const KernelContext *kernel = nullptr;
+  BatchFix fix;
+  std::vector<Message> applied;   // one per applied site
+  std::vector<Message> refused;   // the sites still refused at the end
+  std::vector<Message> remarks;   // neither applied nor refused (iteration bound)
+};
+
+llvm::Expected<nki::KernelFile> parseText(llvm::StringRef path, llvm::StringRef text, const KernelContext &k) {
+  auto src = syntax::SourceBuffer::fromText(path.str(), text.str());
+  if (!src) return src.takeError();
+  nki::FrontEndOptions fe;
+  fe.inputs = k.specs();
+  fe.kernelName = k.name;
+  return nki::buildKernelFile(std::move(*src), fe);
+}
+
+llvm::Expected<std::vector<interp::KernelArg>> cloneArgs(const std::vector<interp::KernelArg> &args) {
+  std::vector<interp::KernelArg> out;
+  for (const interp::KernelArg &a : args) {
+    interp::KernelArg c;
+    c.name = a.name;
+    c.scalar = a.scalar;
+    if (a.array) {
+      auto copy = a.array->clone();
+      if (!copy) return copy.takeError();
+      c.array = std::move(*copy);
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+int countErrors(const nki::Kernel &k) {
+  int n = 0;
+  for (const nki::Diagnostic &d : analysis::verify(k)) n += d.severity == nki::Diagnostic::Error;
+  return n;
+}
+
+/// Parameter names of the kernel equal the spec names (order aside).
+bool sameNames(const nki::Kernel &k, const nki::InputSpecs &specs) {
+  std::set<std::string> a, b;
+  for (const nki::KernelParam &p : k.params) a.insert(p.name);
+  for (const nki::InputSpec &s : specs) b.insert(s.name);
+  return a == b;
+}
+
+void resolveInputs(KernelContext &ctx, const nki::Kernel &k, llvm::StringRef path, const BatchOptions &options) {
+  if (options.inputs && sameNames(k, *options.inputs)) {
+    ctx.inputs = options.inputs;
+    ctx.inputsLabel = "--inputs";
+    return;
+  }
+  for (const nki::SuiteCase &c : options.suite)
+    if (llvm::sys::fs::equivalent(c.kernelPath, path) && sameNames(k, c.inputs)) {
+      ctx.inputs = c.inputs;
+      ctx.inputsLabel = "case " + c.name;
+      return;
+    }
+  // A copy of a suite kernel keeps its file name and parameters.
+  for (const nki::SuiteCase &c : options.suite)
+    if (llvm::sys::path::filename(c.kernelPath) == llvm::sys::path::filename(path) && sameNames(k, c.inputs)) {
+      ctx.inputs = c.inputs;
+      ctx.inputsLabel = "case " + c.name + ", by file name";
+      return;
+    }
+}
+
+void makeBaseline(KernelContext &ctx, const nki::KernelFile &file, const nki::Kernel &k, const BatchOptions &options) {
+  if (!options.numericCheck) {
+    ctx.verification = "not verified numerically (--no-numeric-check)";
+    return;
+  }
+  if (!ctx.inputs) {
+    ctx.verification = "not verified numerically (no inputs)";
+    return;
+  }
+  interp::RunOptions run;
+  run.timeoutSeconds = options.timeoutSeconds;
+  for (unsigned s = 0; s < options.seeds; ++s) {
+    auto args = interp::makeRandomInputs(*ctx.inputs, 21u * s);
+    if (!args) {
+      ctx.verification = "not verified numerically (" + firstLine(llvm::toString(args.takeError())) + ")";
+      return;
+    }
+    auto copy = cloneArgs(*args);
+    if (!copy) {
+      ctx.verification = "not verified numerically (" + firstLine(llvm::toString(copy.takeError())) + ")";
+      return;
+    }
+    auto result = interp::runKernel(file, k, std::move(*copy), run);
+    if (!result) {
+      ctx.verification = "not verified numerically (the original fails on the interpreter: " +
+                         firstLine(llvm::toString(result.takeError())) + ")";
+      return;
+    }
+    ctx.seedInputs.push_back(std::move(*args));
+    ctx.seedOutputs.push_back(std::move(result->outputs));
+  }
+  ctx.numeric = true;
+  ctx.verification = "verified numerically (" + plural(options.seeds, "seed") + ", inputs from " + ctx.inputsLabel + ")";
+}
+
+/// "" when `text`'s kernel matches the baseline on every seed, else why not.
+std::string numericMismatch(KernelContext &ctx, llvm::StringRef path, const std::string &text,
+                            const BatchOptions &options) {
+  if (auto it = ctx.verdicts.find(text); it != ctx.verdicts.end()) return it->second;
+  std::string verdict = [&]() -> std::string {
+    auto file = parseText(path, text, ctx);
+    if (!file) return "does not parse: " + firstLine(llvm::toString(file.takeError()));
+    const nki::Kernel &k = file->kernels.front();
+    interp::RunOptions run;
+    run.timeoutSeconds = options.timeoutSeconds;
+    for (size_t s = 0; s < ctx.seedInputs.size(); ++s) {
+      auto args = cloneArgs(ctx.seedInputs[s]);
+      if (!args) return firstLine(llvm::toString(args.takeError()));
+      auto result = interp::runKernel(*file, k, std::move(*args), run);
+      if (!result) return "fails on the interpreter: " + firstLine(llvm::toString(result.takeError()));
+      const auto &expected = ctx.seedOutputs[s];
+      if (result->outputs.size() != expected.size())
+        return "returns " + plural(result->outputs.size(), "output") + ", the original " +
+               std::to_string(expected.size());
+      for (size_t i = 0; i < expected.size(); ++i) {
+        auto cmp = interp::compareArrays(result->outputs[i], expected[i], options.tolerance);
+        if (!cmp.shapesMatch) return llvm::formatv("output {0} has another shape than the original's", i).str();
+        if (!cmp.allclose)
+          return llvm::formatv("output {0} differs from the original's (seed {1}, max |error| {2:E3} at {3})", i,
+                               21 * s, cmp.maxAbsError, cmp.where(expected[i].shape()))
+              .str();
+      }
+    }
+    return "";
+  }();
+  ctx.verdicts[text] = verdict;
+  return verdict;
+}
+
+/// Applies `pattern` greedily to one kernel, starting from the original text:
+/// find the sites, take the first one the engine accepts and the numeric check
+/// confirms, re-instantiate on the new text (ids changed), until no site is left.
+Group runPattern(llvm::StringRef path, const std::string &original, KernelContext &ctx, const NamedPattern &pattern,
+                 const BatchOptions &options) {
+  Group g;
+  g.kernel = &ctx;
+  g.fix.diagnosticName = pattern.diagnosticName();
+  g.fix.pattern = pattern.name;
+  const std::string tag = " [" + pattern.name + "]";
+  std::string text = original;
+  clang::tooling::Replacements merged;  // relative to the original
+  // Text this pattern wrote, in the current text: a site that would edit it
+  // again is a rewrite of a rewrite (unroll the unrolled loop), not a new site.
+  std::vector<std::pair<unsigned, unsigned>> produced;
+  auto rewritesOwnText = [&](const clang::tooling::Replacements &edits) {
+    for (const clang::tooling::Replacement &e : edits)
+      for (auto [b, end] : produced) {
+        unsigned eEnd = e.getOffset() + e.getLength();
+        bool hit = e.getLength() == 0 ? b < e.getOffset() && e.getOffset() < end : e.getOffset() < end && b < eEnd;
+        if (hit) return true;
+      }
+    return false;
+  };
+  size_t round = 0;
+  for (; round < options.maxSitesPerPattern; ++round) {
+    auto file = parseText(path, text, ctx);
+    if (!file) {
+      llvm::consumeError(file.takeError());  // the engine re-parsed it: not expected
+      break;
+    }
+    const nki::Kernel &k = file->kernels.front();
+    std::vector<std::vector<json>> sites;
+    if (pattern.pattern) {
+      memory::InstantiateOptions io;
+      io.maxResults = 64;
+      auto found = memory::instantiatePattern(*pattern.pattern, k, io);
+      if (!found) {
+        g.refused = {{ctx.defOffset, "note: " + g.fix.diagnosticName + ": cannot instantiate: " +
+                                         firstLine(llvm::toString(found.takeError())) + tag}};
+        break;
+      }
+      for (memory::Instantiation &inst : *found) sites.push_back(std::move(inst.ops));
+    } else if (round == 0) {
+      sites.push_back(pattern.concreteOps);
+    }
+    g.refused.clear();
+    bool progressed = false;
+    for (const std::vector<json> &ops : sites) {
+      rewrite::CandidateOptions co;
+      co.inputs = ctx.specs();
+      co.kernelName = ctx.name;
+      rewrite::CandidateResult res = rewrite::applyCandidate(file->source(), ops, co);
+      if (res.status == rewrite::Status::Applied) {
+        if (res.text == text || res.edits.empty() || rewritesOwnText(res.edits)) continue;
+        uint32_t at = originalOffset(merged, res.edits.begin()->getOffset());
+        std::string what = llvm::join(res.descriptions, "; ");
+        if (ctx.numeric) {
+          std::string bad = numericMismatch(ctx, path, res.text, options);
+          if (!bad.empty()) {
+            g.refused.push_back({at, "note: " + g.fix.diagnosticName + " dropped: " + what +
+                                         ": numeric mismatch: " + bad + tag});
+            continue;
+          }
+        }
+        g.applied.push_back({at, "note: applied " + g.fix.diagnosticName + ": " + what + tag});
+        for (auto &[b, end] : produced) {
+          b = res.edits.getShiftedCodePosition(b);
+          end = res.edits.getShiftedCodePosition(end);
+        }
+        int64_t shift = 0;
+        for (const clang::tooling::Replacement &e : res.edits) {
+          unsigned start = unsigned(int64_t(e.getOffset()) + shift);
+          if (!e.getReplacementText().empty())
+            produced.push_back({start, start + unsigned(e.getReplacementText().size())});
+          shift += int64_t(e.getReplacementText().size()) - int64_t(e.getLength());
+        }
+        merged = merged.merge(res.edits);
+        text = std::move(res.text);
+        g.fix.message += (g.fix.message.empty() ? "" : "; ") + what;
+        ++g.fix.sites;
+        progressed = true;
+        break;
+      }
+      if (res.status == rewrite::Status::Refused) {
+        const rewrite::Refusal &r = res.refusal;
+        g.refused.push_back({originalOffset(merged, r.offset), "note: " + g.fix.diagnosticName + " refused: " + r.op +
+                                                                   " " + r.ids + ": " + r.reason + tag});
+      } else {
+        // Bad input: e.g. an --ops id that this kernel does not have.
+        std::string msg = firstLine(res.message);
+        if (size_t e = msg.find("error: "); e != std::string::npos) msg = msg.substr(e + 7);
+        g.refused.push_back({ctx.defOffset, "note: " + g.fix.diagnosticName + " not applicable to kernel '" +
+                                                ctx.name + "': " + msg + tag});
+      }
+    }
+    if (!progressed) break;
+  }
+  if (round == options.maxSitesPerPattern)
+    g.remarks.push_back({ctx.defOffset, "note: " + g.fix.diagnosticName + ": stopped after " +
+                                            plural(round, "site") + " (--max-sites)" + tag});
+  g.fix.edits = std::move(merged);
+  g.fix.offset = g.fix.edits.empty() ? 0 : g.fix.edits.begin()->getOffset();
+  return g;
+}
+
+bool overlaps(const clang::tooling::Replacement &a, const clang::tooling::Replacement &b) {
+  unsigned aEnd = a.getOffset() + a.getLength(), bEnd = b.getOffset() + b.getLength();
+  if (a.getLength() == 0 && b.getLength() == 0) return a.getOffset() == b.getOffset();
+  if (a.getLength() == 0) return b.getOffset() < a.getOffset() && a.getOffset() < bEnd;
+  if (b.getLength() == 0) return a.getOffset() < b.getOffset() && b.getOffset() < aEnd;
+  return a.getOffset() < bEnd && b.getOffset() < aEnd;
+}
+
+/// The final text of the kept groups must parse, verify no worse and (when
+/// known) compute what the original does: each group was checked alone.
+std::string jointProblem(llvm::StringRef path, const std::string &text, std::vector<KernelContext> &kernels,
+                         const std::set<const KernelContext *> &touched, const BatchOptions &options) {
+  for (KernelContext &ctx : kernels) {
+    if (!touched.count(&ctx)) continue;
+    auto file = parseText(path, text, ctx);
+    if (!file) return "the result does not parse: " + firstLine(llvm::toString(file.takeError()));
+    if (countErrors(file->kernels.front()) > ctx.verifierErrors)
+      return "the result has new verifier errors in kernel '" + ctx.name + "'";
+    if (ctx.numeric)
+      if (std::string bad = numericMismatch(ctx, path, text, options); !bad.empty())
+        return "numeric mismatch in kernel '" + ctx.name + "': " + bad;
+  }
+  return "";
+}
+
+} // namespace
+
+std::string FileResult::summary() const {
+  std::string out = path + ": " + plural(size_t(applied), "rewrite") + " applied";
+  std::map<std::string, int> byName;
+  for (const BatchFix &f : fixes) byName[f.diagnosticName] += f.sites;
+  if (!byName.empty()) {
+    out += " (";
+    bool first = true;
+    for (auto &[name, n] : byName) {
+      out += (first ? "" : ", ") + name + " x" + std::to_string(n);
+      first = false;
+    }
+    out += ")";
+  }
+  out += ", " + plural(size_t(refused), "site") + " refused";
+  if (conflicts) out += ", " + plural(size_t(conflicts), "conflicting fix") + " dropped";
+  if (applied && !verification.empty()) out += "; " + verification;
+  return out;
+}
+
+FileResult processFile(llvm::StringRef path, const BatchOptions &options) {
+  FileResult r;
+  r.path = path.str();
+  llvm::SmallString<256> abs(path);
+  llvm::sys::fs::make_absolute(abs);
+  llvm::sys::path::remove_dots(abs, /*remove_dot_dot=*/true);
+  r.absolutePath = abs.str().str();
+  auto fail = [&](llvm::Error err) {
+    r.failed = true;
+    r.messages.push_back(locatedError(path, llvm::toString(std::move(err))));
+    r.rewritten = r.original;
+    return r;
+  };
+
+  auto source = syntax::SourceBuffer::fromFile(path);
+  if (!source) return fail(source.takeError());
+  r.original = (*source)->text().str();
+  r.rewritten = r.original;
+  auto shapeless = nki::buildKernelFile(std::move(*source), {});
+  if (!shapeless) return fail(shapeless.takeError());
+
+  std::vector<KernelContext> kernels(shapeless->kernels.size());
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const nki::Kernel &k = shapeless->kernels[i];
+    KernelContext &ctx = kernels[i];
+    ctx.name = k.name;
+    ctx.defOffset = k.def ? k.def->range.begin : 0;
+    resolveInputs(ctx, k, path, options);
+    auto file = parseText(path, r.original, ctx);
+    if (!file) return fail(file.takeError());
+    ctx.verifierErrors = countErrors(file->kernels.front());
+    makeBaseline(ctx, *file, file->kernels.front(), options);
+  }
+
+  // Every pattern on every kernel, each from the original text.
+  std::vector<Group> groups;
+  for (KernelContext &ctx : kernels)
+    for (const NamedPattern &pattern : options.patterns)
+      groups.push_back(runPattern(path, r.original, ctx, pattern, options));
+
+  std::vector<Message> messages;
+  std::vector<size_t> kept;  // indices into groups, in merge order
+  clang::tooling::Replacements all;
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    Group &g = groups[gi];
+    messages.insert(messages.end(), g.refused.begin(), g.refused.end());
+    messages.insert(messages.end(), g.remarks.begin(), g.remarks.end());
+    if (g.fix.sites == 0) continue;
+    // A fix overlapping a kept one is reported and dropped, never merged.
+    std::optional<std::pair<size_t, uint32_t>> conflict;  // kept group, offset
+    for (const clang::tooling::Replacement &mine : g.fix.edits) {
+      for (size_t ki : kept)
+        for (const clang::tooling::Replacement &theirs : groups[ki].fix.edits)
+          if (!conflict && overlaps(mine, theirs)) conflict = {{ki, mine.getOffset()}};
+    }
+    clang::tooling::Replacements merged = all;
+    if (!conflict)
+      for (const clang::tooling::Replacement &mine : g.fix.edits)
+        if (auto err = merged.add(mine)) {
+          llvm::consumeError(std::move(err));
+          conflict = {{kept.empty() ? gi : kept.back(), mine.getOffset()}};
+          break;
+        }
+    if (conflict) {
+      const Group &first = groups[conflict->first];
+      messages.push_back({conflict->second, "warning: conflicting fixes " + first.fix.diagnosticName + " [" +
+                                                first.fix.pattern + "] and " + g.fix.diagnosticName + " [" +
+                                                g.fix.pattern + "]; keeping the first, dropping " +
+                                                plural(size_t(g.fix.sites), "rewrite") + " of " + g.fix.pattern});
+      ++r.conflicts;
+      continue;
+    }
+    all = std::move(merged);
+    kept.push_back(gi);
+  }
+
+  // Groups checked alone may still not combine; drop the latest until they do.
+  while (kept.size() > 1) {
+    clang::tooling::Replacements combined;
+    for (size_t ki : kept)
+      for (const clang::tooling::Replacement &e : groups[ki].fix.edits) llvm::consumeError(combined.add(e));
+    auto text = clang::tooling::applyAllReplacements(r.original, combined);
+    std::string problem = text ? "" : llvm::toString(text.takeError());
+    std::set<const KernelContext *> touched;
+    for (size_t ki : kept) touched.insert(groups[ki].kernel);
+    if (problem.empty()) problem = jointProblem(path, *text, kernels, touched, options);
+    if (problem.empty()) break;
+    const Group &last = groups[kept.back()];
+    messages.push_back({last.fix.offset, "warning: " + last.fix.diagnosticName + " [" + last.fix.pattern +
+                                             "] does not combine with the fixes before it (" + problem +
+                                             "); dropping " + plural(size_t(last.fix.sites), "rewrite")});
+    ++r.conflicts;
+    kept.pop_back();
+  }
+
+  all = clang::tooling::Replacements();
+  std::set<const KernelContext *> verifiedKernels;
+  for (size_t ki : kept) {
+    Group &g = groups[ki];
+    for (const clang::tooling::Replacement &e : g.fix.edits) llvm::consumeError(all.add(e));
+    messages.insert(messages.end(), g.applied.begin(), g.applied.end());
+    r.applied += g.fix.sites;
+    verifiedKernels.insert(g.kernel);
+    r.fixes.push_back(std::move(g.fix));
+  }
+  for (const Group &g : groups) r.refused += int(g.refused.size());
+  auto text = clang::tooling::applyAllReplacements(r.original, all);
+  if (!text) return fail(text.takeError());
+  r.rewritten = std::move(*text);
+
+  std::vector<std::string> verdicts;
+  for (const KernelContext &ctx : kernels)
+    if (verifiedKernels.count(&ctx)) verdicts.push_back(ctx.verification);
+  bool allSame = std::all_of(verdicts.begin(), verdicts.end(), [&](const std::string &v) { return v == verdicts[0]; });
+  if (!verdicts.empty() && allSame) {
+    r.verification = verdicts[0];
+  } else {
+    for (const KernelContext &ctx : kernels)
+      if (verifiedKernels.count(&ctx))
+        r.verification += (r.verification.empty() ? "" : "; ") + ("kernel '" + ctx.name + "' ") + ctx.verification;
+  }
+
+  auto buffer = syntax::SourceBuffer(r.path, r.original);
+  std::stable_sort(messages.begin(), messages.end(),
+                   [](const Message &a, const Message &b) { return a.offset < b.offset; });
+  for (const Message &m : messages) {
+    syntax::LineCol lc = buffer.lineCol(m.offset);
+    r.messages.push_back(llvm::formatv("{0}:{1}:{2}: {3}", r.path, lc.line, lc.col, m.text).str());
+  }
+  return r;
+}
+
+std::vector<FileResult> runBatch(llvm::ArrayRef<std::string> files, const BatchOptions &options) {
+  std::vector<FileResult> results(files.size());
+  if (options.jobs == 1 || files.size() <= 1) {
+    for (size_t i = 0; i < files.size(); ++i) results[i] = processFile(files[i], options);
+    return results;
+  }
+  llvm::ThreadPool pool(llvm::hardware_concurrency(options.jobs));
+  for (size_t i = 0; i < files.size(); ++i)
+    pool.async([&results, &files, &options, i] { results[i] = processFile(files[i], options); });
+  pool.wait();
+  return results;
+}
+
+} // namespace accelopt::search
