@@ -14,6 +14,8 @@ for var in ("HOME", "TMPDIR", "ASAN_OPTIONS", "UBSAN_OPTIONS"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
+# Before %accelopt, which is a prefix of it.
+config.substitutions.append(("%accelopt-lsp", os.path.join(config.accelopt_tools_dir, "accelopt-lsp")))
 config.substitutions.append(("%accelopt", os.path.join(config.accelopt_tools_dir, "accelopt-rewrite")))
 config.substitutions.append(("%FileCheck", config.filecheck))
 config.substitutions.append(("%nkibench", config.nkibench_dir))
@@ -30,3 +32,7 @@ if os.path.exists("/usr/bin/python3"):
     import subprocess
     if subprocess.call(["/usr/bin/python3", "-c", "import numpy"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
         config.available_features.add("numpy")
+# A real LSP client (Neovim's built-in one) for test/LSP/neovim.test.
+import shutil
+if shutil.which("nvim", path=config.environment["PATH"]):
+    config.available_features.add("neovim")

@@ -325,7 +325,7 @@ void Analysis::build(const Config &config, InputResolver &resolver, const perf::
     chosenSpecs[i] = ownSpecs;
   }
 
-  analysis::VerifyOptions vopts;
+  analysis::VerifyOptions &vopts = VerifyOpts;
   if (hw) {
     vopts.sbufBytesPerPartition = static_cast<int64_t>(hw->memory.sbufBytesPerPartition);
     vopts.psumBankBytes = static_cast<int64_t>(hw->memory.psumBankBytes);
@@ -369,6 +369,21 @@ const Analysis::Estimate &Analysis::estimate(const KernelInfo &k, const perf::Ha
   if (est) e.value = std::move(*est);
   else e.error = llvm::toString(est.takeError());
   return Estimates.emplace(k.kernel, std::move(e)).first->second;
+}
+
+std::shared_ptr<const Analysis::Suggestions> Analysis::suggestions(const KernelInfo &k, memory::Store &store,
+                                                                   const memory::PatternQuery &query,
+                                                                   size_t perPattern) const {
+  std::lock_guard<std::mutex> guard(SuggestionLock);
+  std::shared_ptr<const Suggestions> &slot = SuggestionCache[std::make_pair(k.kernel, store.path())];
+  // Computed once per store; a failure (e.g. the file was locked) is retried next time.
+  if (slot && slot->error.empty()) return slot;
+  auto fresh = std::make_shared<Suggestions>();
+  auto found = store.suggest(*k.kernel, query, perPattern);
+  if (found) fresh->list = std::move(*found);
+  else fresh->error = llvm::toString(found.takeError());
+  slot = std::move(fresh);
+  return slot;
 }
 
 } // namespace accelopt::lsp

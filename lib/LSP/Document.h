@@ -5,6 +5,8 @@
 
 #include "LSP/Text.h"
 
+#include "Analysis/Verifier.h"
+#include "Memory/Store.h"
 #include "NKI/FrontEnd.h"
 #include "NKI/InputSources.h"
 #include "Perf/Bench.h"
@@ -35,7 +37,7 @@ using json = nlohmann::json;
 /// against the workspace root, else the document's directory.
 struct Config {
   std::string target = "trn1";
-  std::string memory;                          // optimization memory (accepted; not used yet)
+  std::string memory;                          // optimization memory: preferred code actions
   std::map<std::string, std::string> inputs;
   std::map<std::string, std::string> references;
   std::map<std::string, std::string> cases;
@@ -112,12 +114,24 @@ public:
   /// True when the front end built IR (no syntax error).
   bool ok() const { return !Kernels.empty(); }
   const std::optional<nki::InputSpecs> &fileInputs() const { return FileInputs; }
+  /// The limits the diagnostics were checked against (the target's).
+  const analysis::VerifyOptions &verifyOptions() const { return VerifyOpts; }
 
   /// The kernel whose definition contains `offset` (or null).
   const KernelInfo *kernelAt(uint32_t offset) const;
   const KernelInfo *kernelNamed(const std::string &name) const;
   /// The performance model's estimate of kernel `k` (cached).
   const Estimate &estimate(const KernelInfo &k, const perf::HardwareDesc &hw) const;
+
+  struct Suggestions {
+    std::vector<memory::PatternSuggestion> list;
+    std::string error;
+  };
+  /// The optimization memory's suggestions for kernel `k` (Store::suggest with
+  /// `query`), cached per store path: code actions at other loops of the same
+  /// version reuse them.
+  std::shared_ptr<const Suggestions> suggestions(const KernelInfo &k, memory::Store &store,
+                                                 const memory::PatternQuery &query, size_t perPattern) const;
 
 private:
   std::string Uri, Path;
@@ -129,9 +143,12 @@ private:
   std::optional<nki::InputSpecs> FileInputs;
   std::vector<KernelInfo> Kernels;
   json Diagnostics = json::array();
+  analysis::VerifyOptions VerifyOpts;
 
   mutable std::mutex EstimateLock;
   mutable std::map<const nki::Kernel *, Estimate> Estimates;
+  mutable std::mutex SuggestionLock;
+  mutable std::map<std::pair<const nki::Kernel *, std::string>, std::shared_ptr<const Suggestions>> SuggestionCache;
 
   void addDiagnostic(uint32_t begin, uint32_t end, int severity, const std::string &message,
                      const std::string &rule);

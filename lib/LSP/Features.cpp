@@ -1,5 +1,7 @@
 #include "LSP/Features.h"
 
+#include "Analysis/Verifier.h"
+#include "Memory/Store.h"
 #include "NKI/Listing.h"
 #include "NKI/OpTable.h"
 #include "Rewrite/Rewrite.h"
@@ -8,6 +10,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <map>
 
 namespace accelopt::lsp {
 
@@ -237,11 +242,40 @@ bool mentions(const json &op, const std::string &id) {
   return false;
 }
 
-bool kindWanted(const std::string &kind, const std::vector<std::string> &only) {
-  if (only.empty()) return true;
-  for (const std::string &f : only)
-    if (kind == f || llvm::StringRef(kind).startswith(f + ".")) return true;
-  return false;
+/// The id ("L3", "S12") of what the cursor is on: a loop header, else the
+/// innermost statement, else the innermost loop body; "" outside a kernel body.
+std::string idAt(const Kernel &k, uint32_t offset) {
+  if (const Loop *l = innermostLoop(k, offset, true)) return "L" + std::to_string(l->id);
+  if (const Statement *s = innermostStmt(k, offset)) return "S" + std::to_string(s->id);
+  if (const Loop *l = innermostLoop(k, offset, false)) return "L" + std::to_string(l->id);
+  return "";
+}
+
+/// Runs the rewrite engine on the document's current text.
+rewrite::CandidateResult applyOps(const Analysis &a, const Analysis::KernelInfo &ki, const std::vector<json> &ops) {
+  auto source = syntax::SourceBuffer::fromText(a.path(), a.text());
+  if (!source) {
+    rewrite::CandidateResult failed;
+    failed.message = llvm::toString(source.takeError());
+    return failed;
+  }
+  rewrite::CandidateOptions opts;
+  opts.inputs = ki.inputs;
+  opts.kernelName = ki.kernel->name;
+  return rewrite::applyCandidate(**source, ops, opts);
+}
+
+json workspaceEdit(const Analysis &a, const clang::tooling::Replacements &replacements) {
+  json edits = json::array();
+  for (const clang::tooling::Replacement &rep : replacements)
+    edits.push_back({{"range", rangeJson(a.index(), rep.getOffset(), rep.getOffset() + rep.getLength())},
+                     {"newText", rep.getReplacementText().str()}});
+  return {{"changes", {{a.uri(), edits}}}};
+}
+
+std::string refusalText(const rewrite::CandidateResult &r) {
+  std::string reason = r.status == rewrite::Status::Refused ? r.refusal.reason : r.message;
+  return reason.empty() ? r.message : reason;
 }
 
 std::string lensTitle(const Analysis::KernelInfo &ki, const Analysis::Estimate &e, const perf::HardwareDesc &hw) {
@@ -368,15 +402,19 @@ json resolveCodeLens(const Analysis &a, json lens, const perf::HardwareDesc *hw)
 
 // --- code actions ------------------------------------------------------------------------
 
+bool kindWanted(const std::string &kind, const std::vector<std::string> &only) {
+  if (only.empty()) return true;
+  for (const std::string &f : only)
+    if (kind == f || llvm::StringRef(kind).startswith(f + ".")) return true;
+  return false;
+}
+
 json codeActions(const Analysis &a, uint32_t offset, const std::vector<std::string> &only) {
   json actions = json::array();
   const Analysis::KernelInfo *ki = a.kernelAt(offset);
   if (!ki) return actions;
   const Kernel &k = *ki->kernel;
-  std::string id;
-  if (const Loop *l = innermostLoop(k, offset, true)) id = "L" + std::to_string(l->id);
-  else if (const Statement *s = innermostStmt(k, offset)) id = "S" + std::to_string(s->id);
-  else if (const Loop *l = innermostLoop(k, offset, false)) id = "L" + std::to_string(l->id);
+  std::string id = idAt(k, offset);
   if (id.empty()) return actions;
   for (const rewrite::Op *op : rewrite::allOps()) {
     std::string kind = std::string(RewriteKindPrefix) + "." + op->name().str();
@@ -401,7 +439,8 @@ json codeActions(const Analysis &a, uint32_t offset, const std::vector<std::stri
 
 json resolveCodeAction(const Analysis &a, json action) {
   const json &data = action.contains("data") ? action["data"] : json();
-  if (!data.is_object() || !data.contains("op")) {
+  // "op": one rewrite op (rewrite actions); "ops": an op list (remembered patterns).
+  if (!data.is_object() || !(data.contains("op") || (data.contains("ops") && data["ops"].is_array()))) {
     action["disabled"] = {{"reason", "not an accelopt rewrite action"}};
     return action;
   }
@@ -411,26 +450,218 @@ json resolveCodeAction(const Analysis &a, json action) {
     action["disabled"] = {{"reason", a.ok() ? "kernel '" + name + "' is gone" : "the file does not parse"}};
     return action;
   }
-  auto source = syntax::SourceBuffer::fromText(a.path(), a.text());
-  if (!source) {
-    action["disabled"] = {{"reason", llvm::toString(source.takeError())}};
-    return action;
-  }
-  rewrite::CandidateOptions opts;
-  opts.inputs = ki->inputs;
-  opts.kernelName = name;
-  rewrite::CandidateResult r = rewrite::applyCandidate(**source, {data["op"]}, opts);
+  std::vector<json> ops;
+  if (data.contains("op")) ops.push_back(data["op"]);
+  else ops.assign(data["ops"].begin(), data["ops"].end());
+  rewrite::CandidateResult r = applyOps(a, *ki, ops);
   if (r.status != rewrite::Status::Applied) {
-    std::string reason = r.status == rewrite::Status::Refused ? r.refusal.reason : r.message;
-    action["disabled"] = {{"reason", reason.empty() ? r.message : reason}};
+    action["disabled"] = {{"reason", refusalText(r)}};
     return action;
   }
-  json edits = json::array();
-  for (const clang::tooling::Replacement &rep : r.edits)
-    edits.push_back({{"range", rangeJson(a.index(), rep.getOffset(), rep.getOffset() + rep.getLength())},
-                     {"newText", rep.getReplacementText().str()}});
-  action["edit"] = {{"changes", {{a.uri(), edits}}}};
+  action["edit"] = workspaceEdit(a, r.edits);
   return action;
+}
+
+// --- quick fixes --------------------------------------------------------------------------
+
+const std::vector<std::string> &fixableRules() {
+  static const std::vector<std::string> rules = {"affine-output-dep", "sbuf-capacity"};
+  return rules;
+}
+
+namespace {
+
+/// Findings of `rule` on kernel `ki` of `text` (nullopt when it no longer builds).
+std::optional<size_t> findingsIn(const Analysis &a, const Analysis::KernelInfo &ki, const std::string &text,
+                                 const std::string &rule) {
+  auto source = syntax::SourceBuffer::fromText(a.path(), text);
+  if (!source) {
+    llvm::consumeError(source.takeError());
+    return std::nullopt;
+  }
+  nki::FrontEndOptions opts;
+  opts.inputs = ki.inputs;
+  opts.kernelName = ki.kernel->name;
+  auto file = nki::buildKernelFile(std::move(*source), opts);
+  if (!file) {
+    llvm::consumeError(file.takeError());
+    return std::nullopt;
+  }
+  if (file->kernels.empty()) return std::nullopt;
+  size_t n = 0;
+  for (const nki::Diagnostic &d : analysis::verify(file->kernels.front(), a.verifyOptions())) n += d.rule == rule;
+  return n;
+}
+
+size_t findingsOf(const Analysis &a, const Analysis::KernelInfo &ki, const std::string &rule) {
+  size_t n = 0;
+  for (const nki::Diagnostic &d : analysis::verify(*ki.kernel, a.verifyOptions())) n += d.rule == rule;
+  return n;
+}
+
+/// affine-output-dep at a write: the iterations of an enclosing affine_range
+/// write the same elements; running that loop in order (sequential_range) keeps
+/// the last write and is what the rule asks for. The loop the finding names is
+/// tried first, then the other enclosing affine loops, innermost first.
+std::vector<json> affineOutputDepFixes(const Kernel &k, uint32_t offset, const std::string &message) {
+  const Statement *writer = nullptr;
+  for (const Statement &s : k.stmts)
+    for (const nki::Access &w : s.writes)
+      if (w.range.begin <= offset && offset < std::max(w.range.end, w.range.begin + 1)) writer = &s;
+  if (!writer) return {};
+  std::vector<int> loops;
+  for (int l : k.loopNest(writer->parent))
+    if (k.loops[l].kind == nki::LoopKind::Affine) loops.insert(loops.begin(), l);
+  // The message names the loop: "... affine_range loop L<n> ...".
+  size_t at = message.find("affine_range loop L");
+  if (at != std::string::npos) {
+    int named = std::atoi(message.c_str() + at + std::strlen("affine_range loop L"));
+    auto it = std::find(loops.begin(), loops.end(), named);
+    if (it != loops.end()) std::rotate(loops.begin(), it, it + 1);
+  }
+  std::vector<json> ops;
+  for (int l : loops)
+    ops.push_back({{"op", "set_loop_kind"}, {"loop", "L" + std::to_string(l)}, {"kind", "sequential_range"}});
+  return ops;
+}
+
+/// sbuf-capacity: dropping a block dimension of an SBUF buffer (each iteration
+/// then allocates one block) shrinks the footprint. Only drops that can bring
+/// the footprint (counted as the verifier counts it) under the capacity are
+/// tried, the largest saving first.
+std::vector<json> sbufCapacityFixes(const Kernel &k, int64_t capacity) {
+  const rewrite::Op *shrink = rewrite::findOp("shrink_buffer");
+  if (!shrink) return {};
+  int64_t total = 0;
+  for (const Tensor &t : k.tensors)
+    if (t.buffer == nki::Buffer::SBUF && t.name != "<discarded>") total += t.totalBytesPerPartition().value_or(0);
+  auto saving = [&](const json &inst) -> int64_t {
+    std::string ref = inst.value("tensor", "");
+    int dim = inst.value("dim", -1);
+    for (const Tensor &t : k.tensors) {
+      if (t.buffer != nki::Buffer::SBUF || (t.name != ref && "S" + std::to_string(t.definedBy) != ref)) continue;
+      auto bytes = t.totalBytesPerPartition();
+      if (!bytes || dim < 0 || dim >= t.blockDims() || !t.shape[dim].isKnown() || *t.shape[dim].value <= 0) return 0;
+      return *bytes - *bytes / *t.shape[dim].value;
+    }
+    return 0;  // not an SBUF buffer (PSUM): it does not count against SBUF
+  };
+  std::vector<std::pair<int64_t, json>> ranked;
+  for (json &inst : shrink->instances(k))
+    if (int64_t saved = saving(inst); saved > 0 && total - saved <= capacity) ranked.push_back({saved, std::move(inst)});
+  std::stable_sort(ranked.begin(), ranked.end(), [](auto &x, auto &y) { return x.first > y.first; });
+  std::vector<json> ops;
+  for (auto &[saved, inst] : ranked) ops.push_back(std::move(inst));
+  return ops;
+}
+
+/// The accelopt diagnostic of `a` equal to a client's one (code and range), or null.
+const json *currentDiagnostic(const Analysis &a, const json &d) {
+  if (!d.is_object() || !d.contains("code") || !d["code"].is_string() || !d.contains("range")) return nullptr;
+  if (d.contains("source") && d["source"] != "accelopt") return nullptr;
+  for (const json &own : a.diagnostics())
+    if (own.value("code", "") == d["code"] && own["range"] == d["range"]) return &own;
+  return nullptr;
+}
+
+} // namespace
+
+json quickFixes(const Analysis &a, const json &contextDiagnostics) {
+  json actions = json::array();
+  if (!contextDiagnostics.is_array()) return actions;
+  // Bounds the rewrites tried per finding: each costs a parse and a verification.
+  constexpr size_t MaxTries = 6;
+  std::map<std::string, size_t> actionOfOp;  // op JSON -> index in actions (one action per fix)
+  for (const json &clientDiag : contextDiagnostics) {
+    const json *diag = currentDiagnostic(a, clientDiag);
+    if (!diag) continue;
+    std::string rule = (*diag)["code"].get<std::string>();
+    if (std::find(fixableRules().begin(), fixableRules().end(), rule) == fixableRules().end()) continue;
+    uint32_t offset;
+    try {
+      offset = a.index().offset(positionFromJson((*diag)["range"]["start"]));
+    } catch (const json::exception &) {
+      continue;
+    }
+    const Analysis::KernelInfo *ki = a.kernelAt(offset);
+    if (!ki) continue;
+    const Kernel &k = *ki->kernel;
+    std::vector<json> candidates = rule == "affine-output-dep"
+                                       ? affineOutputDepFixes(k, offset, (*diag).value("message", ""))
+                                       : sbufCapacityFixes(k, a.verifyOptions().sbufBytesPerPartition);
+    size_t before = 0;
+    bool counted = false;
+    size_t tries = 0;
+    for (const json &op : candidates) {
+      std::string key = op.dump();
+      if (auto it = actionOfOp.find(key); it != actionOfOp.end()) {
+        actions[it->second]["diagnostics"].push_back(clientDiag);
+        break;
+      }
+      // Cheap legality check before the engine's full apply.
+      const rewrite::Op *impl = rewrite::findOp(op.value("op", ""));
+      if (!impl || impl->apply(k, op).status != rewrite::Status::Applied) continue;
+      if (++tries > MaxTries) break;
+      rewrite::CandidateResult r = applyOps(a, *ki, {op});
+      if (r.status != rewrite::Status::Applied) continue;
+      if (!counted) {
+        before = findingsOf(a, *ki, rule);
+        counted = true;
+      }
+      std::optional<size_t> after = findingsIn(a, *ki, r.text, rule);
+      if (!after || *after >= before) continue;
+      std::string what = r.descriptions.empty() ? rewrite::formatOp(op) : r.descriptions.front();
+      json action = {{"title", "Fix " + rule + ": " + what},
+                     {"kind", QuickFixKind},
+                     {"diagnostics", json::array({clientDiag})},
+                     {"isPreferred", true},
+                     {"edit", workspaceEdit(a, r.edits)},
+                     {"data", {{"uri", a.uri()}, {"version", a.version()}, {"kernel", k.name}, {"op", op}}}};
+      actionOfOp[key] = actions.size();
+      actions.push_back(std::move(action));
+      break;
+    }
+  }
+  return actions;
+}
+
+// --- the optimization memory ---------------------------------------------------------------
+
+llvm::Expected<json> memoryAction(const Analysis &a, uint32_t offset, memory::Store &store) {
+  const Analysis::KernelInfo *ki = a.kernelAt(offset);
+  if (!ki) return nullptr;
+  const Kernel &k = *ki->kernel;
+  std::string id = idAt(k, offset);
+  if (id.empty()) return nullptr;
+  // Many patterns and several sites each: the pattern for the cursor's loop
+  // need not rank high for the kernel as a whole. Computed once per version.
+  memory::PatternQuery query;
+  query.limit = 50;
+  std::shared_ptr<const Analysis::Suggestions> suggestions = a.suggestions(*ki, store, query, /*perPattern=*/8);
+  if (!suggestions->error.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), suggestions->error);
+  // Each try re-parses and re-verifies the kernel: a few refused sites at most.
+  constexpr int MaxTries = 6;
+  int tries = 0;
+  for (const memory::PatternSuggestion &s : suggestions->list) {
+    if (s.ops.empty() || std::none_of(s.ops.begin(), s.ops.end(), [&](const json &op) { return mentions(op, id); }))
+      continue;
+    if (++tries > MaxTries) break;
+    rewrite::CandidateResult r = applyOps(a, *ki, s.ops);
+    if (r.status != rewrite::Status::Applied) continue;
+    std::string what;
+    for (const std::string &d : r.descriptions) what += (what.empty() ? "" : "; ") + d;
+    json action = {
+        {"title", llvm::formatv("Remembered pattern p{0} (win rate {1:f0}%): {2}", s.pattern, 100 * s.winRate, what)
+                      .str()},
+        {"kind", MemoryKind},
+        {"isPreferred", true},
+        {"edit", workspaceEdit(a, r.edits)},
+        {"data",
+         {{"uri", a.uri()}, {"version", a.version()}, {"kernel", k.name}, {"ops", s.ops}, {"pattern", s.pattern}}}};
+    return action;
+  }
+  return nullptr;
 }
 
 // --- the profile command -------------------------------------------------------------------

@@ -3,7 +3,11 @@
 #include "LSP/Features.h"
 #include "LSP/Transport.h"
 
+#include "Memory/Store.h"
+
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 
 namespace accelopt::lsp {
 
@@ -178,13 +182,7 @@ void Server::dispatch(const std::string &method, const json &params, const json 
     if (!a) return replyError(*id, RequestFailed, "document " + uri + " is not open");
     reply(*id, resolveCodeLens(*a, params, hardware().get()));
   } else if (method == "textDocument/codeAction") {
-    auto a = docAnalysis();
-    if (!a) return reply(*id, json::array());
-    std::vector<std::string> only;
-    if (const json &o = field(field(params, "context"), "only"); o.is_array())
-      for (const json &k : o)
-        if (k.is_string()) only.push_back(k.get<std::string>());
-    reply(*id, codeActions(*a, offsetOf(*a, params.at("range").at("start")), only));
+    reply(*id, codeAction(params));
   } else if (method == "codeAction/resolve") {
     const json &data = field(params, "data");
     std::string uri = field(data, "uri").is_string() ? data["uri"].get<std::string>() : "";
@@ -223,7 +221,8 @@ json Server::initialize(const json &params) {
         {"inlayHintProvider", {{"resolveProvider", false}}},
         {"codeLensProvider", {{"resolveProvider", true}}},
         {"codeActionProvider",
-         {{"codeActionKinds", json::array({"refactor.rewrite", RewriteKindPrefix})}, {"resolveProvider", true}}},
+         {{"codeActionKinds", json::array({QuickFixKind, "refactor.rewrite", RewriteKindPrefix, MemoryKind})},
+          {"resolveProvider", true}}},
         {"executeCommandProvider", {{"commands", json::array({ProfileCommand})}}}}},
       {"serverInfo", {{"name", "accelopt-lsp"}, {"version", Version}}}};
 }
@@ -434,6 +433,72 @@ void Server::waitIdle() {
   if (!Options.backgroundDiagnostics) return flushDiagnostics();
   std::unique_lock<std::mutex> lock(Lock);
   Idle.wait(lock, [&] { return (Pending.empty() && !Busy) || Stop; });
+}
+
+// --- code actions --------------------------------------------------------------------------------
+
+json Server::codeAction(const json &params) {
+  auto a = analysis(params.at("textDocument").at("uri").get<std::string>());
+  if (!a) return json::array();
+  const json &context = field(params, "context");
+  std::vector<std::string> only;
+  if (const json &o = field(context, "only"); o.is_array())
+    for (const json &k : o)
+      if (k.is_string()) only.push_back(k.get<std::string>());
+  uint32_t offset = offsetOf(*a, params.at("range").at("start"));
+  // Quick fixes first, then the remembered pattern, then every rewrite op.
+  json actions = json::array();
+  if (kindWanted(QuickFixKind, only))
+    for (json &fix : quickFixes(*a, field(context, "diagnostics"))) actions.push_back(std::move(fix));
+  if (kindWanted(MemoryKind, only))
+    if (std::shared_ptr<memory::Store> store = memoryStore()) {
+      // A memory problem (bad rows, a locked file) must not cost the other actions.
+      try {
+        auto preferred = memoryAction(*a, offset, *store);
+        if (!preferred) logMessage(2, "accelopt memory " + store->path() + ": " + llvm::toString(preferred.takeError()));
+        else if (!preferred->is_null()) actions.push_back(std::move(*preferred));
+      } catch (const std::exception &e) {
+        logMessage(2, "accelopt memory " + store->path() + ": " + e.what());
+      }
+    }
+  for (json &action : codeActions(*a, offset, only)) actions.push_back(std::move(action));
+  return actions;
+}
+
+std::shared_ptr<memory::Store> Server::memoryStore() {
+  std::string path, root;
+  {
+    std::lock_guard<std::mutex> guard(Lock);
+    path = Settings.memory;
+    root = Settings.rootPath;
+  }
+  if (!path.empty() && !llvm::sys::path::is_absolute(path) && !root.empty()) {
+    llvm::SmallString<256> full(root);
+    llvm::sys::path::append(full, path);
+    path = std::string(full);
+  }
+  std::string problem;
+  std::shared_ptr<memory::Store> store;
+  {
+    std::lock_guard<std::mutex> guard(MemoryLock);
+    if (path != MemoryPath) {
+      MemoryPath = path;
+      MemoryStore.reset();
+      MemoryTried = false;
+    }
+    if (!MemoryTried && !path.empty()) {
+      MemoryTried = true;
+      memory::StoreOptions options;
+      options.create = false;        // an editor setting must not create databases
+      options.busyTimeoutMs = 200;   // a search writing to it must not stall the editor
+      auto opened = memory::Store::open(path, options);
+      if (opened) MemoryStore = std::move(*opened);
+      else problem = llvm::toString(opened.takeError());
+    }
+    store = MemoryStore;
+  }
+  if (!problem.empty()) notify("window/showMessage", {{"type", 2}, {"message", "accelopt memory: " + problem}});
+  return store;
 }
 
 // --- commands ----------------------------------------------------------------------------------

@@ -21,6 +21,10 @@
 #include <string>
 #include <thread>
 
+namespace accelopt::memory {
+class Store;
+}
+
 namespace accelopt::lsp {
 
 struct ServerOptions {
@@ -86,6 +90,14 @@ private:
   std::mutex OutLock;
   int64_t NextRequestId = 1;
 
+  // The optimization memory of the "memory" setting: opened by the first code
+  // action request that needs it (never for diagnostics) and kept open until
+  // the setting names another file. A failed open is reported once per path.
+  std::mutex MemoryLock;
+  std::string MemoryPath;
+  std::shared_ptr<memory::Store> MemoryStore;
+  bool MemoryTried = false;
+
   void send(const json &message);
   void reply(const json &id, json result);
   void replyError(const json &id, int code, const std::string &message);
@@ -99,6 +111,9 @@ private:
   void didChange(const json &params);
   void didClose(const json &params);
   json executeCommand(const json &params);
+  json codeAction(const json &params);
+  /// The cached Store of the "memory" setting (null when unset or unusable).
+  std::shared_ptr<memory::Store> memoryStore();
 
   void schedule(const std::string &uri, int delayMs);
   void workerLoop();

@@ -1,5 +1,6 @@
 // The language server driven without stdio: protocol lifecycle, diagnostics,
-// incremental edits, half-typed code, and the debounced worker.
+// incremental edits, half-typed code, the debounced worker, and code actions
+// with an unusable optimization memory.
 #include "LSP/Server.h"
 #include "LSP/Transport.h"
 
@@ -7,6 +8,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <thread>
 
 using namespace accelopt::lsp;
@@ -240,6 +242,32 @@ TEST(Server, ConfigurationChangeRepublishes) {
   ASSERT_EQ(d.size(), 2u);
   std::string after = s.hoverAt(3, 5, 11)["result"]["contents"]["value"];
   EXPECT_NE(after.find("[256, 512]"), std::string::npos) << "inputs keyed by kernel name: " << after;
+}
+
+TEST(Server, UnusableMemoryIsReportedOnceAndActionsStillWork) {
+  std::string notADatabase = testing::TempDir() + "accelopt-lsp-not-a-db.sqlite";
+  std::ofstream(notADatabase) << "this is not an SQLite file\n";
+  for (const std::string &path : {notADatabase, testing::TempDir() + "accelopt-lsp-absent/memory.db"}) {
+    Session s;
+    s.initialize({{"inputs", {{"k.py", "x=f32[256,512]"}}}, {"memory", path}});
+    s.open(Kernel);
+    s.server.flushDiagnostics();
+    json params = {{"textDocument", {{"uri", Uri}}},
+                   {"range", {{"start", {{"line", 7}, {"character", 4}}}, {"end", {{"line", 7}, {"character", 4}}}}},
+                   {"context", {{"diagnostics", json::array()}}}};
+    for (int id = 2; id < 5; ++id) {
+      json r = s.request(id, "textDocument/codeAction", params);
+      ASSERT_TRUE(r["result"].is_array()) << r.dump();
+      EXPECT_FALSE(r["result"].empty()) << "the rewrite actions do not need the memory";
+    }
+    int warnings = 0;
+    for (const json &m : s.out)
+      if (m.value("method", "") == "window/showMessage" &&
+          llvm::StringRef(m["params"]["message"].get<std::string>()).startswith("accelopt memory: "))
+        ++warnings;
+    EXPECT_EQ(warnings, 1) << path;
+  }
+  std::remove(notADatabase.c_str());
 }
 
 TEST(Uri, PathConversions) {
