@@ -58,6 +58,23 @@ llvm::Error fillFrom(llvm::StringRef expr, std::span<float> out, Random &rng, co
 
 } // namespace
 
+llvm::Expected<std::vector<KernelArg>> cloneArgs(const std::vector<KernelArg> &args) {
+  std::vector<KernelArg> out;
+  out.reserve(args.size());
+  for (const KernelArg &a : args) {
+    KernelArg c;
+    c.name = a.name;
+    c.scalar = a.scalar;
+    if (a.array) {
+      auto copy = a.array->clone();
+      if (!copy) return copy.takeError();
+      c.array = std::move(*copy);
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 llvm::Expected<std::vector<KernelArg>> makeRandomInputs(const nki::InputSpecs &specs, uint64_t seed) {
   Random rng(seed);
   std::vector<KernelArg> args;

@@ -51,4 +51,8 @@ llvm::Expected<RunResult> runKernel(const nki::KernelFile &file, const nki::Kern
 /// "identity"; default normal(0,1)).
 llvm::Expected<std::vector<KernelArg>> makeRandomInputs(const nki::InputSpecs &specs, uint64_t seed);
 
+/// Deep copies of `args`: runKernel consumes its arguments, and callers run the
+/// same inputs on several candidates.
+llvm::Expected<std::vector<KernelArg>> cloneArgs(const std::vector<KernelArg> &args);
+
 } // namespace accelopt::interp

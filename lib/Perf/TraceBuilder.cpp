@@ -69,6 +69,16 @@ struct RegionForm {
   }
 };
 
+/// Block 0 of `tensor` from first to last byte; callers add the block index.
+RegionForm wholeBlockOf(TensorId tensor, const TensorInfo &info) {
+  RegionForm f;
+  f.tensor = tensor;
+  f.numBlocks = info.numBlocks;
+  f.bytesPerPartition = info.bytesPerPartition;
+  f.span = static_cast<int64_t>(info.bytesPerPartition);
+  return f;
+}
+
 /// One instruction a statement issues per instance.
 struct InstructionTemplate {
   Instruction inst;
@@ -327,11 +337,7 @@ private:
     auto id = tensorId(tensor);
     if (!id) return id.takeError();
     const TensorInfo &info = trace_.tensors()[*id];
-    RegionForm f;
-    f.tensor = *id;
-    f.numBlocks = info.numBlocks;
-    f.bytesPerPartition = info.bytesPerPartition;
-    f.span = static_cast<int64_t>(info.bytesPerPartition);
+    RegionForm f = wholeBlockOf(*id, info);
     const Tensor &t = k_.tensors[tensor];
     if (t.scope >= 0 && !nki::isHBM(info.buffer))
       addInstanceIndex(f.block, t.scope, info.numBlocks / std::max<uint64_t>(buffersOf(t.scope), 1));
@@ -349,11 +355,8 @@ private:
     info.partitions = static_cast<uint16_t>(std::clamp<uint32_t>(partitions, 1, 65535));
     info.bytesPerPartition = std::max<uint64_t>(bytesPerPartition, 1);
     info.name.append("S").append(std::to_string(s.id)).append(".").append(what);
-    RegionForm f;
-    f.tensor = trace_.addTensor(std::move(info));
-    f.numBlocks = static_cast<uint32_t>(instances);
-    f.bytesPerPartition = std::max<uint64_t>(bytesPerPartition, 1);
-    f.span = static_cast<int64_t>(f.bytesPerPartition);
+    TensorId id = trace_.addTensor(std::move(info));
+    RegionForm f = wholeBlockOf(id, trace_.tensors()[id]);
     addInstanceIndex(f.block, s.parent, 1);
     return f;
   }
@@ -453,6 +456,29 @@ private:
       return t >= 0 ? bufferOf(k_.tensors[storageOf(t)]) : Buffer::SBUF;
     };
     bool hasDest = dest || s.definesTensor >= 0;
+    // Issues `t` writing the destination.
+    auto issueToDest = [&](InstructionTemplate t) -> llvm::Error {
+      auto w = destForm();
+      if (!w) return w.takeError();
+      t.writes.push_back(*w);
+      out.push_back(std::move(t));
+      return llvm::Error::success();
+    };
+    // Issues `t` writing a new compiler temporary, which it returns for the next instruction to read.
+    auto issueToScratch = [&](InstructionTemplate t, Buffer buffer, uint32_t partitions, uint64_t bytesPerPartition,
+                              const char *what) -> llvm::Expected<RegionForm> {
+      auto tmp = scratch(s, buffer, partitions, bytesPerPartition, what);
+      if (!tmp) return tmp.takeError();
+      t.writes.push_back(*tmp);
+      out.push_back(std::move(t));
+      return tmp;
+    };
+    // Every read, the destination re-read of `+=` included.
+    auto allReads = [&] {
+      std::vector<const Access *> reads;
+      for (const Access &a : s.reads) reads.push_back(&a);
+      return reads;
+    };
 
     if (!s.op) {
       // `t[...] += tile` without a call: a VectorE add.
@@ -464,13 +490,8 @@ private:
         t.inst.partitions = static_cast<uint16_t>(std::min<uint32_t>(f.partitions, 65535));
         t.inst.freeElems = static_cast<uint32_t>(f.freeElems);
         t.inst.inputDType = f.dtype;
-        std::vector<const Access *> reads;
-        for (const Access &a : s.reads) reads.push_back(&a);
-        if (llvm::Error err = addReads(t, reads)) return err;
-        auto w = compileAccess(*dest);
-        if (!w) return w.takeError();
-        t.writes.push_back(*w);
-        out.push_back(std::move(t));
+        if (llvm::Error err = addReads(t, allReads())) return err;
+        return issueToDest(std::move(t));
       }
       return llvm::Error::success();
     }
@@ -499,19 +520,11 @@ private:
         out.push_back(std::move(t));
         return llvm::Error::success();
       }
-      if (!accumulateWithAdd) {
-        auto w = destForm();
-        if (!w) return w.takeError();
-        t.writes.push_back(*w);
-        out.push_back(std::move(t));
-        return llvm::Error::success();
-      }
+      if (!accumulateWithAdd) return issueToDest(std::move(t));
       TileFacts d = destFacts(resultFacts);
       Buffer tmpBuffer = kind == nki::OpKind::Matmul ? Buffer::PSUM : Buffer::SBUF;
-      auto tmp = scratch(s, tmpBuffer, d.partitions, d.freeElems * nki::dtypeBytes(d.dtype), "acc");
+      auto tmp = issueToScratch(std::move(t), tmpBuffer, d.partitions, d.freeElems * nki::dtypeBytes(d.dtype), "acc");
       if (!tmp) return tmp.takeError();
-      t.writes.push_back(*tmp);
-      out.push_back(std::move(t));
       InstructionTemplate add = compute(OpKind::TensorTensor, d);
       add.inst.flags |= LanguageLevel;
       add.reads.push_back(*tmp);
@@ -541,11 +554,7 @@ private:
         f.freeElems = info.bytesPerPartition / nki::dtypeBytes(t.dtype);
         f.dtype = t.dtype;
         InstructionTemplate m = compute(OpKind::Memset, f);
-        RegionForm w;
-        w.tensor = *id;
-        w.numBlocks = info.numBlocks;
-        w.bytesPerPartition = info.bytesPerPartition;
-        w.span = static_cast<int64_t>(info.bytesPerPartition);
+        RegionForm w = wholeBlockOf(*id, info);
         w.block.constant = static_cast<int64_t>(b);
         if (t.scope >= 0) addInstanceIndex(w.block, t.scope, static_cast<int64_t>(perInstance));
         m.writes.push_back(w);
@@ -584,19 +593,14 @@ private:
         // A PSUM value is first copied to SBUF by the compiler (NKI.md §1.8).
         InstructionTemplate copy = compute(OpKind::TensorCopy, sf);
         if (llvm::Error err = addReads(copy, {src})) return err;
-        auto tmp = scratch(s, Buffer::SBUF, sf.partitions, sf.freeElems * nki::dtypeBytes(sf.dtype), "sb");
+        auto tmp = issueToScratch(std::move(copy), Buffer::SBUF, sf.partitions,
+                                  sf.freeElems * nki::dtypeBytes(sf.dtype), "sb");
         if (!tmp) return tmp.takeError();
-        copy.writes.push_back(*tmp);
-        out.push_back(std::move(copy));
         t.reads.push_back(*tmp);
       } else if (llvm::Error err = addReads(t, {src})) {
         return err;
       }
-      auto w = destForm();
-      if (!w) return w.takeError();
-      t.writes.push_back(*w);
-      out.push_back(std::move(t));
-      return llvm::Error::success();
+      return issueToDest(std::move(t));
     }
     case nki::OpKind::Matmul: {
       bool ncMatmul = s.callee == "nisa.nc_matmul";
@@ -612,20 +616,18 @@ private:
         tr.inst.engine = nki::Engine::Tensor;
         tr.inst.flags |= OneZeroOperand;
         if (llvm::Error err = addReads(tr, {stationary})) return err;
-        auto psumT = scratch(s, Buffer::PSUM, static_cast<uint32_t>(st.freeElems), uint64_t(st.partitions) * 4, "xT.psum");
+        auto psumT = issueToScratch(std::move(tr), Buffer::PSUM, static_cast<uint32_t>(st.freeElems),
+                                    uint64_t(st.partitions) * 4, "xT.psum");
         if (!psumT) return psumT.takeError();
-        tr.writes.push_back(*psumT);
-        out.push_back(std::move(tr));
         TileFacts tf;
         tf.partitions = static_cast<uint32_t>(st.freeElems);
         tf.freeElems = st.partitions;
         tf.dtype = nki::DType::Float32;
         InstructionTemplate copy = compute(OpKind::TensorCopy, tf);
         copy.reads.push_back(*psumT);
-        auto sbT = scratch(s, Buffer::SBUF, tf.partitions, uint64_t(st.partitions) * nki::dtypeBytes(st.dtype), "xT");
+        auto sbT = issueToScratch(std::move(copy), Buffer::SBUF, tf.partitions,
+                                  uint64_t(st.partitions) * nki::dtypeBytes(st.dtype), "xT");
         if (!sbT) return sbT.takeError();
-        copy.writes.push_back(*sbT);
-        out.push_back(std::move(copy));
         stationaryForm = *sbT;
         st.partitions = tf.partitions; // the stationary operand is [K, M] now
         st.freeElems = tf.freeElems;
@@ -680,14 +682,8 @@ private:
       if (!first || !dest) return llvm::Error::success();
       InstructionTemplate t = compute(OpKind::TensorTensor, in);
       t.inst.flags |= LanguageLevel;
-      std::vector<const Access *> reads;
-      for (const Access &a : s.reads) reads.push_back(&a);
-      if (llvm::Error err = addReads(t, reads)) return err;
-      auto w = compileAccess(*dest);
-      if (!w) return w.takeError();
-      t.writes.push_back(*w);
-      out.push_back(std::move(t));
-      return llvm::Error::success();
+      if (llvm::Error err = addReads(t, allReads())) return err;
+      return issueToDest(std::move(t));
     }
     default: break;
     }

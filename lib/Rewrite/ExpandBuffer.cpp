@@ -46,18 +46,10 @@ public:
     const Loop &l = k.loops[*loop];
     int L = *loop;
     std::string ids = llvm::formatv("{0} L{1}", T.name, L).str();
-    llvm::StringRef text = k.source->text();
-    uint32_t anchor = T.definedBy >= 0 ? k.stmts[T.definedBy].range.begin : T.range.begin;
-    auto no = [&](std::string why, std::vector<Note> notes = {}) {
-      return refuse(name(), ids, anchor, std::move(why), std::move(notes));
-    };
+    uint32_t anchor = tensorAnchor(k, T);
+    Refuser no(name(), ids, anchor);
     if (auto why = bufferReshapeRefusal(k, t)) return no(*why);
     const Statement &A = k.stmts[T.definedBy];
-    const syntax::Expr *shape = allocShapeTuple(A);
-    if (!shape || shape->elts.size() != T.shape.size() || shape->elts.empty())
-      return no("the shape of '" + T.name + "' is not a tuple literal in S" + std::to_string(A.id));
-    if (!startsLine(text, A.range.begin) || !endsLine(text, A.range.end) || hasMultilineString(A.syntax, text))
-      return no("S" + std::to_string(A.id) + " shares its lines with other code");
     const syntax::Expr *stop = singleStopArg(l);
     if (!stop || l.syntax->targets.size() != 1 || l.syntax->targets[0]->kind != syntax::ExprKind::Name)
       return no("expand_buffer handles loops of the form 'for i in <kind>(N)'");
@@ -111,8 +103,7 @@ public:
     } else {
       // One buffer shared by all iterations: legal only when each iteration
       // overwrites all of it before reading it (no value flows between iterations).
-      if (!l.tripCount.isKnown())
-        return no("the trip count of " + loopLabel(k, L) + " is unknown; give input shapes (--inputs or --case)");
+      if (!l.tripCount.isKnown()) return no(unknownTripReason(k, L));
       count = std::to_string(*l.tripCount.value);
       const TensorUse *first = nullptr;
       for (const TensorUse &u : uses)
@@ -134,8 +125,9 @@ public:
     }
 
     EditList edits;
+    llvm::StringRef text = k.source->text();
     // The new leading dimension; a shape whose partition dim was implicit (first) says so.
-    const syntax::Expr *e0 = shape->elts[0];
+    const syntax::Expr *e0 = allocShapeTuple(A)->elts[0];
     std::vector<std::tuple<uint32_t, uint32_t, std::string>> shapeEdits;
     shapeEdits.push_back({e0->range.begin, e0->range.begin, count + ", "});
     if (T.parDim == 0) {
@@ -158,7 +150,7 @@ public:
     }
     for (const TensorUse &u : uses) {
       if (u.subscript) edits.insert(u.subscript->elts.front()->range.begin, l.iv + ", ");
-      else edits.replace(u.name->range.begin, u.name->range.end - u.name->range.begin, T.name + "[" + l.iv + "]");
+      else edits.replace(u.name->range, T.name + "[" + l.iv + "]");
     }
     return applied(name(), ids, k, edits,
                    llvm::formatv("expand_buffer {0} along {1}{2}", T.name, loopLabel(k, L),
@@ -169,12 +161,11 @@ public:
 
   std::vector<nlohmann::json> instances(const Kernel &k) const override {
     std::vector<nlohmann::json> out;
-    for (const Tensor &t : k.tensors) {
-      if (t.isArgument || t.definedBy < 0 || (t.buffer != Buffer::SBUF && t.buffer != Buffer::PSUM)) continue;
+    for (const Tensor *tensor : onChipBuffers(k)) {
+      const Tensor &t = *tensor;
       const Statement &A = k.stmts[t.definedBy];
       if (A.kind != StmtKind::Alloc) continue;
-      std::string err;
-      std::string ref = resolveTensor(k, t.name, err) == t.id ? t.name : "S" + std::to_string(t.definedBy);
+      std::string ref = tensorRef(k, t);
       if (A.parent >= 0) out.push_back({{"op", "expand_buffer"}, {"tensor", ref}, {"loop", "L" + std::to_string(A.parent)}});
       // Loops after the allocation enclosing every use.
       auto uses = tensorUses(k, t.id);

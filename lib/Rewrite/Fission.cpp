@@ -97,36 +97,16 @@ public:
     // Dependences: after fission every instance of the first part runs before every
     // instance of the second; originally the second part of iteration n2 ran before
     // the first part of iterations n1 > n2.
-    std::vector<DirConstraint> dirs;
-    for (int o : k.loopNest(l.parent)) dirs.push_back({o, Dir::Eq});
-    dirs.push_back({*loop, Dir::Pos});
+    std::vector<DirConstraint> dirs = laterIterationDirs(k, *loop);
     for (int s1 : first)
-      for (int s2 : second) {
-        const Statement &x = k.stmts[s1], &y = k.stmts[s2];
-        auto check = [&](const Access &a, const Access &b) -> std::optional<Conflict> {
-          if (privateTo(k, a.tensor, *loop) || privateTo(k, b.tensor, *loop)) return std::nullopt;
-          if (isAccumulation(x, a) && isAccumulation(y, b)) return std::nullopt;
-          if (mayOverlapDir(k, a, b, dirs)) return Conflict{s1, s2, &a, &b};
-          return std::nullopt;
-        };
-        std::optional<Conflict> c;
-        for (const Access &w : x.writes) {
-          for (const Access &r : y.reads)
-            if (!c) c = check(w, r);
-          for (const Access &w2 : y.writes)
-            if (!c) c = check(w, w2);
-        }
-        for (const Access &r : x.reads)
-          for (const Access &w2 : y.writes)
-            if (!c) c = check(r, w2);
-        if (c)
+      for (int s2 : second)
+        if (auto c = firstConflict(k, s1, s2, *loop, *loop, dirs))
           return refuse(name(), ids, anchor,
                         llvm::formatv("fission would reverse a dependence: {0} may touch the same elements with the "
                                       "second part in an earlier iteration of {1} than the first",
                                       describeConflict(k, *c), loopLabel(k, *loop))
                             .str(),
                         conflictNotes(k, *c));
-      }
 
     // The new header goes above the comment lines that lead into `at`.
     uint32_t insertAt = lineBegin(text, anchor);

@@ -50,9 +50,7 @@ public:
     llvm::StringRef text = k.source->text();
     std::string ids = llvm::formatv("L{0} L{1}", *first, *second).str();
     uint32_t anchor = b.headerRange.begin;
-    const auto &sib = k.siblingsOf(NodeRef{true, *first});
-    auto pos = std::find(sib.begin(), sib.end(), NodeRef{true, *first});
-    if (pos == sib.end() || pos + 1 == sib.end() || !(*(pos + 1) == NodeRef{true, *second}))
+    if (!directlyFollows(k, NodeRef{true, *first}, NodeRef{true, *second}))
       return refuse(name(), ids, anchor,
                     llvm::formatv("{0} does not directly follow {1} in the same block", loopLabel(k, *second),
                                   loopLabel(k, *first))
@@ -80,9 +78,8 @@ public:
     if (b.syntax->targets.size() != 1 || b.syntax->targets[0]->kind != syntax::ExprKind::Name ||
         a.syntax->targets.size() != 1 || a.syntax->targets[0]->kind != syntax::ExprKind::Name)
       return refuse(name(), ids, anchor, "a loop target is not a single name");
-    for (const syntax::Stmt *s : b.syntax->body)
-      if (hasMultilineString(s, text))
-        return refuse(name(), ids, anchor, "the second loop has a multi-line string (re-indenting would change it)");
+    if (bodyHasMultilineString(b, text))
+      return refuse(name(), ids, anchor, "the second loop has a multi-line string (re-indenting would change it)");
     if (k.source->slice(b.headerRange).contains('\n'))
       return refuse(name(), ids, anchor, "the header of the second loop spans several lines");
 
@@ -101,50 +98,24 @@ public:
         return refuse(name(), ids, anchor,
                       llvm::formatv("{0} reads '{1}', which {2} binds", loopLabel(k, *first), n, loopLabel(k, *second))
                           .str());
-    if (a.iv != b.iv) {
-      bool clash = defB.count(a.iv) > 0;
-      for (const syntax::Stmt *s : b.syntax->body)
-        if (!namesIn(s, a.iv).empty()) clash = true;
-      if (clash)
-        return refuse(name(), ids, anchor,
-                      llvm::formatv("{0} already uses the name '{1}'; renaming its induction variable would "
-                                    "capture it",
-                                    loopLabel(k, *second), a.iv)
-                          .str());
-    }
+    if (a.iv != b.iv && (defB.count(a.iv) > 0 || !namesInBody(b, a.iv).empty()))
+      return refuse(name(), ids, anchor,
+                    llvm::formatv("{0} already uses the name '{1}'; renaming its induction variable would capture it",
+                                  loopLabel(k, *second), a.iv)
+                        .str());
 
     // Dependences: instance of the first loop at iteration n1, of the second at n2;
     // fusion reorders exactly the pairs with n1 > n2.
-    std::vector<DirConstraint> dirs;
-    for (int o : k.loopNest(a.parent)) dirs.push_back({o, Dir::Eq});
-    dirs.push_back({*first, Dir::Pos});
+    std::vector<DirConstraint> dirs = laterIterationDirs(k, *first);
     for (int s1 : stmtsIn(k, *first))
-      for (int s2 : stmtsIn(k, *second)) {
-        const Statement &x = k.stmts[s1], &y = k.stmts[s2];
-        auto check = [&](const Access &p1, const Access &p2) -> std::optional<Conflict> {
-          if (privateTo(k, p1.tensor, *first) || privateTo(k, p2.tensor, *second)) return std::nullopt;
-          if (isAccumulation(x, p1) && isAccumulation(y, p2)) return std::nullopt;
-          if (mayOverlapDir(k, p1, p2, dirs, {*second, *first})) return Conflict{s1, s2, &p1, &p2};
-          return std::nullopt;
-        };
-        std::optional<Conflict> c;
-        for (const Access &w : x.writes) {
-          for (const Access &r : y.reads)
-            if (!c) c = check(w, r);
-          for (const Access &w2 : y.writes)
-            if (!c) c = check(w, w2);
-        }
-        for (const Access &r : x.reads)
-          for (const Access &w2 : y.writes)
-            if (!c) c = check(r, w2);
-        if (c)
+      for (int s2 : stmtsIn(k, *second))
+        if (auto c = firstConflict(k, s1, s2, *first, *second, dirs, {*second, *first}))
           return refuse(name(), ids, anchor,
                         llvm::formatv("fusion would reverse a dependence: {0} may touch the same elements in a later "
                                       "iteration of {1} than of {2}",
                                       describeConflict(k, *c), loopLabel(k, *first), loopLabel(k, *second))
                             .str(),
                         conflictNotes(k, *c));
-      }
 
     EditList edits;
     // Drop the second header line; move its body to the first body's indentation.
@@ -166,22 +137,16 @@ public:
       }
     }
     if (a.iv != b.iv)
-      for (const syntax::Stmt *s : b.syntax->body)
-        for (const syntax::Expr *e : namesIn(s, b.iv)) edits.replace(e->range.begin, e->range.end - e->range.begin, a.iv);
+      for (const syntax::Expr *e : namesInBody(b, b.iv)) edits.replace(e->range, a.iv);
     return applied(name(), ids, k, edits,
                    llvm::formatv("fuse {0} and {1}", loopLabel(k, *first), loopLabel(k, *second)).str(), anchor);
   }
 
   std::vector<nlohmann::json> instances(const Kernel &k) const override {
     std::vector<nlohmann::json> out;
-    auto scan = [&](const std::vector<NodeRef> &nodes) {
-      for (size_t i = 0; i + 1 < nodes.size(); ++i)
-        if (nodes[i].isLoop && nodes[i + 1].isLoop)
-          out.push_back({{"op", "fuse"}, {"first", "L" + std::to_string(nodes[i].index)},
-                         {"second", "L" + std::to_string(nodes[i + 1].index)}});
-    };
-    scan(k.body);
-    for (const Loop &l : k.loops) scan(l.body);
+    for (auto [x, y] : adjacentNodes(k))
+      if (x.isLoop && y.isLoop)
+        out.push_back({{"op", "fuse"}, {"first", "L" + std::to_string(x.index)}, {"second", "L" + std::to_string(y.index)}});
     return out;
   }
 

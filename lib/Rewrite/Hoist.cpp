@@ -119,50 +119,12 @@ std::optional<OpResult> checkMovable(const Kernel &k, int stmt, int loop, llvm::
 
 namespace {
 
-class Hoist final : public Op {
+class Hoist final : public StmtMoveOp {
 public:
+  Hoist() : StmtMoveOp("out_of") {}
   llvm::StringRef name() const override { return "hoist"; }
   llvm::StringRef summary() const override {
     return "move a loop-invariant statement out of an enclosing loop (placed before the loop)";
-  }
-  std::vector<std::string> fields() const override { return {"stmt", "out_of"}; }
-
-  OpResult apply(const Kernel &k, const nlohmann::json &j) const override {
-    Params p(k, j, name(), fields());
-    auto stmt = p.stmt("stmt");
-    auto loop = p.loop("out_of");
-    if (!p.ok()) return p.error();
-    const Statement &s = k.stmts[*stmt];
-    const Loop &l = k.loops[*loop];
-    llvm::StringRef text = k.source->text();
-    std::string ids = llvm::formatv("S{0} L{1}", *stmt, *loop).str();
-    uint32_t anchor = s.range.begin;
-    if (!k.encloses(*loop, NodeRef{false, *stmt}))
-      return refuse(name(), ids, anchor, llvm::formatv("S{0} is not inside {1}", *stmt, loopLabel(k, *loop)).str());
-    if (auto r = checkMovable(k, *stmt, *loop, name(), ids, anchor)) return std::move(*r);
-
-    // Edits: cut the statement's lines, paste them before the loop at its indentation.
-    uint32_t cutBegin = lineBegin(text, s.range.begin), cutEnd = nextLineBegin(text, s.range.end);
-    std::string stmtIndent = indentAt(text, s.range.begin), loopIndent = indentAt(text, l.range.begin);
-    if (stmtIndent.size() < loopIndent.size() || stmtIndent.compare(0, loopIndent.size(), loopIndent) != 0)
-      return refuse(name(), ids, anchor, "inconsistent indentation between the statement and the loop");
-    size_t strip = stmtIndent.size() - loopIndent.size();
-    std::string moved;
-    for (uint32_t ls = cutBegin; ls < cutEnd; ls = nextLineBegin(text, ls)) {
-      llvm::StringRef line = text.slice(ls, nextLineBegin(text, ls));
-      size_t n = 0;
-      while (n < strip && n < line.size() && (line[n] == ' ' || line[n] == '\t')) ++n;
-      moved += line.drop_front(n).str();
-    }
-    if (moved.empty() || moved.back() != '\n') moved += "\n";
-    EditList edits;
-    edits.remove(cutBegin, cutEnd);
-    edits.insert(lineBegin(text, l.range.begin), moved);
-    return applied(name(), ids, k, edits,
-                   llvm::formatv("hoist S{0} ({1}) out of {2}", *stmt,
-                                 s.defines.empty() ? std::string("-") : s.defines.front(), loopLabel(k, *loop))
-                       .str(),
-                   anchor);
   }
 
   std::vector<nlohmann::json> instances(const Kernel &k) const override {
@@ -171,6 +133,34 @@ public:
       for (int q = s.parent; q >= 0; q = k.loops[q].parent)
         out.push_back({{"op", "hoist"}, {"stmt", "S" + std::to_string(s.id)}, {"out_of", "L" + std::to_string(q)}});
     return out;
+  }
+
+private:
+  std::optional<std::string> placementRefusal(const Kernel &k, int stmt, int loop) const override {
+    if (k.encloses(loop, NodeRef{false, stmt})) return std::nullopt;
+    return llvm::formatv("S{0} is not inside {1}", stmt, loopLabel(k, loop)).str();
+  }
+
+  OpResult applyMove(const Kernel &k, int stmt, int loop, const std::string &ids, uint32_t anchor) const override {
+    const Statement &s = k.stmts[stmt];
+    const Loop &l = k.loops[loop];
+    llvm::StringRef text = k.source->text();
+    // Paste the statement's lines before the loop at its indentation.
+    std::string stmtIndent = indentAt(text, s.range.begin), loopIndent = indentAt(text, l.range.begin);
+    if (stmtIndent.size() < loopIndent.size() || stmtIndent.compare(0, loopIndent.size(), loopIndent) != 0)
+      return refuse(name(), ids, anchor, "inconsistent indentation between the statement and the loop");
+    size_t strip = stmtIndent.size() - loopIndent.size();
+    EditList edits;
+    moveStmtLines(edits, text, s, lineBegin(text, l.range.begin), [&](llvm::StringRef line) {
+      size_t n = 0;
+      while (n < strip && n < line.size() && (line[n] == ' ' || line[n] == '\t')) ++n;
+      return line.drop_front(n).str();
+    });
+    return applied(name(), ids, k, edits,
+                   llvm::formatv("hoist S{0} ({1}) out of {2}", stmt,
+                                 s.defines.empty() ? std::string("-") : s.defines.front(), loopLabel(k, loop))
+                       .str(),
+                   anchor);
   }
 };
 

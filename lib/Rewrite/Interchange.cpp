@@ -58,32 +58,23 @@ public:
                         .str(),
                     {{s.range.begin, s.range.end, "'" + c->second + "' read here"}});
     }
-    std::vector<DirConstraint> dirs;
-    for (int o : k.loopNest(lo.parent)) dirs.push_back({o, Dir::Eq});
-    dirs.push_back({*outer, Dir::Pos});
+    std::vector<DirConstraint> dirs = laterIterationDirs(k, *outer);
     dirs.push_back({*inner, Dir::Neg});
-    std::vector<int> stmts = stmtsIn(k, *inner);
-    for (int s1 : stmts)
-      for (const Access &w : k.stmts[s1].writes)
-        for (int s2 : stmts)
-          for (const auto *list : {&k.stmts[s2].writes, &k.stmts[s2].reads})
-            for (const Access &a : *list) {
-              if (privateTo(k, w.tensor, *inner) || privateTo(k, a.tensor, *inner)) continue;
-              if (isAccumulation(k.stmts[s1], w) && isAccumulation(k.stmts[s2], a)) continue;
-              for (bool flip : {false, true}) {
-                dirs[dirs.size() - 2].dir = flip ? Dir::Neg : Dir::Pos;
-                dirs.back().dir = flip ? Dir::Pos : Dir::Neg;
-                if (!mayOverlapDir(k, w, a, dirs)) continue;
-                Conflict c{s1, s2, &w, &a};
-                return refuse(name(), ids, anchor,
-                              llvm::formatv("dependence with direction (<,>) between {0} and {1}: {2} may touch "
-                                            "the same elements with an earlier '{3}' and a later '{4}' iteration",
-                                            loopLabel(k, *outer), loopLabel(k, *inner), describeConflict(k, c),
-                                            lo.iv, li.iv)
-                                  .str(),
-                              conflictNotes(k, c));
-              }
-            }
+    auto crossed = [&](const Access &w, const Access &a) {
+      for (bool flip : {false, true}) {
+        dirs[dirs.size() - 2].dir = flip ? Dir::Neg : Dir::Pos;
+        dirs.back().dir = flip ? Dir::Pos : Dir::Neg;
+        if (mayOverlapDir(k, w, a, dirs)) return true;
+      }
+      return false;
+    };
+    if (auto c = firstWriteConflict(k, stmtsIn(k, *inner), *inner, crossed))
+      return refuse(name(), ids, anchor,
+                    llvm::formatv("dependence with direction (<,>) between {0} and {1}: {2} may touch the same "
+                                  "elements with an earlier '{3}' and a later '{4}' iteration",
+                                  loopLabel(k, *outer), loopLabel(k, *inner), describeConflict(k, *c), lo.iv, li.iv)
+                        .str(),
+                    conflictNotes(k, *c));
 
     EditList edits;
     edits.replace(lo.headerRange.begin, lo.headerRange.end - lo.headerRange.begin,

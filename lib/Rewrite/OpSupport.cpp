@@ -195,12 +195,25 @@ std::vector<const syntax::Expr *> namesIn(const syntax::Stmt *s, llvm::StringRef
   return out;
 }
 
+std::vector<const syntax::Expr *> namesInBody(const Loop &loop, llvm::StringRef name) {
+  std::vector<const syntax::Expr *> out;
+  for (const syntax::Stmt *b : loop.syntax->body)
+    for (const syntax::Expr *e : namesIn(b, name)) out.push_back(e);
+  return out;
+}
+
 bool hasMultilineString(const syntax::Stmt *s, llvm::StringRef text) {
   bool found = false;
   forEachExpr(s, [&](const syntax::Expr *e) {
     if (e->kind == syntax::ExprKind::Str && text.slice(e->range.begin, e->range.end).contains('\n')) found = true;
   });
   return found;
+}
+
+bool bodyHasMultilineString(const Loop &loop, llvm::StringRef text) {
+  for (const syntax::Stmt *b : loop.syntax->body)
+    if (hasMultilineString(b, text)) return true;
+  return false;
 }
 
 std::set<std::string> identifiersIn(llvm::StringRef text) {
@@ -259,6 +272,26 @@ std::vector<int> loopsIn(const Kernel &k, int loop) {
 std::string loopLabel(const Kernel &k, int loop) {
   const Loop &l = k.loops[loop];
   return llvm::formatv("L{0} ({1}, trip {2})", loop, l.iv, l.tripCount.str()).str();
+}
+
+std::string unknownTripReason(const Kernel &k, int loop) {
+  return "the trip count of " + loopLabel(k, loop) + " is unknown; give input shapes (--inputs or --case)";
+}
+
+bool directlyFollows(const Kernel &k, NodeRef first, NodeRef second) {
+  const auto &sib = k.siblingsOf(first);
+  auto pos = std::find(sib.begin(), sib.end(), first);
+  return pos != sib.end() && pos + 1 != sib.end() && *(pos + 1) == second;
+}
+
+std::vector<std::pair<NodeRef, NodeRef>> adjacentNodes(const Kernel &k) {
+  std::vector<std::pair<NodeRef, NodeRef>> out;
+  auto scan = [&](const std::vector<NodeRef> &nodes) {
+    for (size_t i = 0; i + 1 < nodes.size(); ++i) out.push_back({nodes[i], nodes[i + 1]});
+  };
+  scan(k.body);
+  for (const Loop &l : k.loops) scan(l.body);
+  return out;
 }
 
 std::string tensorName(const Kernel &k, int tensor) {
@@ -404,6 +437,49 @@ bool mayOverlapDir(const Kernel &k, const Access &a, const Access &b, const std:
   return true;
 }
 
+std::vector<DirConstraint> laterIterationDirs(const Kernel &k, int loop) {
+  std::vector<DirConstraint> dirs;
+  for (int o : k.loopNest(k.loops[loop].parent)) dirs.push_back({o, Dir::Eq});
+  dirs.push_back({loop, Dir::Pos});
+  return dirs;
+}
+
+std::optional<Conflict> firstConflict(const Kernel &k, int s1, int s2, int privateA, int privateB,
+                                      const std::vector<DirConstraint> &dirs, std::pair<int, int> aliasB) {
+  const Statement &x = k.stmts[s1], &y = k.stmts[s2];
+  auto check = [&](const Access &a, const Access &b) -> std::optional<Conflict> {
+    if (privateTo(k, a.tensor, privateA) || privateTo(k, b.tensor, privateB)) return std::nullopt;
+    if (isAccumulation(x, a) && isAccumulation(y, b)) return std::nullopt;
+    if (mayOverlapDir(k, a, b, dirs, aliasB)) return Conflict{s1, s2, &a, &b};
+    return std::nullopt;
+  };
+  std::optional<Conflict> c;
+  for (const Access &w : x.writes) {
+    for (const Access &r : y.reads)
+      if (!c) c = check(w, r);
+    for (const Access &w2 : y.writes)
+      if (!c) c = check(w, w2);
+  }
+  for (const Access &r : x.reads)
+    for (const Access &w2 : y.writes)
+      if (!c) c = check(r, w2);
+  return c;
+}
+
+std::optional<Conflict> firstWriteConflict(const Kernel &k, const std::vector<int> &stmts, int loop,
+                                           llvm::function_ref<bool(const Access &, const Access &)> overlap) {
+  for (int s1 : stmts)
+    for (const Access &w : k.stmts[s1].writes)
+      for (int s2 : stmts)
+        for (const auto *list : {&k.stmts[s2].writes, &k.stmts[s2].reads})
+          for (const Access &a : *list) {
+            if (privateTo(k, w.tensor, loop) || privateTo(k, a.tensor, loop)) continue;
+            if (isAccumulation(k.stmts[s1], w) && isAccumulation(k.stmts[s2], a)) continue;
+            if (overlap(w, a)) return Conflict{s1, s2, &w, &a};
+          }
+  return std::nullopt;
+}
+
 static std::string accessKind(const Access &a) {
   return a.isAccumulate ? "accumulation into" : a.isWrite ? "write of" : "read of";
 }
@@ -469,13 +545,118 @@ OpResult applied(llvm::StringRef op, std::string ids, const Kernel &k, const Edi
   return r;
 }
 
-} // namespace accelopt::rewrite
+// --- hoist and sink ----------------------------------------------------------------
 
-namespace accelopt::rewrite {
+OpResult StmtMoveOp::apply(const Kernel &k, const nlohmann::json &j) const {
+  Params p(k, j, name(), fields());
+  auto stmt = p.stmt("stmt");
+  auto loop = p.loop(LoopField);
+  if (!p.ok()) return p.error();
+  std::string ids = llvm::formatv("S{0} L{1}", *stmt, *loop).str();
+  uint32_t anchor = k.stmts[*stmt].range.begin;
+  if (auto why = placementRefusal(k, *stmt, *loop)) return refuse(name(), ids, anchor, std::move(*why));
+  if (auto r = checkMovable(k, *stmt, *loop, name(), ids, anchor)) return std::move(*r);
+  return applyMove(k, *stmt, *loop, ids, anchor);
+}
 
-using namespace nki;
+void moveStmtLines(EditList &edits, llvm::StringRef text, const Statement &s, uint32_t to,
+                   llvm::function_ref<std::string(llvm::StringRef line)> reindent) {
+  uint32_t cutBegin = lineBegin(text, s.range.begin), cutEnd = nextLineBegin(text, s.range.end);
+  std::string moved;
+  for (uint32_t ls = cutBegin; ls < cutEnd; ls = nextLineBegin(text, ls))
+    moved += reindent(text.slice(ls, nextLineBegin(text, ls)));
+  if (moved.empty() || moved.back() != '\n') moved += "\n";
+  edits.remove(cutBegin, cutEnd);
+  edits.insert(to, moved);
+}
+
+// --- counted loops ----------------------------------------------------------------
+
+OpResult LoopFactorOp::apply(const Kernel &k, const nlohmann::json &j) const {
+  Params p(k, j, name(), fields());
+  auto loop = p.loop("loop");
+  auto factor = p.integer("factor");
+  if (!p.ok()) return p.error();
+  const Loop &l = k.loops[*loop];
+  std::string ids = "L" + std::to_string(*loop);
+  uint32_t anchor = l.iterRange.begin;
+  int64_t f = *factor;
+  if (f < 2) return badInput(name(), "factor must be at least 2 (got " + std::to_string(f) + ")");
+  if (CopyLimit && f > *CopyLimit)
+    return badInput(name(), "factor " + std::to_string(f) + " is more than " + std::to_string(*CopyLimit) + " copies");
+  if (!l.tripCount.isKnown()) return refuse(name(), ids, anchor, unknownTripReason(k, *loop));
+  return applyFactor(k, *loop, f, *l.tripCount.value, ids, anchor);
+}
+
+CountedLoop countedLoop(const Kernel &k, int loop, llvm::StringRef op) {
+  const Loop &l = k.loops[loop];
+  CountedLoop c;
+  c.call = iterCall(l);
+  c.stop = singleStopArg(l);
+  if (!c.call || !c.stop)
+    c.refusal = op.str() + " handles loops of the form 'for i in <kind>(N)' (one argument)";
+  else if (l.syntax->targets.size() != 1 || l.syntax->targets[0]->kind != syntax::ExprKind::Name)
+    c.refusal = "the loop target is not a single name";
+  else if (!l.syntax->orelse.empty())
+    c.refusal = "the loop has an else clause";
+  else if ((c.bodyUnit = bodyIndentUnit(k, l)).empty())
+    c.refusal = "the loop body is on the header line";
+  return c;
+}
+
+std::vector<nlohmann::json> divisorInstances(const Kernel &k, llvm::StringRef op, int64_t maxFactor, bool belowTrip) {
+  std::vector<nlohmann::json> out;
+  for (const Loop &l : k.loops) {
+    if (!l.tripCount.isKnown()) continue;
+    int64_t trip = *l.tripCount.value;
+    for (int64_t f = 2; (belowTrip ? f < trip : f <= trip) && f <= maxFactor; ++f)
+      if (trip % f == 0) out.push_back({{"op", op.str()}, {"loop", "L" + std::to_string(l.id)}, {"factor", f}});
+  }
+  return out;
+}
+
+std::optional<std::string> ivRebindingReason(const Kernel &k, int loop) {
+  const Loop &l = k.loops[loop];
+  for (int s : stmtsIn(k, loop))
+    for (auto &d : k.stmts[s].defines)
+      if (d == l.iv) return "S" + std::to_string(s) + " rebinds the induction variable '" + l.iv + "'";
+  for (int inner : loopsIn(k, loop))
+    if (k.loops[inner].iv == l.iv)
+      return "inner loop L" + std::to_string(inner) + " reuses the induction variable '" + l.iv + "'";
+  return std::nullopt;
+}
+
+void divideHeader(EditList &edits, const Kernel &k, const Loop &l, const syntax::Expr *stop, const std::string &outer,
+                  int64_t f) {
+  edits.replace(l.syntax->targets[0]->range, outer);
+  std::string stopText = k.source->slice(stop->range).str();
+  // Operands that bind tighter than `//` need no parentheses.
+  bool tight = stop->kind == syntax::ExprKind::Name || stop->kind == syntax::ExprKind::Attribute ||
+               stop->kind == syntax::ExprKind::Call || stop->kind == syntax::ExprKind::Subscript ||
+               (stop->kind == syntax::ExprKind::BinOp && (stop->name == "//" || stop->name == "*"));
+  std::string newStop = stop->kind == syntax::ExprKind::Int ? std::to_string(stop->intValue / f)
+                        : tight                             ? stopText + " // " + std::to_string(f)
+                                                            : "(" + stopText + ") // " + std::to_string(f);
+  edits.replace(stop->range, newStop);
+}
 
 // --- buffers --------------------------------------------------------------------
+
+std::string tensorRef(const Kernel &k, const Tensor &t) {
+  std::string err;
+  return resolveTensor(k, t.name, err) == t.id ? t.name : "S" + std::to_string(t.definedBy);
+}
+
+std::vector<const Tensor *> onChipBuffers(const Kernel &k) {
+  std::vector<const Tensor *> out;
+  for (const Tensor &t : k.tensors)
+    if (!t.isArgument && t.definedBy >= 0 && (t.buffer == Buffer::SBUF || t.buffer == Buffer::PSUM)) out.push_back(&t);
+  return out;
+}
+
+uint32_t tensorAnchor(const Kernel &k, const Tensor &t) {
+  return t.definedBy >= 0 ? k.stmts[t.definedBy].range.begin : t.range.begin;
+}
 
 int resolveTensor(const Kernel &k, const std::string &ref, std::string &error) {
   if (ref.size() > 1 && ref[0] == 'S' && std::all_of(ref.begin() + 1, ref.end(), ::isdigit)) {
@@ -590,8 +771,7 @@ std::string movedLines(llvm::StringRef text, const Statement &s, const std::stri
   return out;
 }
 
-std::optional<std::string> bufferReshapeRefusal(const nki::Kernel &k, int t) {
-  using namespace nki;
+std::optional<std::string> bufferReshapeRefusal(const Kernel &k, int t) {
   const Tensor &T = k.tensors[t];
   if (T.buffer != Buffer::SBUF && T.buffer != Buffer::PSUM) return "'" + T.name + "' is not an SBUF or PSUM buffer";
   if (T.isArgument || T.isOutput) return "'" + T.name + "' is a kernel argument or output";
@@ -603,6 +783,13 @@ std::optional<std::string> bufferReshapeRefusal(const nki::Kernel &k, int t) {
     if (s.id != T.definedBy && std::find(s.defines.begin(), s.defines.end(), T.name) != s.defines.end() &&
         s.kind != StmtKind::Accumulate)
       return llvm::formatv("'{0}' is also bound by S{1} at {2}", T.name, s.id, where(k, s.range.begin)).str();
+  const Statement &A = k.stmts[T.definedBy];
+  const syntax::Expr *shape = allocShapeTuple(A);
+  if (!shape || shape->elts.size() != T.shape.size() || shape->elts.empty())
+    return "the shape of '" + T.name + "' is not a tuple literal in S" + std::to_string(A.id);
+  llvm::StringRef text = k.source->text();
+  if (!startsLine(text, A.range.begin) || !endsLine(text, A.range.end) || hasMultilineString(A.syntax, text))
+    return "S" + std::to_string(A.id) + " shares its lines with other code";
   return std::nullopt;
 }
 

@@ -7,6 +7,8 @@
 
 #include "Syntax/PyAST.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <functional>
 #include <optional>
 #include <set>
@@ -21,6 +23,20 @@ namespace accelopt::rewrite {
 OpResult badInput(llvm::StringRef op, const std::string &message);
 OpResult refuse(llvm::StringRef op, std::string ids, uint32_t offset, std::string reason,
                 std::vector<Note> notes = {});
+
+/// The refusals of one application of an op, which all carry its ids and anchor.
+class Refuser {
+public:
+  Refuser(llvm::StringRef op, std::string ids, uint32_t anchor) : OpName(op), Ids(std::move(ids)), Anchor(anchor) {}
+  OpResult operator()(std::string reason, std::vector<Note> notes = {}) const {
+    return refuse(OpName, Ids, Anchor, std::move(reason), std::move(notes));
+  }
+
+private:
+  llvm::StringRef OpName;
+  std::string Ids;
+  uint32_t Anchor;
+};
 
 /// Reads the parameters of one op: checks that only known fields are present
 /// and resolves ids; records the first problem as a bad-input message.
@@ -66,8 +82,11 @@ void forEachExpr(const syntax::Stmt *s, const std::function<void(const syntax::E
 void forEachExpr(const syntax::Expr *e, const std::function<void(const syntax::Expr *)> &fn);
 /// Name expressions spelled `name` in the statement (and nested blocks).
 std::vector<const syntax::Expr *> namesIn(const syntax::Stmt *s, llvm::StringRef name);
+/// Name expressions spelled `name` in the body of a loop (not its header), in body order.
+std::vector<const syntax::Expr *> namesInBody(const nki::Loop &loop, llvm::StringRef name);
 /// A string literal spanning several lines (re-indenting would change it).
 bool hasMultilineString(const syntax::Stmt *s, llvm::StringRef text);
+bool bodyHasMultilineString(const nki::Loop &loop, llvm::StringRef text);
 /// Every identifier-like token in the kernel text (to pick fresh names).
 std::set<std::string> identifiersIn(llvm::StringRef text);
 std::string freshName(const std::set<std::string> &taken, const std::string &base);
@@ -80,6 +99,12 @@ std::vector<int> stmtsIn(const nki::Kernel &k, int loop);
 std::vector<int> loopsIn(const nki::Kernel &k, int loop);
 /// "L2 (h, trip 2)".
 std::string loopLabel(const nki::Kernel &k, int loop);
+/// The refusal of an op that needs the trip count of `loop` when it is unknown.
+std::string unknownTripReason(const nki::Kernel &k, int loop);
+/// Does `second` directly follow `first` in the same block?
+bool directlyFollows(const nki::Kernel &k, nki::NodeRef first, nki::NodeRef second);
+/// Every two neighbouring nodes of a block: the kernel body's, then each loop body's.
+std::vector<std::pair<nki::NodeRef, nki::NodeRef>> adjacentNodes(const nki::Kernel &k);
 std::string tensorName(const nki::Kernel &k, int tensor);
 /// "path:line:col".
 std::string where(const nki::Kernel &k, uint32_t offset);
@@ -113,6 +138,9 @@ struct DirConstraint {
 /// ids of b's index expressions (fuse: the second loop becomes the first).
 bool mayOverlapDir(const nki::Kernel &k, const nki::Access &a, const nki::Access &b,
                    const std::vector<DirConstraint> &dirs, std::pair<int, int> aliasB = {-1, -1});
+/// The loops around `loop` at equal iterations and `loop` at a later one for the
+/// first access (Pos): the instance pairs a change to `loop` may reorder.
+std::vector<DirConstraint> laterIterationDirs(const nki::Kernel &k, int loop);
 
 /// A conflicting pair of accesses, for refusal messages.
 struct Conflict {
@@ -124,6 +152,18 @@ struct Conflict {
 std::string describeConflict(const nki::Kernel &k, const Conflict &c);
 std::vector<Note> conflictNotes(const nki::Kernel &k, const Conflict &c);
 
+/// The first pair of an access of statement `s1` and one of `s2`, not both reads,
+/// that may touch a common element under `dirs` (mayOverlapDir with `aliasB`).
+/// Tensors private to an iteration of `privateA` (for s1) or `privateB` (for s2)
+/// and two `+=` accumulations never conflict.
+std::optional<Conflict> firstConflict(const nki::Kernel &k, int s1, int s2, int privateA, int privateB,
+                                      const std::vector<DirConstraint> &dirs, std::pair<int, int> aliasB = {-1, -1});
+/// The first write of a statement of `stmts` and access (writes, then reads) of a
+/// statement of `stmts` that `overlap` accepts; tensors private to an iteration
+/// of `loop` and two `+=` accumulations are skipped.
+std::optional<Conflict> firstWriteConflict(const nki::Kernel &k, const std::vector<int> &stmts, int loop,
+                                           llvm::function_ref<bool(const nki::Access &, const nki::Access &)> overlap);
+
 // --- edits --------------------------------------------------------------------
 
 /// Collects text edits, then turns them into non-overlapping Replacements
@@ -131,6 +171,7 @@ std::vector<Note> conflictNotes(const nki::Kernel &k, const Conflict &c);
 class EditList {
 public:
   void replace(uint32_t offset, uint32_t length, std::string text) { Edits.push_back({offset, length, std::move(text), Seq++}); }
+  void replace(syntax::ByteRange range, std::string text) { replace(range.begin, range.end - range.begin, std::move(text)); }
   void insert(uint32_t offset, std::string text) { replace(offset, 0, std::move(text)); }
   void remove(uint32_t begin, uint32_t end) { replace(begin, end - begin, ""); }
   llvm::Expected<clang::tooling::Replacements> build(llvm::StringRef path) const;
@@ -156,6 +197,66 @@ OpResult applied(llvm::StringRef op, std::string ids, const nki::Kernel &k, cons
 std::optional<OpResult> checkMovable(const nki::Kernel &k, int stmt, int loop, llvm::StringRef op,
                                      const std::string &ids, uint32_t anchor);
 
+/// hoist and sink: move statement "stmt" across the header of the loop named by
+/// the second field. apply() reads both, refuses a statement not placed for the
+/// move (`placementRefusal`) or not movable (checkMovable), then calls `applyMove`.
+class StmtMoveOp : public Op {
+public:
+  std::vector<std::string> fields() const final { return {"stmt", LoopField}; }
+  OpResult apply(const nki::Kernel &k, const nlohmann::json &j) const final;
+
+protected:
+  explicit StmtMoveOp(const char *loopField) : LoopField(loopField) {}
+  virtual std::optional<std::string> placementRefusal(const nki::Kernel &k, int stmt, int loop) const = 0;
+  virtual OpResult applyMove(const nki::Kernel &k, int stmt, int loop, const std::string &ids, uint32_t anchor) const = 0;
+
+private:
+  const char *LoopField;
+};
+
+/// Moves the lines of statement `s` to the line start `to`, each line (with its
+/// newline) rewritten by `reindent`.
+void moveStmtLines(EditList &edits, llvm::StringRef text, const nki::Statement &s, uint32_t to,
+                   llvm::function_ref<std::string(llvm::StringRef line)> reindent);
+
+// --- counted loops (split, unroll) ------------------------------------------------
+
+/// split and unroll: rewrite loop "loop" by "factor". apply() reads both, takes
+/// a factor of at least 2 (and at most `maxCopies`, if any) and a loop with a
+/// known trip count, then calls `applyFactor`.
+class LoopFactorOp : public Op {
+public:
+  std::vector<std::string> fields() const final { return {"loop", "factor"}; }
+  OpResult apply(const nki::Kernel &k, const nlohmann::json &j) const final;
+
+protected:
+  explicit LoopFactorOp(std::optional<int64_t> maxCopies = std::nullopt) : CopyLimit(maxCopies) {}
+  virtual OpResult applyFactor(const nki::Kernel &k, int loop, int64_t factor, int64_t trip, const std::string &ids,
+                               uint32_t anchor) const = 0;
+
+private:
+  std::optional<int64_t> CopyLimit;
+};
+
+/// The parts of a `for i in <kind>(N)` loop that split and unroll rewrite.
+struct CountedLoop {
+  const syntax::Expr *call = nullptr;  // <kind>(N)
+  const syntax::Expr *stop = nullptr;  // N
+  std::string bodyUnit;                // the body's indentation beyond the header's
+  std::string refusal;                 // why the loop is not of that form ("" when it is)
+};
+CountedLoop countedLoop(const nki::Kernel &k, int loop, llvm::StringRef op);
+/// {"op": op, "loop": L, "factor": f} for each loop of known trip count and each
+/// f in [2, maxFactor] dividing it, below the trip count (`belowTrip`) or up to it.
+std::vector<nlohmann::json> divisorInstances(const nki::Kernel &k, llvm::StringRef op, int64_t maxFactor,
+                                             bool belowTrip);
+/// Why the induction variable of `loop` cannot be substituted in its body: a
+/// statement or an inner loop rebinds it.
+std::optional<std::string> ivRebindingReason(const nki::Kernel &k, int loop);
+/// Rewrites the header `for i in <kind>(N)` of `l` to `for outer in <kind>(N // f)`.
+void divideHeader(EditList &edits, const nki::Kernel &k, const nki::Loop &l, const syntax::Expr *stop,
+                  const std::string &outer, int64_t f);
+
 // --- buffers (shrink_buffer, expand_buffer) -------------------------------------
 
 /// Resolves a tensor reference: the name `show` prints (unique among the
@@ -177,9 +278,18 @@ std::vector<TensorUse> tensorUses(const nki::Kernel &k, int tensor);
 /// The shape tuple literal of an allocation statement (`nl.ndarray((a, b), ...)`), or null.
 const syntax::Expr *allocShapeTuple(const nki::Statement &s);
 
+/// How an op names tensor `t`: its name when that resolves to it, else the id
+/// of the statement creating it.
+std::string tensorRef(const nki::Kernel &k, const nki::Tensor &t);
+/// Tensors a statement of the kernel creates in SBUF or PSUM.
+std::vector<const nki::Tensor *> onChipBuffers(const nki::Kernel &k);
+/// Where results about tensor `t` point: the statement creating it, else its name.
+uint32_t tensorAnchor(const nki::Kernel &k, const nki::Tensor &t);
+
 /// Why tensor `t` cannot have its block dimensions changed (shrink/expand_buffer):
-/// not an SBUF/PSUM allocation of its own, an argument/output, viewed, or bound
-/// twice. std::nullopt when it can.
+/// not an SBUF/PSUM allocation of its own, an argument/output, viewed, bound
+/// twice, its shape not a tuple literal (one element per dimension), or the
+/// allocation not alone on its lines. std::nullopt when it can.
 std::optional<std::string> bufferReshapeRefusal(const nki::Kernel &k, int t);
 /// The lines of statement `s` re-indented from its own indentation to `indent`,
 /// after replacing [begin, end) (offsets in the file) by `with` (pass begin == end for none).

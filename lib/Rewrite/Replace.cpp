@@ -34,7 +34,7 @@ public:
     ByteRange site = stmt ? k.stmts[*stmt].range : k.loops[*loop].range;
     std::string ids = stmt ? "S" + std::to_string(*stmt) : "L" + std::to_string(*loop);
     uint32_t anchor = site.begin;
-    auto no = [&](std::string why) { return refuse(name(), ids, anchor, std::move(why)); };
+    Refuser no(name(), ids, anchor);
     if (!startsLine(text, site.begin) || !endsLine(text, site.end)) return no(ids + " shares its lines with other code");
     if (stmt && k.stmts[*stmt].syntax && k.stmts[*stmt].syntax->kind == syntax::StmtKind::FunctionDef)
       return no(ids + " is a function definition");

@@ -26,23 +26,14 @@ std::string languageAlias(llvm::StringRef text) {
 
 /// Two iterations of `loop` touching the same element (not both `+=`), if any.
 std::optional<Conflict> carriedConflict(const Kernel &k, int loop) {
-  std::vector<int> stmts = stmtsIn(k, loop);
-  std::vector<DirConstraint> dirs;
-  for (int o : k.loopNest(k.loops[loop].parent)) dirs.push_back({o, Dir::Eq});
-  dirs.push_back({loop, Dir::Pos});
-  for (int s1 : stmts)
-    for (const Access &w : k.stmts[s1].writes)
-      for (int s2 : stmts)
-        for (const auto *list : {&k.stmts[s2].writes, &k.stmts[s2].reads})
-          for (const Access &a : *list) {
-            if (privateTo(k, w.tensor, loop) || privateTo(k, a.tensor, loop)) continue;
-            if (isAccumulation(k.stmts[s1], w) && isAccumulation(k.stmts[s2], a)) continue;
-            for (Dir d : {Dir::Pos, Dir::Neg}) {
-              dirs.back().dir = d;
-              if (mayOverlapDir(k, w, a, dirs)) return Conflict{s1, s2, &w, &a};
-            }
-          }
-  return std::nullopt;
+  std::vector<DirConstraint> dirs = laterIterationDirs(k, loop);
+  return firstWriteConflict(k, stmtsIn(k, loop), loop, [&](const Access &w, const Access &a) {
+    for (Dir d : {Dir::Pos, Dir::Neg}) {
+      dirs.back().dir = d;
+      if (mayOverlapDir(k, w, a, dirs)) return true;
+    }
+    return false;
+  });
 }
 
 class SetLoopKind final : public Op {

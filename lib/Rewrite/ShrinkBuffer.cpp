@@ -47,18 +47,10 @@ public:
                                                                      std::to_string(T.blockDims() - 1))
                                   .str());
     std::string ids = llvm::formatv("{0} dim {1}", T.name, dim).str();
-    llvm::StringRef text = k.source->text();
-    uint32_t anchor = T.definedBy >= 0 ? k.stmts[T.definedBy].range.begin : T.range.begin;
-    auto no = [&](std::string why, std::vector<Note> notes = {}) {
-      return refuse(name(), ids, anchor, std::move(why), std::move(notes));
-    };
+    uint32_t anchor = tensorAnchor(k, T);
+    Refuser no(name(), ids, anchor);
     if (auto why = bufferReshapeRefusal(k, t)) return no(*why);
     const Statement &A = k.stmts[T.definedBy];
-    const syntax::Expr *shape = allocShapeTuple(A);
-    if (!shape || shape->elts.size() != T.shape.size())
-      return no("the shape of '" + T.name + "' is not a tuple literal in S" + std::to_string(A.id));
-    if (!startsLine(text, A.range.begin) || !endsLine(text, A.range.end) || hasMultilineString(A.syntax, text))
-      return no("S" + std::to_string(A.id) + " shares its lines with other code");
 
     // Every use indexes `dim` by the induction variable of one loop L.
     auto uses = tensorUses(k, t);
@@ -125,6 +117,7 @@ public:
         if (d == l.iv) return no("S" + std::to_string(s) + " rebinds the induction variable '" + l.iv + "'");
 
     // Where the allocation goes: unchanged if already inside L, else the top of L's body.
+    llvm::StringRef text = k.source->text();
     bool move = !k.encloses(L, NodeRef{false, A.id});
     if (move) {
       if (l.body.empty()) return no(loopLabel(k, L) + " has an empty body");
@@ -147,6 +140,7 @@ public:
     }
 
     EditList edits;
+    const syntax::Expr *shape = allocShapeTuple(A);
     auto shapeEdit = [&]() -> std::tuple<uint32_t, uint32_t, std::string> {
       std::vector<const syntax::Expr *> elts(shape->elts.begin(), shape->elts.end());
       if (elts.size() == 2)  // keep a one-element tuple a tuple
@@ -164,7 +158,7 @@ public:
     for (const TensorUse &u : uses) {
       std::vector<const syntax::Expr *> elts(u.subscript->elts.begin(), u.subscript->elts.end());
       if (elts.size() == 1) {
-        edits.replace(u.subscript->range.begin, u.subscript->range.end - u.subscript->range.begin, T.name);
+        edits.replace(u.subscript->range, T.name);
         continue;
       }
       auto [b, e, w] = dropElement(elts, dim);
@@ -179,11 +173,9 @@ public:
 
   std::vector<nlohmann::json> instances(const Kernel &k) const override {
     std::vector<nlohmann::json> out;
-    for (const Tensor &t : k.tensors) {
-      if (t.isArgument || t.definedBy < 0 || (t.buffer != Buffer::SBUF && t.buffer != Buffer::PSUM)) continue;
-      std::string err;
-      std::string ref = resolveTensor(k, t.name, err) == t.id ? t.name : "S" + std::to_string(t.definedBy);
-      for (int d = 0; d < t.blockDims(); ++d) out.push_back({{"op", "shrink_buffer"}, {"tensor", ref}, {"dim", d}});
+    for (const Tensor *t : onChipBuffers(k)) {
+      std::string ref = tensorRef(k, *t);
+      for (int d = 0; d < t->blockDims(); ++d) out.push_back({{"op", "shrink_buffer"}, {"tensor", ref}, {"dim", d}});
     }
     return out;
   }

@@ -346,22 +346,6 @@ llvm::Expected<nki::KernelFile> parseText(llvm::StringRef path, llvm::StringRef 
   return nki::buildKernelFile(std::move(*src), fe);
 }
 
-llvm::Expected<std::vector<interp::KernelArg>> cloneArgs(const std::vector<interp::KernelArg> &args) {
-  std::vector<interp::KernelArg> out;
-  for (const interp::KernelArg &a : args) {
-    interp::KernelArg c;
-    c.name = a.name;
-    c.scalar = a.scalar;
-    if (a.array) {
-      auto copy = a.array->clone();
-      if (!copy) return copy.takeError();
-      c.array = std::move(*copy);
-    }
-    out.push_back(std::move(c));
-  }
-  return out;
-}
-
 int countErrors(const nki::Kernel &k) {
   int n = 0;
   for (const nki::Diagnostic &d : analysis::verify(k)) n += d.severity == nki::Diagnostic::Error;
@@ -414,7 +398,7 @@ void makeBaseline(KernelContext &ctx, const nki::KernelFile &file, const nki::Ke
       ctx.verification = "not verified numerically (" + firstLine(llvm::toString(args.takeError())) + ")";
       return;
     }
-    auto copy = cloneArgs(*args);
+    auto copy = interp::cloneArgs(*args);
     if (!copy) {
       ctx.verification = "not verified numerically (" + firstLine(llvm::toString(copy.takeError())) + ")";
       return;
@@ -443,7 +427,7 @@ std::string numericMismatch(KernelContext &ctx, llvm::StringRef path, const std:
     interp::RunOptions run;
     run.timeoutSeconds = options.timeoutSeconds;
     for (size_t s = 0; s < ctx.seedInputs.size(); ++s) {
-      auto args = cloneArgs(ctx.seedInputs[s]);
+      auto args = interp::cloneArgs(ctx.seedInputs[s]);
       if (!args) return firstLine(llvm::toString(args.takeError()));
       auto result = interp::runKernel(*file, k, std::move(*args), run);
       if (!result) return "fails on the interpreter: " + firstLine(llvm::toString(result.takeError()));

@@ -41,22 +41,6 @@ struct NumericBaseline {
   std::vector<std::vector<interp::NDArray>> outputs;
 };
 
-llvm::Expected<std::vector<interp::KernelArg>> cloneArgs(const std::vector<interp::KernelArg> &args) {
-  std::vector<interp::KernelArg> out;
-  for (const auto &a : args) {
-    interp::KernelArg c;
-    c.name = a.name;
-    c.scalar = a.scalar;
-    if (a.array) {
-      auto copy = a.array->clone();
-      if (!copy) return copy.takeError();
-      c.array = std::move(*copy);
-    }
-    out.push_back(std::move(c));
-  }
-  return out;
-}
-
 const nki::Kernel *selectKernel(const nki::KernelFile &file, const std::string &name) {
   for (const auto &k : file.kernels)
     if (name.empty() || k.name == name) return &k;
@@ -157,7 +141,7 @@ private:
     for (unsigned s = 0; s < O.numericSeeds; ++s) {
       auto args = interp::makeRandomInputs(Inputs, 21u * s);
       if (!args) return args.takeError();
-      auto copy = cloneArgs(*args);
+      auto copy = interp::cloneArgs(*args);
       if (!copy) return copy.takeError();
       auto result = interp::runKernel(file, kernel, std::move(*copy), run);
       if (!result) return error("the original kernel fails on the interpreter: " + llvm::toString(result.takeError()));
@@ -254,7 +238,7 @@ private:
       interp::RunOptions run;
       run.timeoutSeconds = O.candidateTimeout;
       for (size_t s = 0; s < Baseline.inputs.size(); ++s) {
-        auto args = cloneArgs(Baseline.inputs[s]);
+        auto args = interp::cloneArgs(Baseline.inputs[s]);
         if (!args) {
           c.status = Candidate::Invalid;
           c.error = llvm::toString(args.takeError());

@@ -47,17 +47,9 @@ int runVerify() {
     auto in2 = inputsForSeed(Inputs, kc, seed, false);  // same specs/seed: identical random inputs
     std::vector<interp::KernelArg> argsC;
     if (!in->reference.empty() || !Inputs.resolvedReference.empty()) {
-      for (auto &a : in->args) {
-        interp::KernelArg c;
-        c.name = a.name;
-        c.scalar = a.scalar;
-        if (a.array) {
-          auto copy = a.array->clone();
-          if (!copy) return reportError(copy.takeError());
-          c.array = std::move(*copy);
-        }
-        argsC.push_back(std::move(c));
-      }
+      auto copy = interp::cloneArgs(in->args);
+      if (!copy) return reportError(copy.takeError());
+      argsC = std::move(*copy);
       if (!in2) llvm::consumeError(in2.takeError());
     } else {
       if (!in2) return reportError(in2.takeError());
