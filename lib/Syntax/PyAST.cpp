@@ -3,6 +3,7 @@
 #include "Syntax/TreeSitter.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -642,15 +643,27 @@ std::unique_ptr<Module> Module::reparse(const Module &previous, std::unique_ptr<
     return build(std::move(source), nullptr);
   // ts_tree_copy is cheap and thread-safe; the previous module stays untouched.
   TreePtr edited(ts_tree_copy(previous.Tree.get()));
+  llvm::StringRef oldText = previous.source().text();
   // Last edit first: every edit's offsets are then still those of the previous text.
-  for (auto it = edits.rbegin(); it != edits.rend(); ++it) {
+  for (size_t i = edits.size(); i-- > 0;) {
+    const TextEdit &edit = edits[i];
+    // Start each edit at the last token character before it. An edit that starts
+    // where a block starts (a statement inserted first in a loop body) makes
+    // tree-sitter re-parse the whole file; one that starts inside the token
+    // before it (the ':' of the loop header) re-parses a few lines. The bytes
+    // taken in are the same in both texts, so the edit stays exact.
+    uint32_t floor = i == 0 ? 0 : edits[i - 1].offset + edits[i - 1].length;
+    uint32_t start = edit.offset;
+    while (start > floor && llvm::isSpace(oldText[start - 1])) --start;
+    if (start > floor) --start;
+    llvm::StringRef kept = oldText.slice(start, edit.offset);
     TSInputEdit e;
-    e.start_byte = it->offset;
-    e.old_end_byte = it->offset + it->length;
-    e.new_end_byte = it->offset + static_cast<uint32_t>(it->text.size());
+    e.start_byte = start;
+    e.old_end_byte = edit.offset + edit.length;
+    e.new_end_byte = edit.offset + static_cast<uint32_t>(edit.text.size());
     e.start_point = pointOf(previous.source(), e.start_byte);
     e.old_end_point = pointOf(previous.source(), e.old_end_byte);
-    e.new_end_point = pointAfter(e.start_point, it->text);
+    e.new_end_point = pointAfter(pointAfter(e.start_point, kept), edit.text);
     ts_tree_edit(edited.get(), &e);
   }
   auto module = build(std::move(source), edited.get());
