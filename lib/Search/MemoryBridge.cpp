@@ -41,7 +41,7 @@ llvm::Expected<std::unique_ptr<MemoryBridge>> MemoryBridge::open(memory::Store &
     if (*last) {
       b->Run = (*last)->id;
       b->Resumed = true;
-      if (auto err = store.setRunStatus(b->Run, memory::RunStatus::Running)) return std::move(err);
+      if (auto err = store.setRunStatus(b->Run, memory::RunStatus::Running)) return err;
       return b;
     }
   }

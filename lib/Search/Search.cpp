@@ -75,7 +75,7 @@ public:
     if (!profile) return profile.takeError();
     original.profile = *profile;
     original.status = Candidate::Correct;
-    if (auto err = makeBaseline(*file, *kernel)) return std::move(err);
+    if (auto err = makeBaseline(*file, *kernel)) return err;
     Result.candidates.push_back(original);
     Seen[original.hash] = 0;
     if (Obs) Obs->candidateEvaluated(original);

@@ -269,7 +269,7 @@ int runOptimize() {
   search::ReportContext ctx;
   ctx.kernelPath = path;
   ctx.caseName = Inputs.caseName;
-  if (!Inputs.caseName.empty())
+  if (!Inputs.caseName.empty()) {
     if (auto c = nki::findCase(Inputs.suite(), Inputs.caseName)) {
       perf::ExprVariables vars;
       for (auto &kv : c->values)
@@ -284,6 +284,7 @@ int runOptimize() {
     } else {
       llvm::consumeError(c.takeError());
     }
+  }
   llvm::outs() << llvm::formatv("baseline {0:F4} ms, best {1:F4} ms: {2:F3}x faster (estimates, backend: {3}); {4} "
                                 "candidates in {5:F1} s\n",
                                 orig.latency(), best.latency(), orig.latency() / best.latency(),
