@@ -74,6 +74,7 @@ public:
     ++Evaluated;
     if (c.id == 0) Baseline = c.latency();
     if (c.status == search::Candidate::Correct) Best = std::min(Best, c.latency());
+    if (c.profile) Backend = c.profile->backend;
     if (Tty && !Quiet) draw();
   }
   void iterationDone(int iteration, const search::Candidate &best, size_t evaluated, size_t total) override {
@@ -84,14 +85,16 @@ public:
       draw();
       return;
     }
-    llvm::errs() << llvm::formatv("iteration {0}: {1} candidates evaluated, best {2:F4} ms ({3:F3}x, backend: sim)\n",
-                                  iteration, evaluated, best.latency(), Baseline / best.latency());
+    llvm::errs() << llvm::formatv("iteration {0}: {1} candidates evaluated, best {2:F4} ms ({3:F3}x, backend: {4})\n",
+                                  iteration, evaluated, best.latency(), Baseline / best.latency(),
+                                  best.profile ? best.profile->backend : "sim");
   }
   void finish() {
     if (Tty && !Quiet) llvm::errs() << "\n";
   }
   int Iteration = 0;
   int Total = 0;
+  std::string Backend = "sim";  // of the latest profile: every speed-up shown is that backend's estimate
 
 private:
   bool Quiet, Tty;
@@ -103,9 +106,9 @@ private:
     double elapsed = std::chrono::duration<double>(now() - Start).count();
     double eta = Iteration > 0 ? elapsed / Iteration * (Total - Iteration) : 0;
     int width = 20, filled = Total ? width * Iteration / Total : 0;
-    llvm::errs() << llvm::formatv("\r[{0}{1}] iteration {2}/{3}, {4} candidates, best {5:F3}x, ETA {6:F0}s   ",
+    llvm::errs() << llvm::formatv("\r[{0}{1}] iteration {2}/{3}, {4} candidates, best {5:F3}x ({7}), ETA {6:F0}s   ",
                                   std::string(filled, '#'), std::string(width - filled, '.'), Iteration, Total, Evaluated,
-                                  Best < 1e299 && Best > 0 ? Baseline / Best : 1.0, eta);
+                                  Best < 1e299 && Best > 0 ? Baseline / Best : 1.0, eta, Backend);
   }
 };
 
