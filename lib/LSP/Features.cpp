@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 
 namespace accelopt::lsp {
 
@@ -251,19 +252,45 @@ std::string idAt(const Kernel &k, uint32_t offset) {
   return "";
 }
 
-/// Runs the rewrite engine on the document's current text.
-rewrite::CandidateResult applyOps(const Analysis &a, const Analysis::KernelInfo &ki, const std::vector<json> &ops) {
-  auto source = syntax::SourceBuffer::fromText(a.path(), a.text());
-  if (!source) {
-    rewrite::CandidateResult failed;
-    failed.message = llvm::toString(source.takeError());
-    return failed;
+/// Runs the rewrite engine on the document's current text, parsing and verifying
+/// it once however many ops are tried (a quick fix or memory action tries several).
+class DocumentRewriter {
+public:
+  DocumentRewriter(const Analysis &a, const Analysis::KernelInfo &ki) : A(a), KI(ki) {}
+
+  rewrite::CandidateResult apply(const std::vector<json> &ops) {
+    if (!Prepared && Error.empty()) prepare();
+    if (!Prepared) {
+      rewrite::CandidateResult failed;
+      failed.message = Error;
+      return failed;
+    }
+    return rewrite::applyCandidate(*Prepared, ops);
   }
-  rewrite::CandidateOptions opts;
-  opts.inputs = ki.inputs;
-  opts.kernelName = ki.kernel->name;
-  return rewrite::applyCandidate(**source, ops, opts);
-}
+
+private:
+  void prepare() {
+    auto source = syntax::SourceBuffer::fromText(A.path(), A.text());
+    if (!source) {
+      Error = llvm::toString(source.takeError());
+      return;
+    }
+    rewrite::CandidateOptions opts;
+    opts.inputs = KI.inputs;
+    opts.kernelName = KI.kernel->name;
+    auto prepared = rewrite::PreparedKernel::prepare(**source, opts);
+    if (!prepared) {
+      Error = llvm::toString(prepared.takeError()) + "\n";
+      return;
+    }
+    Prepared = std::move(*prepared);
+  }
+
+  const Analysis &A;
+  const Analysis::KernelInfo &KI;
+  std::optional<rewrite::PreparedKernel> Prepared;
+  std::string Error;  // why the document cannot be prepared
+};
 
 json workspaceEdit(const Analysis &a, const clang::tooling::Replacements &replacements) {
   json edits = json::array();
@@ -453,7 +480,7 @@ json resolveCodeAction(const Analysis &a, json action) {
   std::vector<json> ops;
   if (data.contains("op")) ops.push_back(data["op"]);
   else ops.assign(data["ops"].begin(), data["ops"].end());
-  rewrite::CandidateResult r = applyOps(a, *ki, ops);
+  rewrite::CandidateResult r = DocumentRewriter(a, *ki).apply(ops);
   if (r.status != rewrite::Status::Applied) {
     action["disabled"] = {{"reason", refusalText(r)}};
     return action;
@@ -569,7 +596,7 @@ const json *currentDiagnostic(const Analysis &a, const json &d) {
 json quickFixes(const Analysis &a, const json &contextDiagnostics) {
   json actions = json::array();
   if (!contextDiagnostics.is_array()) return actions;
-  // Bounds the rewrites tried per finding: each costs a parse and a verification.
+  // Bounds the rewrites tried per finding: each re-parses and re-verifies the result.
   constexpr size_t MaxTries = 6;
   std::map<std::string, size_t> actionOfOp;  // op JSON -> index in actions (one action per fix)
   for (const json &clientDiag : contextDiagnostics) {
@@ -586,6 +613,7 @@ json quickFixes(const Analysis &a, const json &contextDiagnostics) {
     const Analysis::KernelInfo *ki = a.kernelAt(offset);
     if (!ki) continue;
     const Kernel &k = *ki->kernel;
+    DocumentRewriter rewriter(a, *ki);
     std::vector<json> candidates = rule == "affine-output-dep"
                                        ? affineOutputDepFixes(k, offset, (*diag).value("message", ""))
                                        : sbufCapacityFixes(k, a.verifyOptions().sbufBytesPerPartition);
@@ -602,7 +630,7 @@ json quickFixes(const Analysis &a, const json &contextDiagnostics) {
       const rewrite::Op *impl = rewrite::findOp(op.value("op", ""));
       if (!impl || impl->apply(k, op).status != rewrite::Status::Applied) continue;
       if (++tries > MaxTries) break;
-      rewrite::CandidateResult r = applyOps(a, *ki, {op});
+      rewrite::CandidateResult r = rewriter.apply({op});
       if (r.status != rewrite::Status::Applied) continue;
       if (!counted) {
         before = findingsOf(a, *ki, rule);
@@ -640,14 +668,15 @@ llvm::Expected<json> memoryAction(const Analysis &a, uint32_t offset, memory::St
   std::shared_ptr<const Analysis::Suggestions> suggestions = a.suggestions(*ki, store, query, /*perPattern=*/8);
   if (!suggestions->error.empty())
     return llvm::createStringError(llvm::inconvertibleErrorCode(), suggestions->error);
-  // Each try re-parses and re-verifies the kernel: a few refused sites at most.
+  // Each try re-parses and re-verifies the result: a few refused sites at most.
   constexpr int MaxTries = 6;
   int tries = 0;
+  DocumentRewriter rewriter(a, *ki);
   for (const memory::PatternSuggestion &s : suggestions->list) {
     if (s.ops.empty() || std::none_of(s.ops.begin(), s.ops.end(), [&](const json &op) { return mentions(op, id); }))
       continue;
     if (++tries > MaxTries) break;
-    rewrite::CandidateResult r = applyOps(a, *ki, s.ops);
+    rewrite::CandidateResult r = rewriter.apply(s.ops);
     if (r.status != rewrite::Status::Applied) continue;
     std::string what;
     for (const std::string &d : r.descriptions) what += (what.empty() ? "" : "; ") + d;

@@ -67,13 +67,17 @@ std::string knownOps() {
   return out;
 }
 
-llvm::Expected<KernelFile> build(llvm::StringRef path, const std::string &text, const CandidateOptions &o) {
-  auto buf = syntax::SourceBuffer::fromText(path.str(), text);
-  if (!buf) return buf.takeError();
+FrontEndOptions frontEndOptions(const CandidateOptions &o) {
   FrontEndOptions fo;
   fo.inputs = o.inputs;
   fo.kernelName = o.kernelName;
-  return buildKernelFile(std::move(*buf), fo);
+  return fo;
+}
+
+llvm::Expected<KernelFile> build(llvm::StringRef path, const std::string &text, const CandidateOptions &o) {
+  auto buf = syntax::SourceBuffer::fromText(path.str(), text);
+  if (!buf) return buf.takeError();
+  return buildKernelFile(std::move(*buf), frontEndOptions(o));
 }
 
 /// The edits as tree-sitter input edits (Replacements are sorted, offsets into the old text).
@@ -90,10 +94,8 @@ llvm::Expected<KernelFile> rebuild(const KernelFile &previous, const std::string
                                    const clang::tooling::Replacements &edits, const CandidateOptions &o) {
   auto buf = syntax::SourceBuffer::fromText(previous.source().path().str(), text);
   if (!buf) return buf.takeError();
-  FrontEndOptions fo;
-  fo.inputs = o.inputs;
-  fo.kernelName = o.kernelName;
-  return buildKernelFile(syntax::Module::reparse(*previous.module, std::move(*buf), textEdits(edits)), fo);
+  return buildKernelFile(syntax::Module::reparse(*previous.module, std::move(*buf), textEdits(edits)),
+                         frontEndOptions(o));
 }
 
 llvm::Expected<const Kernel *> pickKernel(const KernelFile &f) {

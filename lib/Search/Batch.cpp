@@ -476,12 +476,17 @@ Group runPattern(llvm::StringRef path, const std::string &original, KernelContex
   };
   size_t round = 0;
   for (; round < options.maxSitesPerPattern; ++round) {
-    auto file = parseText(path, text, ctx);
-    if (!file) {
-      llvm::consumeError(file.takeError());  // the engine re-parsed it: not expected
+    rewrite::CandidateOptions co;
+    co.inputs = ctx.specs();
+    co.kernelName = ctx.name;
+    // Parsed and verified once per round for every site tried on it.
+    syntax::SourceBuffer source(path.str(), text);
+    auto prepared = rewrite::PreparedKernel::prepare(source, co);
+    if (!prepared) {
+      llvm::consumeError(prepared.takeError());  // the engine re-parsed it: not expected
       break;
     }
-    const nki::Kernel &k = file->kernels.front();
+    const nki::Kernel &k = prepared->kernel();
     std::vector<std::vector<json>> sites;
     if (pattern.pattern) {
       memory::InstantiateOptions io;
@@ -499,10 +504,7 @@ Group runPattern(llvm::StringRef path, const std::string &original, KernelContex
     g.refused.clear();
     bool progressed = false;
     for (const std::vector<json> &ops : sites) {
-      rewrite::CandidateOptions co;
-      co.inputs = ctx.specs();
-      co.kernelName = ctx.name;
-      rewrite::CandidateResult res = rewrite::applyCandidate(file->source(), ops, co);
+      rewrite::CandidateResult res = rewrite::applyCandidate(*prepared, ops);
       if (res.status == rewrite::Status::Applied) {
         if (res.text == text || res.edits.empty() || rewritesOwnText(res.edits)) continue;
         uint32_t at = originalOffset(merged, res.edits.begin()->getOffset());
