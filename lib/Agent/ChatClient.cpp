@@ -251,9 +251,11 @@ llvm::Expected<ChatResponse> ChatClient::complete(const ChatRequest &request) co
         const nlohmann::json *message = nullptr;
         if (choice && choice->contains("message") && (*choice)["message"].is_object()) message = &(*choice)["message"];
         if (message && message->contains("content") && (*message)["content"].is_string()) {
-          out.content = (*message)["content"].get<std::string>();
+          // Endpoint text enters the program here: redacted once, so plans, ops, summaries, the
+          // memory, reports and kernels never hold a key the endpoint echoed back.
+          out.content = redactor_((*message)["content"].get<std::string>());
           if (choice->contains("finish_reason") && (*choice)["finish_reason"].is_string())
-            out.finishReason = (*choice)["finish_reason"].get<std::string>();
+            out.finishReason = redactor_((*choice)["finish_reason"].get<std::string>());
           out.usage.dollars = costOf(endpoint_, out.usage.promptTokens, out.usage.completionTokens);
           out.usage.retries = out.attempts - 1;
           if (ledger_) ledger_->add(role_, out.usage);

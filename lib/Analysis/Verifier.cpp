@@ -28,8 +28,18 @@ const std::vector<RuleInfo> &verifierRules() {
       {"inputs", "every kernel argument has a shape when shapes are given"},
       {"call-args", "calls pass the arguments the NKI API takes"},
       {"trace-time", "code the analysis cannot follow at trace time (warning)"},
+      {"host-code", "calls that run host code at trace time (outside NKI, numpy, math and side-effect-free "
+                    "builtins): a warning in a user's kernel, an error in rewrite output",
+       /*refusesRewriteOutput=*/true},
   };
   return rules;
+}
+
+bool refusesRewriteOutput(const Diagnostic &d) {
+  if (d.severity == Diagnostic::Error) return true;
+  for (const RuleInfo &r : verifierRules())
+    if (r.refusesRewriteOutput && d.rule == r.id) return true;
+  return false;
 }
 
 bool hasErrors(const std::vector<Diagnostic> &diags) {

@@ -21,8 +21,14 @@ struct VerifyOptions {
 struct RuleInfo {
   const char *id;
   const char *summary;
+  /// A finding a rewrite must never introduce, even where it is only a warning in a user's own kernel.
+  bool refusesRewriteOutput = false;
 };
 const std::vector<RuleInfo> &verifierRules();
+
+/// Errors, and findings of rules that refuse rewrite output: a candidate with more of them than the
+/// original (per rule) is refused.
+bool refusesRewriteOutput(const nki::Diagnostic &d);
 
 /// Runs the verifier; returns the front end's diagnostics plus the rule findings,
 /// sorted by position.

@@ -373,7 +373,8 @@ private:
     using SK = PyStmt::StmtKind;
     switch (s->kind) {
     case SK::Expr: {
-      if (s->value && s->value->kind == ExprKind::Str) return;
+      // A docstring does nothing; an f-string runs its interpolations when CPython traces the kernel.
+      if (s->value && s->value->kind == ExprKind::Str && !s->value->isFString) return;
       eval(s->value);
       return;
     }

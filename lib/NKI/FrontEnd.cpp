@@ -451,12 +451,12 @@ private:
 
   static bool isNoOp(const Stmt *s) {
     return s->kind == PyStmt::StmtKind::Pass ||
-           (s->kind == PyStmt::StmtKind::Expr && s->value && s->value->kind == ExprKind::Str);
+           (s->kind == PyStmt::StmtKind::Expr && s->value && s->value->kind == ExprKind::Str && !s->value->isFString);
   }
 
   void statement(const Stmt *s, std::vector<NodeRef> &out, int loop) {
     using SK = PyStmt::StmtKind;
-    if (isNoOp(s)) return;  // docstrings and traced ' end loop ' markers
+    if (isNoOp(s)) return;  // docstrings and traced ' end loop ' markers (an f-string runs its interpolations)
     if (s->kind == SK::Import || s->kind == SK::ImportFrom) {
       recordImport(s, Aliases);
       return;
@@ -1271,9 +1271,43 @@ private:
   // ----- calls -----
   std::vector<Value> callArgs;
 
+  /// CPython runs every call of a kernel when it is traced; a call that is neither NKI, numpy, math, a
+  /// side-effect-free builtin nor a function of this file runs host code that accelopt neither evaluates
+  /// nor analyses (a shell command in an f-string, a file read). Returns why, for the host-code rule.
+  std::optional<std::string> hostCodeCall(const Value &fn, const Expr *e) const {
+    static const std::set<std::string, std::less<>> pureBuiltins = {
+        "abs",  "all",       "any",        "bool", "callable", "chr",   "complex", "dict",     "divmod", "enumerate",
+        "filter", "float",   "format",     "frozenset", "hash", "hex",  "int",     "isinstance", "issubclass",
+        "iter", "len",       "list",       "map",  "max",      "min",   "next",    "oct",      "ord",    "pow",
+        "range", "repr",     "reversed",   "round", "set",     "slice", "sorted",  "str",      "sum",    "tuple",
+        "type", "zip"};
+    static const std::set<std::string, std::less<>> traceRoots = {"nl", "nisa", "nki", "nt", "np", "math",
+                                                                  "builtins", "dtype", "helper", "neuronxcc"};
+    // numpy functions that read or write host files.
+    static const std::set<std::string, std::less<>> numpyHostIo = {
+        "np.load", "np.save", "np.savez", "np.savez_compressed", "np.savetxt", "np.loadtxt", "np.genfromtxt",
+        "np.fromfile", "np.memmap", "np.fromregex", "np.DataSource"};
+    auto ranOnHost = [](llvm::StringRef what) {
+      what.consume_front("builtins.");
+      return "call to '" + what.str() + "' runs host code when the kernel is traced; accelopt neither runs nor analyses it";
+    };
+    if (fn.kind == Value::Path) {
+      std::string_view root = std::string_view(fn.s).substr(0, fn.s.find('.'));
+      if (!traceRoots.count(root) || numpyHostIo.count(fn.s) || fn.s.rfind("np.lib.", 0) == 0 ||
+          fn.s.rfind("np.ctypeslib", 0) == 0 || fn.s == "builtins.print")
+        return ranOnHost(fn.s);
+      return std::nullopt;
+    }
+    if (fn.kind == Value::Unknown && e->base->kind == ExprKind::Name && !Env.count(e->base->name) &&
+        !Aliases.count(e->base->name) && !pureBuiltins.count(e->base->name))
+      return ranOnHost(e->base->name);
+    return std::nullopt;
+  }
+
   Value call(const Expr *e, std::optional<Buffer> resultBuffer, const Expr *dest) {
     Value fn = eval(e->base);
     if (fn.kind == Value::Method) return methodCall(fn, e);
+    if (auto why = hostCodeCall(fn, e)) diag(Diagnostic::Warning, e->base->range, std::move(*why), "host-code");
     std::string name = fn.kind == Value::Path ? fn.s : "";
     if (name.rfind("builtins.", 0) == 0) return builtinCall(name.substr(9), e);
     if (name == "nl.arange") {

@@ -108,7 +108,7 @@ llvm::Expected<const Kernel *> pickKernel(const KernelFile &f) {
 std::map<std::string, int> errorCounts(const std::vector<Diagnostic> &diags) {
   std::map<std::string, int> out;
   for (const Diagnostic &d : diags)
-    if (d.severity == Diagnostic::Error) out[d.rule]++;
+    if (analysis::refusesRewriteOutput(d)) out[d.rule]++;
   return out;
 }
 
@@ -154,6 +154,9 @@ CandidateResult run(const PreparedKernel &prepared, const std::vector<nlohmann::
     std::string name = j["op"].get<std::string>();
     const Op *op = findOp(name);
     if (!op) return bad(i, prefix + ": unknown op '" + name + "' (known ops: " + knownOps() + ")");
+    if (name == "replace" && !prepared.options().allowReplace)
+      return bad(i, prefix + ": 'replace' inserts arbitrary code and this op comes from an LLM, the optimization "
+                             "memory or a pattern file; pass --allow-replace to accept such ops");
 
     OpResult r = op->apply(*k, j);
     if (r.status == Status::BadInput) return bad(i, prefix + ": " + r.error);
@@ -198,7 +201,7 @@ CandidateResult run(const PreparedKernel &prepared, const std::vector<nlohmann::
     auto counts = errorCounts(diags);
     for (const Diagnostic &d : diags) {
       auto before = baseline.find(d.rule);
-      if (d.severity != Diagnostic::Error || counts[d.rule] <= (before == baseline.end() ? 0 : before->second))
+      if (!analysis::refusesRewriteOutput(d) || counts[d.rule] <= (before == baseline.end() ? 0 : before->second))
         continue;
       Refusal ref = r.refusal;
       ref.offset = r.anchor;

@@ -73,6 +73,9 @@ llvm::Expected<std::vector<nlohmann::json>> parseOps(llvm::StringRef text);
 struct CandidateOptions {
   const nki::InputSpecs *inputs = nullptr;
   std::string kernelName;  // "" = the only kernel of the file
+  /// `replace` inserts arbitrary code. Ops from an LLM, the optimization memory or a pattern file are
+  /// applied with this off unless the user passes --allow-replace; the user's own ops keep it on.
+  bool allowReplace = true;
 };
 
 struct CandidateResult {

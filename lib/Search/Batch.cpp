@@ -479,6 +479,7 @@ Group runPattern(llvm::StringRef path, const std::string &original, KernelContex
     rewrite::CandidateOptions co;
     co.inputs = ctx.specs();
     co.kernelName = ctx.name;
+    co.allowReplace = pattern.trusted || options.allowReplace;
     // Parsed and verified once per round for every site tried on it.
     syntax::SourceBuffer source(path.str(), text);
     auto prepared = rewrite::PreparedKernel::prepare(source, co);

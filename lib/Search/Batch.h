@@ -73,6 +73,8 @@ llvm::Expected<std::vector<std::string>> findKernelFiles(llvm::ArrayRef<std::str
 struct NamedPattern {
   std::string name;         // "hoist-invariant-load", "memory-p3", "ops.json"
   std::string description;
+  /// The user's own ops (--ops FILE); ops of shipped, remembered or imported patterns are not.
+  bool trusted = false;
   std::optional<memory::Pattern> pattern;
   std::vector<nlohmann::json> concreteOps;  // when there is no pattern
 
@@ -98,6 +100,7 @@ llvm::Expected<std::vector<NamedPattern>> memoryPatterns(memory::Store &store, s
 struct BatchOptions {
   std::vector<NamedPattern> patterns;
   unsigned jobs = 0;                 // 0: hardware concurrency
+  bool allowReplace = false;         // accept `replace` from untrusted patterns (--allow-replace)
   size_t maxSitesPerPattern = 32;    // bounds the greedy loop per kernel and pattern
   // Numeric check of every applied site against the original kernel.
   bool numericCheck = true;

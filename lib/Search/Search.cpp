@@ -172,6 +172,7 @@ private:
       rewrite::CandidateOptions opts;
       opts.inputs = &Inputs;
       opts.kernelName = O.kernelName;
+      opts.allowReplace = O.allowReplace;
       // Parsed and verified once for all of this parent's realisations.
       auto prepared = rewrite::PreparedKernel::prepare(**src, opts);
       if (!prepared) {

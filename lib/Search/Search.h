@@ -43,6 +43,8 @@ struct SearchOptions {
   /// could enter the beam (the others are never selected, so never accepted).
   bool checkAll = false;
   std::string kernelName;
+  /// Accept `replace` ops from the planner or the memory (--allow-replace): arbitrary code.
+  bool allowReplace = false;
 };
 
 /// One evaluated kernel version.

@@ -2,9 +2,13 @@
 
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -48,6 +52,12 @@ llvm::Expected<std::unique_ptr<SourceBuffer>> SourceBuffer::fromFile(llvm::Strin
   if (llvm::sys::fs::is_directory(path))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    path + ": error: is a directory, not a kernel file");
+  // A FIFO or a device would block the read forever or never end.
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(path, status) && llvm::sys::fs::exists(status) &&
+      status.type() != llvm::sys::fs::file_type::regular_file)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   path + ": error: is not a regular file (a FIFO, socket or device), not a kernel file");
   uint64_t size = 0;
   if (!llvm::sys::fs::file_size(path, size) && size > MaxBytes)
     return llvm::createStringError(
@@ -61,12 +71,126 @@ llvm::Expected<std::unique_ptr<SourceBuffer>> SourceBuffer::fromFile(llvm::Strin
   return fromText(path.str(), (*file)->getBuffer().str());
 }
 
+namespace {
+
+std::error_code lastError() { return {errno, std::generic_category()}; }
+
+llvm::Error fileError(llvm::StringRef path, const llvm::Twine &what, std::error_code ec) {
+  return llvm::createStringError(ec, path + ": error: " + what + ": " + ec.message());
+}
+
+/// Writes all of `text` at the start of `fd` and flushes it to the disk.
+std::error_code writeAllAndSync(int fd, llvm::StringRef text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::pwrite(fd, text.data() + done, text.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return lastError();
+    done += static_cast<size_t>(n);
+  }
+  if (::ftruncate(fd, static_cast<off_t>(text.size())) != 0 || ::fsync(fd) != 0) return lastError();
+  return {};
+}
+
+/// A rename is durable only once the directory that holds the name is flushed too.
+std::error_code syncDirectory(llvm::StringRef file) {
+  llvm::SmallString<256> dir = llvm::sys::path::parent_path(file);
+  if (dir.empty()) dir = ".";
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return lastError();
+  std::error_code ec = ::fsync(fd) != 0 ? lastError() : std::error_code();
+  ::close(fd);
+  return ec;
+}
+
+/// Creates `path`'s sibling from `model` (with %%%%%% placeholders) holding `text`, flushed.
+llvm::Expected<std::string> writeSibling(llvm::StringRef path, const llvm::Twine &model, llvm::StringRef text,
+                                         const struct stat *like) {
+  int fd = -1;
+  llvm::SmallString<256> temp;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, temp)) {
+    llvm::StringRef dir = llvm::sys::path::parent_path(path);
+    return fileError(path, "cannot create a temporary file in " + (dir.empty() ? llvm::StringRef(".") : dir), ec);
+  }
+  if (like) {
+    // Keep the file's permissions, and its owner and group where this user may set them.
+    if (::fchmod(fd, like->st_mode & 07777) != 0) {
+      std::error_code ec = lastError();
+      ::close(fd);
+      llvm::sys::fs::remove(temp);
+      return fileError(path, "cannot keep the file's mode", ec);
+    }
+    if (::fchown(fd, like->st_uid, like->st_gid) != 0) (void)::fchown(fd, static_cast<uid_t>(-1), like->st_gid);
+  }
+  std::error_code ec = writeAllAndSync(fd, text);
+  if (::close(fd) != 0 && !ec) ec = lastError();
+  if (ec) {
+    llvm::sys::fs::remove(temp);
+    return fileError(path, "cannot write the file", ec);
+  }
+  return std::string(temp);
+}
+
+/// Replaces `target` by a flushed temporary file; `beforeRename` may still refuse the write.
+llvm::Error replaceThroughTemp(llvm::StringRef target, llvm::StringRef text, const struct stat *like,
+                               llvm::function_ref<llvm::Error()> beforeRename) {
+  auto temp = writeSibling(target, target + ".tmp-%%%%%%", text, like);
+  if (!temp) return temp.takeError();
+  if (beforeRename)
+    if (llvm::Error err = beforeRename()) {
+      llvm::sys::fs::remove(*temp);
+      return err;
+    }
+  if (std::error_code ec = llvm::sys::fs::rename(*temp, target)) {
+    llvm::sys::fs::remove(*temp);
+    return fileError(target, "cannot replace the file", ec);
+  }
+  if (std::error_code ec = syncDirectory(target)) return fileError(target, "cannot flush its directory", ec);
+  return llvm::Error::success();
+}
+
+} // namespace
+
 llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef text) {
-  llvm::SmallString<256> model(path);
-  model += ".tmp-%%%%%%";
-  if (llvm::Error err = llvm::writeFileAtomically(model, path, text))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   path + ": error: cannot write the file: " + llvm::toString(std::move(err)));
+  // lstat: an output path that is a symbolic link gets replaced, never written through (-o must not
+  // reach a file the link points at); a regular file keeps its mode and owner.
+  struct stat st;
+  bool existing = ::lstat(path.str().c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  return replaceThroughTemp(path, text, existing ? &st : nullptr, nullptr);
+}
+
+llvm::Error rewriteFileInPlace(llvm::StringRef path, llvm::StringRef readText, llvm::StringRef text) {
+  llvm::SmallString<256> target;  // through symbolic links: the file the user's name stands for
+  if (std::error_code ec = llvm::sys::fs::real_path(path, target)) return fileError(path, "cannot open the file", ec);
+  struct stat st;
+  if (::stat(target.c_str(), &st) != 0) return fileError(path, "cannot open the file", lastError());
+  auto unchanged = [&]() -> llvm::Error {
+    auto now = llvm::MemoryBuffer::getFile(target, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!now)
+      return llvm::createStringError(now.getError(), path + ": error: conflict: the file was removed since it "
+                                                            "was read; not written");
+    if ((*now)->getBuffer() != readText)
+      return llvm::createStringError(std::make_error_code(std::errc::operation_canceled),
+                                     path + ": error: conflict: the file changed on disk since it was read; "
+                                            "not written (run again on the new text)");
+    return llvm::Error::success();
+  };
+  if (st.st_nlink <= 1) return replaceThroughTemp(target, text, &st, unchanged);
+
+  // Several names share this inode: a rename would split them, so the inode itself is rewritten, with
+  // its old text saved beside it until the new text is on disk.
+  if (llvm::Error err = unchanged()) return err;
+  auto backup = writeSibling(target, target + ".orig-%%%%%%", readText, &st);
+  if (!backup) return backup.takeError();
+  if (std::error_code ec = syncDirectory(target)) return fileError(path, "cannot flush its directory", ec);
+  int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return fileError(path, "cannot open the file for writing (its old text is in " + *backup + ")",
+                               lastError());
+  std::error_code ec = writeAllAndSync(fd, text);
+  if (::close(fd) != 0 && !ec) ec = lastError();
+  if (ec) return fileError(path, "cannot write the file (its old text is in " + *backup + ")", ec);
+  llvm::sys::fs::remove(*backup);
+  (void)syncDirectory(target);
   return llvm::Error::success();
 }
 

@@ -59,9 +59,18 @@ private:
   std::vector<uint32_t> LineStarts;
 };
 
-/// Writes `text` to `path` through a temporary file in the same directory and a
-/// rename, so readers never see a half-written file (llvm::writeFileAtomically).
+/// Writes `text` to `path` so that no reader and no crash ever sees a half-written file: through a
+/// temporary file beside it, flushed to disk (file and directory) before a rename. An existing file
+/// keeps its mode and (where permitted) its owner and group.
 llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef text);
+
+/// Rewrites a file the user owns in place (--in-place): like writeFileAtomically, and also
+/// - refuses (as a conflict) when the file no longer holds `readText`, the text the edit was computed
+///   from: an edit saved meanwhile is never lost and a deleted file never comes back;
+/// - writes through a symbolic link to its target instead of replacing the link;
+/// - keeps hard links: a file with several names is rewritten in its own inode, after its old text has
+///   been saved (and flushed) to a backup file beside it that is removed once the new text is on disk.
+llvm::Error rewriteFileInPlace(llvm::StringRef path, llvm::StringRef readText, llvm::StringRef text);
 
 /// Returns the offset of the first byte that is not valid UTF-8, or -1.
 int64_t findInvalidUtf8(llvm::StringRef text);

@@ -70,8 +70,9 @@ int runApply() {
     return 0;
   }
   if (InPlace || !Output.empty()) {
-    std::string out = InPlace ? src.path().str() : Output.getValue();
-    if (auto err = syntax::writeFileAtomically(out, res.text)) {
+    llvm::Error err = InPlace ? syntax::rewriteFileInPlace(src.path(), src.text(), res.text)
+                              : syntax::writeFileAtomically(Output, res.text);
+    if (err) {
       llvm::errs() << "accelopt-rewrite: " << llvm::toString(std::move(err)) << "\n";
       return 2;
     }

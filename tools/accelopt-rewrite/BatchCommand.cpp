@@ -37,6 +37,9 @@ cl::opt<bool> ListPatterns("list-patterns", cl::desc("Print the shipped patterns
                            cl::sub(BatchCmd), cl::cat(category()));
 cl::opt<std::string> ExportFixes("export-fixes", cl::desc("Write all fixes as one clang-apply-replacements YAML"),
                                  cl::value_desc("FIXES.yaml"), cl::sub(BatchCmd), cl::cat(category()));
+cl::opt<bool> AllowReplace("allow-replace",
+                            cl::desc("Accept 'replace' ops (arbitrary code) from shipped, remembered or imported patterns"),
+                            cl::sub(BatchCmd), cl::cat(category()));
 cl::opt<bool> InPlace("in-place", cl::desc("Rewrite the kernel files in place (atomically)"), cl::sub(BatchCmd),
                       cl::cat(category()));
 cl::opt<bool> Diff("diff", cl::desc("Print unified diffs (diagnostics go to stderr)"), cl::sub(BatchCmd),
@@ -107,6 +110,7 @@ llvm::Expected<std::vector<search::NamedPattern>> chosenPatterns() {
     p.name = llvm::sys::path::filename(OpsFile).str();
     p.description = "the ops of " + OpsFile;
     p.concreteOps = std::move(*ops);
+    p.trusted = true;  // the user's own ops, as with `apply --ops`
     out.push_back(std::move(p));
     return out;
   }
@@ -142,6 +146,10 @@ int runBatchCommand() {
   options.tolerance.rtol = RTol;
   options.tolerance.atol = ATol;
   options.timeoutSeconds = Timeout;
+  options.allowReplace = AllowReplace;
+  // Zero seeds would report every site as "verified numerically" without running it once.
+  if (options.numericCheck && Seeds == 0)
+    return usage("--seeds 0 checks nothing; give at least 1 seed, or --no-numeric-check to skip the check");
   if (!InputsSpec.empty()) {
     auto specs = nki::parseInputSpecs(InputsSpec);
     if (!specs) return usage("--inputs: " + llvm::toString(specs.takeError()));
@@ -167,8 +175,8 @@ int runBatchCommand() {
   std::vector<rewrite::FixDiagnostic> fixes;
   for (search::FileResult &r : results) {
     if (InPlace && r.changed())
-      if (auto err = syntax::writeFileAtomically(r.path, r.rewritten)) {
-        r.messages.push_back(r.path + ":1:1: error: cannot write the file: " + llvm::toString(std::move(err)));
+      if (auto err = syntax::rewriteFileInPlace(r.path, r.original, r.rewritten)) {
+        r.messages.push_back(llvm::toString(std::move(err)));
         r.failed = true;
       }
     for (const std::string &m : r.messages) diag << m << "\n";

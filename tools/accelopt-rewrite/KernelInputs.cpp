@@ -86,6 +86,7 @@ namespace accelopt::cli {
 void applyMemoryLimit(double gib) {
   double bytes = gib > 0 ? gib * double(1ull << 30)
                          : 0.75 * double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
-  interp::setMemoryCap(uint64_t(bytes));
+  // A cap past what 64 bits count (--memory-limit 1e30) is no cap; converting it would wrap to 0.
+  interp::setMemoryCap(bytes >= 0x1p64 ? UINT64_MAX : uint64_t(bytes));
 }
 } // namespace accelopt::cli

@@ -329,6 +329,11 @@ int runExport(const std::string &file) {
     llvm::outs() << doc->dump(2) << "\n";
     return 0;
   }
+  // `memory export X --db X` would replace the database (or its journal) by its own export.
+  for (const char *suffix : {"", "-wal", "-shm", "-journal"})
+    if (llvm::sys::fs::equivalent(file, dbPath() + suffix))
+      return usage("export file '" + file + "' is the memory database" + (*suffix ? std::string(" journal") : "") +
+                   " itself (" + dbPath() + suffix + "); give another file name");
   if (auto err = (*store)->exportToFile(file)) return failed(std::move(err));
   auto c = (*store)->counts();
   if (!c) return failed(c.takeError());

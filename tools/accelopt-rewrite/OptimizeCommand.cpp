@@ -42,6 +42,9 @@ cl::opt<unsigned> NumericSeeds("numeric-seeds", cl::desc("Seeds of the numeric c
                                cl::init(2), cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<bool> CheckAll("check-all", cl::desc("Numerically check every candidate, also those slower than the beam"),
                        cl::sub(OptimizeCmd), cl::cat(category()));
+cl::opt<bool> AllowReplace("allow-replace",
+                            cl::desc("Accept 'replace' ops (arbitrary code) from the LLM or the optimization memory"),
+                            cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<std::string> Output("o", cl::desc("Write the best kernel here (atomically)"), cl::value_desc("BEST.py"),
                             cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<bool> InPlace("in-place", cl::desc("Overwrite the input file with the best kernel"), cl::sub(OptimizeCmd),
@@ -183,6 +186,10 @@ int runOptimize() {
   if (!Output.empty() && llvm::sys::fs::equivalent(Output, path))
     return reportError(llvm::createStringError(llvm::inconvertibleErrorCode(),
                                                "error: -o names the input file; use --in-place to overwrite it"));
+  if (NumericSeeds == 0)
+    return reportError(llvm::createStringError(
+        llvm::inconvertibleErrorCode(), "error: --numeric-seeds 0 would accept candidates no run has checked; give at "
+                                        "least 1"));
   applyMemoryLimit(0);
   search::SearchOptions opts;
   opts.iterations = Iterations;
@@ -194,6 +201,7 @@ int runOptimize() {
   opts.target = Target;
   opts.numericSeeds = NumericSeeds;
   opts.checkAll = CheckAll;
+  opts.allowReplace = AllowReplace;
   opts.kernelName = file->kernels.front().name;
   // The optimization memory: candidates, experiences and patterns across runs.
   std::unique_ptr<memory::Store> store;
@@ -306,7 +314,10 @@ int runOptimize() {
     if (auto err = search::writeReport(ReportDir, *result, opts, ctx)) return reportError(std::move(err));
   std::string target = InPlace ? path : Output.getValue();
   if (!target.empty()) {
-    if (auto err = syntax::writeFileAtomically(target, best.text)) return reportError(std::move(err));
+    // In place: the text read at the start must still be there (an edit saved meanwhile is not lost).
+    if (auto err = InPlace ? syntax::rewriteFileInPlace(path, file->source().text(), best.text)
+                           : syntax::writeFileAtomically(target, best.text))
+      return reportError(std::move(err));
     llvm::outs() << "wrote " << target << "\n";
   } else if (!best.ops.empty()) {
     llvm::outs() << rewrite::unifiedDiff(orig.text, best.text, "a/" + path, "b/" + path);

@@ -30,6 +30,10 @@ cl::opt<double> MemoryLimit("memory-limit", cl::desc("Cap on interpreter memory 
                             cl::init(0), cl::sub(RunCmd), cl::cat(category()));
 
 int runRun() {
+  if (!(MemoryLimit >= 0) || !(Timeout >= 0)) {  // also NaN
+    llvm::errs() << "accelopt-rewrite run: error: --memory-limit and --timeout take a number >= 0 (0: the default)\n";
+    return 2;
+  }
   auto file = Inputs.load(File);
   if (!file) return reportError(file.takeError());
   applyMemoryLimit(MemoryLimit);

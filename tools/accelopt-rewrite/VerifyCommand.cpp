@@ -30,6 +30,10 @@ int runVerify() {
     llvm::errs() << "accelopt-rewrite: error: verify takes two files: ORIGINAL CANDIDATE\n";
     return 2;
   }
+  if (Seeds == 0) {  // nothing would run, and "equal" would be a claim without evidence
+    llvm::errs() << "accelopt-rewrite verify: error: --seeds 0 compares nothing; give at least 1 seed\n";
+    return 2;
+  }
   auto original = Inputs.load(Files[0]);
   if (!original) return reportError(original.takeError());
   auto candidate = Inputs.load(Files[1]);

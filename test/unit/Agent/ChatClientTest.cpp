@@ -98,6 +98,17 @@ TEST_F(ClientTest, GoodAnswerHeadersBodyUsageAndRedactedTranscript) {
   llvm::sys::fs::remove(transcriptPath);
 }
 
+// Reliability report D12: text the endpoint sends back (here, the key itself) never leaves the
+// client unredacted, so it cannot reach the memory, a report or a kernel.
+TEST_F(ClientTest, AnswerTextIsRedactedWhereItEntersTheProgram) {
+  FakeServer server(json::array({answer(std::string("the key is ") + Key + " and Bearer abc.def", 10, 5)}));
+  ChatClient client(Role::Executor, endpoint(server), fastRetry(), nullptr, nullptr, nullptr);
+  auto resp = client.complete(hello());
+  ASSERT_TRUE(bool(resp)) << llvm::toString(resp.takeError());
+  EXPECT_EQ(resp->content, "the key is [REDACTED] and Bearer [REDACTED]");
+  EXPECT_EQ(resp->content.find("0123456789abcdef"), std::string::npos);
+}
+
 TEST_F(ClientTest, JsonSchemaSentOnlyWhenTheEndpointSupportsIt) {
   FakeServer server(json::array({answer("{}"), answer("{}")}));
   ChatRequest req = hello();
