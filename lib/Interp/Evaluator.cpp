@@ -4,6 +4,7 @@
 // Index expressions stay affine: an index value is c + sum(coeff[a] * k[a]) over
 // the axes of a broadcast grid, so every access is a strided region (offset plus
 // one stride per tile axis) and gathers/scatters are strided copies.
+#include "NKI/PyInt.h"
 #include "Interp/Interpreter.h"
 
 #include "Interp/DTypeRounding.h"
@@ -729,19 +730,11 @@ private:
       fail(range, "unsupported operand types for " + op + ": " + describe(l) + " and " + describe(r));
     if (l.isIntLike() && r.isIntLike()) {
       int64_t a = l.i, b = r.i;
-      if (op == "+") return Value::integer(a + b);
-      if (op == "-") return Value::integer(a - b);
-      if (op == "*") return Value::integer(a * b);
-      if ((op == "//" || op == "%") && b == 0) fail(range, "integer division by zero");
-      if (op == "//") { int64_t q = a / b; if ((a % b) && ((a < 0) != (b < 0))) --q; return Value::integer(q); }
-      if (op == "%") { int64_t m = a % b; if (m && ((m < 0) != (b < 0))) m += b; return Value::integer(m); }
+      if (auto res = nki::pyint::apply(op, a, b)) {
+        if (res->problem != nki::pyint::Problem::None) fail(range, nki::pyint::describe(res->problem, op));
+        return Value::integer(res->value);
+      }
       if (op == "/") { if (b == 0) fail(range, "division by zero"); return Value::number(double(a) / double(b)); }
-      if (op == "**" && b >= 0) { int64_t p = 1; for (int64_t k = 0; k < b; ++k) p *= a; return Value::integer(p); }
-      if (op == "<<") return Value::integer(a << b);
-      if (op == ">>") return Value::integer(a >> b);
-      if (op == "&") return Value::integer(a & b);
-      if (op == "|") return Value::integer(a | b);
-      if (op == "^") return Value::integer(a ^ b);
     }
     double a = l.num(), b = r.num();
     if (op == "+") return Value::number(a + b);

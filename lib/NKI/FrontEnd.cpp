@@ -3,6 +3,7 @@
 // treats loop variables as affine symbols, and records loops, statements,
 // tensors and accesses into the kernel IR.
 #include "NKI/FrontEnd.h"
+#include "NKI/PyInt.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -1086,17 +1087,14 @@ private:
       bool rConst = r.kind != Value::Index && r.isKnownInt();
       if (lConst && rConst) {
         int64_t a = *l.i.value, b = *r.i.value;
-        if (op == "+") return Value::integer(a + b);
-        if (op == "-") return Value::integer(a - b);
-        if (op == "*") return Value::integer(a * b);
-        if (op == "//" && b != 0) return Value::integer(floorDiv(a, b));
-        if (op == "%" && b != 0) return Value::integer(a - floorDiv(a, b) * b);
+        if (auto res = pyint::apply(op, a, b)) {
+          if (res->problem == pyint::Problem::None) return Value::integer(res->value);
+          // Division by zero is left to `run` (the branch may not be taken); a wrapped value never is.
+          if (res->problem != pyint::Problem::DivisionByZero)
+            diag(Diagnostic::Error, range, pyint::describe(res->problem, op), "trace-int");
+          return Value::integer(SymInt::symbolic(textual));
+        }
         if (op == "/" && b != 0) return Value::floating(double(a) / double(b));
-        if (op == "**" && b >= 0) { int64_t p = 1; for (int64_t k = 0; k < b; ++k) p *= a; return Value::integer(p); }
-        if (op == "<<") return Value::integer(a << b);
-        if (op == ">>") return Value::integer(a >> b);
-        if (op == "&") return Value::integer(a & b);
-        if (op == "|") return Value::integer(a | b);
       }
       if (l.kind == Value::Index || r.kind == Value::Index) {
         IndexVal out;
@@ -1147,12 +1145,6 @@ private:
         (op == "//" || op == "+" || op == "-" || op == "*" || op == "%"))
       return Value::integer(SymInt::symbolic(textual));
     return Value::unknown(textual);
-  }
-
-  static int64_t floorDiv(int64_t a, int64_t b) {
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-    return q;
   }
 
   Value attribute(const Expr *e) {

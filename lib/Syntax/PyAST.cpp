@@ -134,12 +134,64 @@ public:
 
   void run(TSNode root) {
     collectErrors(root);
+    if (!M.Errors.empty()) explainDeepIndentation();
     for (TSNode c : namedChildren(root)) convertStmtInto(c, M.Body, nullptr);
+  }
+
+  /// tree-sitter's Python scanner keeps at most a few hundred indentation levels and then fails on the
+  /// whole file, far from the cause: name the line where the blocks nest too deep instead.
+  void explainDeepIndentation() {
+    llvm::SmallVector<size_t, 64> indents = {0};
+    size_t lineStart = 0;
+    while (lineStart < Text.size()) {
+      size_t end = Text.find('\n', lineStart);
+      if (end == llvm::StringRef::npos) end = Text.size();
+      llvm::StringRef line = Text.slice(lineStart, end);
+      size_t indent = line.find_first_not_of(" \t");
+      if (indent != llvm::StringRef::npos && line[indent] != '#') {
+        while (indents.size() > 1 && indent < indents.back()) indents.pop_back();
+        if (indent > indents.back()) indents.push_back(indent);
+        if (indents.size() > MaxNesting / 2) {
+          M.Errors.insert(M.Errors.begin(),
+                          {static_cast<uint32_t>(lineStart + indent),
+                           llvm::formatv("blocks nested more than {0} levels deep; accelopt's parser refuses deeper "
+                                         "nesting",
+                                         MaxNesting / 2)
+                               .str()});
+          return;
+        }
+      }
+      lineStart = end + 1;
+    }
   }
 
 private:
   Module &M;
   llvm::StringRef Text;
+  /// The converter, the front end and the interpreter each recurse once per level of nesting, so deeper
+  /// code is refused here (10,000 nested parentheses overflowed the stack). No kernel comes near it;
+  /// CPython itself refuses 200 nested parentheses.
+  static constexpr unsigned MaxNesting = 400;
+  unsigned depth_ = 0;
+  bool tooDeepReported_ = false;
+
+  /// Counts one level of nesting; false (and one error for the file) past MaxNesting.
+  class NestingLevel {
+  public:
+    NestingLevel(Converter &c, TSNode n) : c_(c) {
+      if (++c_.depth_ <= MaxNesting || c_.tooDeepReported_) return;
+      c_.tooDeepReported_ = true;
+      c_.M.Errors.push_back({ts_node_start_byte(n), llvm::formatv("code nested more than {0} levels deep (parentheses, "
+                                                                  "operators or blocks); accelopt refuses deeper nesting",
+                                                                  MaxNesting)
+                                                        .str()});
+    }
+    ~NestingLevel() { --c_.depth_; }
+    bool tooDeep() const { return c_.depth_ > MaxNesting; }
+
+  private:
+    Converter &c_;
+  };
 
   ByteRange rangeOf(TSNode n) const { return {ts_node_start_byte(n), ts_node_end_byte(n)}; }
   llvm::StringRef textOf(TSNode n) const {
@@ -176,6 +228,8 @@ private:
 
   const Expr *convertExpr(TSNode n) {
     if (ts_node_is_null(n)) return nullptr;
+    NestingLevel level(*this, n);
+    if (level.tooDeep()) return expr(ExprKind::Unsupported, n);
     const char *type = ts_node_type(n);
     auto t = llvm::StringRef(type);
     if (t == "identifier" || t == "keyword_identifier") {
@@ -196,8 +250,10 @@ private:
       if (d.endswith_insensitive("l")) d = d.drop_back();
       long long v = 0;
       if (d.getAsInteger(radix, v)) {
-        e->kind = ExprKind::Float;  // too large for int64: keep magnitude
-        e->floatValue = std::strtod(digits.c_str(), nullptr);
+        // Python ints are unbounded; a trace-time value past 64 bits would wrap or turn into a float.
+        M.Errors.push_back({ts_node_start_byte(n), "integer literal does not fit in 64 bits; accelopt's trace-time "
+                                                   "integers are limited to [-2**63, 2**63)"});
+        e->kind = ExprKind::Unsupported;
       } else {
         e->intValue = v;
       }
@@ -406,6 +462,8 @@ private:
   }
 
   void convertStmtInto(TSNode n, std::vector<const Stmt *> &out, const Stmt *parent) {
+    NestingLevel level(*this, n);
+    if (level.tooDeep()) return;
     auto t = llvm::StringRef(ts_node_type(n));
     if (t == "comment" || t == "ERROR") return;
     if (t == "expression_statement") {
