@@ -1,4 +1,5 @@
 #include "Agent/JsonExtract.h"
+#include "Syntax/JsonNesting.h"
 
 #include <vector>
 
@@ -59,6 +60,7 @@ size_t balancedEnd(llvm::StringRef text, size_t begin) {
 }
 
 nlohmann::json tryParse(llvm::StringRef s) {
+  if (syntax::jsonNestingDepth(s) > syntax::MaxJsonNesting) return nlohmann::json(nlohmann::json::value_t::discarded);
   return nlohmann::json::parse(s.begin(), s.end(), nullptr, /*allow_exceptions=*/false);
 }
 

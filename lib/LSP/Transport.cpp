@@ -24,14 +24,55 @@ bool MessageReader::readLine(std::string &line) {
   return !line.empty();
 }
 
+namespace {
+
+/// The value of a Content-Length header: decimal digits only ("-5" or "1e3" are not lengths), and small
+/// enough to count.
+std::optional<size_t> parseLength(const char *v) {
+  while (*v == ' ' || *v == '\t') ++v;
+  size_t n = 0;
+  const char *start = v;
+  for (; std::isdigit(static_cast<unsigned char>(*v)); ++v)
+    if (__builtin_mul_overflow(n, size_t(10), &n) || __builtin_add_overflow(n, size_t(*v - '0'), &n))
+      return std::nullopt;
+  while (*v == ' ' || *v == '\t') ++v;
+  if (v == start || *v) return std::nullopt;
+  return n;
+}
+
+} // namespace
+
+bool MessageReader::skipToNextContentLength() {
+  static constexpr char Key[] = "content-length:";
+  constexpr size_t KeyLength = sizeof(Key) - 1;
+  size_t matched = 0;
+  int c;
+  while ((c = std::fgetc(In)) != EOF) {
+    char lower = static_cast<char>(std::tolower(c));
+    matched = lower == Key[matched] ? matched + 1 : lower == Key[0] ? 1 : 0;
+    if (matched == KeyLength) return true;
+  }
+  return false;
+}
+
 std::optional<std::string> MessageReader::read() {
   for (;;) {
     std::string line;
     std::optional<size_t> length;
-    bool sawHeader = false;
+    bool sawHeader = false, badLength = false;
+    // After a header block whose body cannot be delimited, the stream is re-synchronised on the next
+    // Content-Length header: the reader then stands just after its colon.
+    if (Resync) {
+      Resync = false;
+      if (!skipToNextContentLength()) return std::nullopt;
+      line = "content-length:";
+      std::string rest;
+      if (!readLine(rest)) return std::nullopt;
+      line += rest;
+    }
     // Header block: lines up to an empty one.
-    for (;;) {
-      if (!readLine(line)) return std::nullopt;
+    for (bool first = true;; first = false) {
+      if (!(first && !line.empty()) && !readLine(line)) return std::nullopt;
       if (line.empty()) {
         if (sawHeader) break;
         continue;  // stray blank lines between messages
@@ -42,21 +83,23 @@ std::optional<std::string> MessageReader::read() {
       std::string name = line.substr(0, colon);
       for (char &ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       if (name != "content-length") continue;
-      const char *v = line.c_str() + colon + 1;
-      while (*v == ' ' || *v == '\t') ++v;
-      char *endp = nullptr;
-      unsigned long long n = std::strtoull(v, &endp, 10);
-      if (endp != v) length = static_cast<size_t>(std::min<unsigned long long>(n, std::numeric_limits<size_t>::max()));
+      length = parseLength(line.c_str() + colon + 1);
+      if (!length) {
+        badLength = true;
+        LastError = "invalid Content-Length '" + line.substr(colon + 1) + "'; skipped to the next message";
+      }
     }
     if (!length) {
-      LastError = "message header without Content-Length";
+      if (!badLength) LastError = "message header without Content-Length; skipped to the next message";
+      Resync = true;
       continue;
     }
     if (*length > MaxMessageBytes) {
-      LastError = "message of " + std::to_string(*length) + " bytes is too large";
-      // Skip its body.
-      for (size_t i = 0; i < *length; ++i)
-        if (std::fgetc(In) == EOF) return std::nullopt;
+      // Reading a body that large could take the server's memory, or wait forever for bytes that never
+      // come; the next header is the next message.
+      LastError = "message of " + std::to_string(*length) + " bytes is too large (at most " +
+                  std::to_string(MaxMessageBytes) + "); skipped to the next message";
+      Resync = true;
       continue;
     }
     std::string body(*length, '\0');

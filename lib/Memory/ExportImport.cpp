@@ -1,5 +1,6 @@
 // Store::exportJson / importJson: the whole memory as one JSON document.
 #include "Memory/Store.h"
+#include "Syntax/JsonNesting.h"
 #include "Syntax/SourceBuffer.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -124,6 +125,8 @@ llvm::Error Store::exportToFile(llvm::StringRef path) {
 llvm::Expected<ImportStats> Store::importFromFile(llvm::StringRef path) {
   auto buf = llvm::MemoryBuffer::getFile(path);
   if (!buf) return makeError(MemoryError::IO, path.str() + ": error: cannot read: " + buf.getError().message());
+  if (llvm::Error err = syntax::checkJsonNesting((*buf)->getBuffer(), path))
+    return makeError(MemoryError::BadInput, llvm::toString(std::move(err)));
   json doc = json::parse((*buf)->getBuffer().begin(), (*buf)->getBuffer().end(), nullptr, false);
   if (doc.is_discarded()) return makeError(MemoryError::BadInput, path.str() + ": error: not valid JSON");
   auto stats = importJson(doc);

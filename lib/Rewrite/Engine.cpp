@@ -1,6 +1,7 @@
 // The rewrite engine: op registry, candidate application (atomic: apply, re-parse,
 // re-verify after each op), and the legal-op menu.
 #include "Rewrite/OpSupport.h"
+#include "Syntax/JsonNesting.h"
 
 #include "Analysis/Verifier.h"
 
@@ -30,6 +31,7 @@ static llvm::Error inputError(const llvm::Twine &msg) {
 }
 
 llvm::Expected<std::vector<nlohmann::json>> parseOps(llvm::StringRef text) {
+  if (llvm::Error err = syntax::checkJsonNesting(text, "")) return std::move(err);
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text.begin(), text.end());

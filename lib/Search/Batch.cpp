@@ -1,4 +1,5 @@
 #include "Search/Batch.h"
+#include "Syntax/JsonNesting.h"
 
 #include "Analysis/Verifier.h"
 #include "Interp/Interpreter.h"
@@ -213,6 +214,7 @@ std::vector<std::string> defaultPatternDirs(llvm::StringRef executablePath) {
 llvm::Expected<NamedPattern> loadPatternFile(llvm::StringRef path) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buf) return error(path + ": error: cannot read pattern: " + buf.getError().message());
+  if (llvm::Error err = syntax::checkJsonNesting((*buf)->getBuffer(), path)) return std::move(err);
   json j;
   try {
     j = json::parse((*buf)->getBuffer().begin(), (*buf)->getBuffer().end());
