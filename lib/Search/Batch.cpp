@@ -6,6 +6,7 @@
 #include "Memory/Store.h"
 #include "Rewrite/Rewrite.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -51,16 +52,38 @@ std::string plural(size_t n, llvm::StringRef word) {
 
 // ------------------------------------------------------------ discovery
 
-bool globMatch(llvm::StringRef glob, llvm::StringRef text) {
+namespace {
+
+/// gitignore glob matching. Every (glob position, text position) a `*` tries is remembered once it has
+/// failed, so `*a*a*a*a*a*ab` against a long name costs a few thousand steps, not an exponential
+/// number (reliability report D14).
+class GlobMatcher {
+public:
+  GlobMatcher(llvm::StringRef glob, llvm::StringRef text) : glob0_(glob), text0_(text) {}
+  bool matches() { return match(glob0_, text0_); }
+
+private:
+  llvm::StringRef glob0_, text0_;
+  llvm::DenseSet<std::pair<unsigned, unsigned>> failed_;
+
+  bool match(llvm::StringRef glob, llvm::StringRef text) {
+    std::pair<unsigned, unsigned> state(unsigned(glob.data() - glob0_.data()), unsigned(text.data() - text0_.data()));
+    if (failed_.count(state)) return false;
+    if (matchFrom(glob, text)) return true;
+    failed_.insert(state);
+    return false;
+  }
+
+  bool matchFrom(llvm::StringRef glob, llvm::StringRef text) {
   while (!glob.empty()) {
     char c = glob.front();
     if (c == '*') {
       bool anyDepth = glob.startswith("**");
       llvm::StringRef rest = glob.drop_front(anyDepth ? 2 : 1);
       // "**/x" also matches "x" (zero directories).
-      if (anyDepth && rest.startswith("/") && globMatch(rest.drop_front(), text)) return true;
+      if (anyDepth && rest.startswith("/") && match(rest.drop_front(), text)) return true;
       for (size_t i = 0; i <= text.size(); ++i) {
-        if (globMatch(rest, text.drop_front(i))) return true;
+        if (match(rest, text.drop_front(i))) return true;
         if (i < text.size() && !anyDepth && text[i] == '/') return false;
       }
       return false;
@@ -99,6 +122,11 @@ bool globMatch(llvm::StringRef glob, llvm::StringRef text) {
   }
   return text.empty();
 }
+};
+
+} // namespace
+
+bool globMatch(llvm::StringRef glob, llvm::StringRef text) { return GlobMatcher(glob, text).matches(); }
 
 void IgnoreRules::add(llvm::StringRef dir, llvm::StringRef text) {
   llvm::SmallVector<llvm::StringRef, 32> lines;
