@@ -256,6 +256,8 @@ std::optional<NodeRef> Kernel::resolve(std::string_view ref) const {
     int v = 0;
     for (char c : ref.substr(1)) {
       if (c < '0' || c > '9') return std::nullopt;
+      // Past every id the kernel has: stop before `L4294967296` wraps around to L0.
+      if (v > (1 << 24)) return std::nullopt;
       v = v * 10 + (c - '0');
     }
     return v;

@@ -127,6 +127,30 @@ std::string formatRefusal(const Kernel &k, const Refusal &r) {
 namespace {
 
 /// Applies `ops` to the prepared kernel.
+/// Ops write new lines with '\n'; in a file whose lines end in "\r\n" an inserted line must too, or the
+/// file ends up with mixed line endings (reliability report D21). Each edit follows the line it is on.
+clang::tooling::Replacements withLineEndingsOf(llvm::StringRef text, const clang::tooling::Replacements &edits) {
+  if (!text.contains("\r\n")) return edits;
+  clang::tooling::Replacements out;
+  for (const clang::tooling::Replacement &e : edits) {
+    size_t lineEnd = text.find('\n', e.getOffset());
+    bool crlf = lineEnd != llvm::StringRef::npos ? lineEnd > 0 && text[lineEnd - 1] == '\r'
+                                                 : text.rfind('\n') != llvm::StringRef::npos &&
+                                                       text.rfind('\n') > 0 && text[text.rfind('\n') - 1] == '\r';
+    std::string replacement = e.getReplacementText().str();
+    if (crlf) {
+      std::string converted;
+      for (size_t i = 0; i < replacement.size(); ++i) {
+        if (replacement[i] == '\n' && (i == 0 || replacement[i - 1] != '\r')) converted += '\r';
+        converted += replacement[i];
+      }
+      replacement = std::move(converted);
+    }
+    llvm::consumeError(out.add(clang::tooling::Replacement(e.getFilePath(), e.getOffset(), e.getLength(), replacement)));
+  }
+  return out;
+}
+
 CandidateResult run(const PreparedKernel &prepared, const std::vector<nlohmann::json> &ops) {
   const syntax::SourceBuffer &source = prepared.file().source();
   const std::map<std::string, int> &baseline = prepared.baselineErrors();
@@ -176,6 +200,7 @@ CandidateResult run(const PreparedKernel &prepared, const std::vector<nlohmann::
       return res;
     };
     if (r.status == Status::Refused) return refused(r.refusal);
+    r.edits = withLineEndingsOf(text, r.edits);
 
     auto newText = clang::tooling::applyAllReplacements(text, r.edits);
     if (!newText) {

@@ -135,7 +135,77 @@ public:
   void run(TSNode root) {
     collectErrors(root);
     if (!M.Errors.empty()) explainDeepIndentation();
+    else checkIndentation();
     for (TSNode c : namedChildren(root)) convertStmtInto(c, M.Body, nullptr);
+  }
+
+  /// tree-sitter accepts indentation CPython rejects (an indented line that opens no block, a dedent to
+  /// no enclosing level): a `replace` wrote such code and every check passed (reliability report D8).
+  /// Walks the logical lines as CPython's tokenizer does: brackets, strings and backslashes continue
+  /// a line; comments and blank lines do not count.
+  void checkIndentation() {
+    llvm::SmallVector<size_t, 32> levels = {0};
+    int brackets = 0;
+    char quote = 0;          // the open string's quote character
+    bool tripleQuote = false;
+    bool continued = false;  // the logical line goes on (backslash, bracket or string)
+    bool opensBlock = false; // the last logical line ended with ':'
+    size_t i = 0;
+    while (i < Text.size()) {
+      size_t lineEnd = Text.find('\n', i);
+      if (lineEnd == llvm::StringRef::npos) lineEnd = Text.size();
+      llvm::StringRef line = Text.slice(i, lineEnd).rtrim('\r');
+      size_t indent = line.find_first_not_of(" \t");
+      bool blank = indent == llvm::StringRef::npos || line[indent] == '#';
+      if (!continued && !blank) {
+        if (indent > levels.back()) {
+          if (!opensBlock) return indentationError(i + indent, "unexpected indent");
+          levels.push_back(indent);
+        } else {
+          if (opensBlock) return indentationError(i + indent, "expected an indented block");
+          while (indent < levels.back()) levels.pop_back();
+          if (indent != levels.back())
+            return indentationError(i + indent, "unindent does not match any outer indentation level");
+        }
+      }
+      if (!blank || continued) {
+        char last = 0;
+        bool backslash = false;
+        for (size_t k = continued ? 0 : indent; k < line.size(); ++k) {
+          char c = line[k];
+          backslash = false;
+          if (quote) {
+            if (c == '\\') { ++k; backslash = k >= line.size(); continue; }
+            if (c == quote && (!tripleQuote || line.substr(k).startswith(std::string(3, quote)))) {
+              k += tripleQuote ? 2 : 0;
+              quote = 0;
+              last = c;
+            }
+            continue;
+          }
+          if (c == '#') break;
+          if (c == '\'' || c == '"') {
+            tripleQuote = line.substr(k).startswith(std::string(3, c));
+            quote = c;
+            k += tripleQuote ? 2 : 0;
+            continue;
+          }
+          if (c == '\\' && k + 1 == line.size()) { backslash = true; break; }
+          if (c == '(' || c == '[' || c == '{') ++brackets;
+          else if ((c == ')' || c == ']' || c == '}') && brackets > 0) --brackets;
+          if (c != ' ' && c != '\t') last = c;
+        }
+        if (quote && !tripleQuote && !backslash) quote = 0;  // an unterminated string: tree-sitter reports it
+        continued = backslash || brackets > 0 || quote;
+        if (!continued) opensBlock = last == ':';
+      }
+      i = lineEnd + 1;
+    }
+  }
+
+  void indentationError(size_t offset, const char *what) {
+    M.Errors.push_back({static_cast<uint32_t>(offset), std::string("invalid indentation: ") + what +
+                                                           " (Python would raise IndentationError)"});
   }
 
   /// tree-sitter's Python scanner keeps at most a few hundred indentation levels and then fails on the
