@@ -16,7 +16,7 @@ for target in frontend interp; do
   cp nkibench/kernels/*.py test/Analysis/*.py "$corpus"/
   if [ "$target" = frontend ]; then
     cp nkibench/pairs/*.py "$corpus"/
-    [ -d ../shared/nkibench/kernels ] && cp ../shared/nkibench/kernels/*.py "$corpus"/
+    cp nkibench/upstream/kernels/*.py "$corpus"/
   fi
   ./build-fuzz/bin/fuzz-$target -max_total_time="$seconds" -max_len=16384 -timeout=20 -rss_limit_mb=2048 "$corpus"
 done

@@ -440,12 +440,46 @@ private:
     fail(target->range, "cannot assign to '" + text(target) + "'");
   }
 
+  static bool isRangeCall(const Expr *call) {
+    llvm::StringRef callee = call->base ? llvm::StringRef(call->base->dottedName()) : "";
+    return callee == "range" || callee.endswith(".affine_range") || callee.endswith(".sequential_range") ||
+           callee.endswith(".static_range");
+  }
+
+  /// A body of `pass`, docstrings and loops over ranges with such bodies does nothing when run.
+  static bool hasNoEffect(const std::vector<const Stmt *> &body) {
+    for (const Stmt *s : body) {
+      if (s->kind == PyStmt::StmtKind::Pass) continue;
+      if (s->kind == PyStmt::StmtKind::Expr && s->value && s->value->kind == ExprKind::Str && !s->value->isFString)
+        continue;
+      // An inner loop over nl.*_range / range of plain names and numbers, itself without effect.
+      if (s->kind == PyStmt::StmtKind::For && s->orelse.empty() && s->targets.size() == 1 &&
+          s->targets[0]->kind == ExprKind::Name && s->value && s->value->kind == ExprKind::Call &&
+          isRangeCall(s->value) &&
+          std::all_of(s->value->elts.begin(), s->value->elts.end(), [](const Expr *a) {
+            return a->kind == ExprKind::Int || a->kind == ExprKind::Name;
+          }) &&
+          hasNoEffect(s->body))
+        continue;
+      return false;
+    }
+    return true;
+  }
+
   void forLoop(const Stmt *s) {
     Value it = eval(s->value);
     const Expr *target = s->targets[0];
     if (it.kind == Value::RangeV) {
       int64_t start = (*it.elts)[0].i, stop = (*it.elts)[1].i, step = (*it.elts)[2].i;
       if (step == 0) fail(s->value->range, "range step must not be zero");
+      int64_t count = step > 0 ? (stop > start ? (stop - start + step - 1) / step : 0)
+                               : (start > stop ? (start - stop - step - 1) / -step : 0);
+      if (hasNoEffect(s->body)) {
+        // Nothing to run, however many iterations (reliability report D5): only the loop variable
+        // keeps its last value, as in Python. A range(int) trip count never overflows this.
+        if (count > 0) bind(target, Value::integer(start + (count - 1) * step));
+        return;
+      }
       bool affine = it.loopKind == nki::LoopKind::Affine && Opts.detectRaces;
       uint32_t instance = affine ? NextInstance++ : 0;
       uint32_t outerSerial = CurrentSerial;

@@ -527,6 +527,11 @@ llvm::Expected<std::vector<int64_t>> Store::addExperiences(int64_t kernel, int i
   auto ins = db_->prepare("INSERT INTO experiences(kernel, from_candidate, to_candidate, ops, speedup, summary, "
                           "iteration) VALUES (?, ?, ?, ?, ?, ?, ?)");
   if (!ins) return ins.takeError();
+  // A resumed run summarises again the iteration it was killed in: an experience already stored for
+  // the same step is kept once (reliability report D18).
+  auto stored = db_->prepare("SELECT id FROM experiences WHERE kernel = ? AND from_candidate IS ? AND "
+                             "to_candidate IS ? AND iteration = ? AND ops = ? AND speedup = ? AND summary = ?");
+  if (!stored) return stored.takeError();
   std::vector<int64_t> ids;
   for (auto *list : {&sel.positive, &sel.negative})
     for (const ExperiencePair &p : *list) {
@@ -534,6 +539,15 @@ llvm::Expected<std::vector<int64_t>> Store::addExperiences(int64_t kernel, int i
       std::optional<int64_t> from, to;
       if (p.from > 0) from = p.from;
       if (p.to > 0) to = p.to;
+      stored->reset();
+      stored->bind(1, kernel).bind(2, from).bind(3, to).bind(4, int64_t(iteration)).bind(5, p.ops.dump());
+      stored->bind(6, p.speedup()).bind(7, p.summary);
+      auto already = stored->step();
+      if (!already) return already.takeError();
+      if (*already) {
+        ids.push_back(stored->getInt(0));
+        continue;
+      }
       ins->bind(1, kernel).bind(2, from).bind(3, to).bind(4, p.ops.dump()).bind(5, p.speedup()).bind(6, p.summary);
       ins->bind(7, int64_t(iteration));
       if (auto err = ins->run()) return err;

@@ -185,7 +185,8 @@ llvm::Expected<std::vector<SuiteCase>> loadSuite(const SuiteLocation &where) {
   if (nkibench.empty()) {
     // nkibench_default_root is relative to the repository root (the manifest's parent dir).
     llvm::SmallString<256> root(manifestDir);
-    llvm::sys::path::append(root, "..", j.value("nkibench_default_root", "../shared/nkibench"));
+    llvm::sys::path::append(root, "..", j.value("nkibench_default_root", "nkibench/upstream"));
+    llvm::sys::path::remove_dots(root, /*remove_dot_dot=*/true);
     nkibench = root.str().str();
   }
   std::vector<SuiteCase> cases;

@@ -1,5 +1,6 @@
 #include "Perf/TraceBuilder.h"
 
+#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -105,16 +106,31 @@ public:
     for (const Statement &s : k_.stmts)
       if (llvm::Error err = compileStatement(s)) return err;
 
+    // A loop whose body emits no instruction is not walked at all: 4096^3 empty iterations once took
+    // 10 GB of loop markers and never ended (reliability report D5).
+    loopEmits_.assign(k_.loops.size(), false);
+    for (const Statement &s : k_.stmts)
+      if (!templates_[s.id].empty())
+        for (int l = s.parent; l >= 0 && !loopEmits_[l]; l = k_.loops[l].parent) loopEmits_[l] = true;
+
     uint64_t total = 0, regions = 0;
     for (const Statement &s : k_.stmts) {
-      uint64_t n = instancesOf(s.parent) * templates_[s.id].size();
-      total += n;
+      uint64_t n = llvm::SaturatingMultiply(instancesOf(s.parent), uint64_t(templates_[s.id].size()));
+      total = llvm::SaturatingAdd(total, n);
       for (const InstructionTemplate &t : templates_[s.id])
-        regions += instancesOf(s.parent) * (t.reads.size() + t.writes.size());
+        regions = llvm::SaturatingAdd(
+            regions, llvm::SaturatingMultiply(instancesOf(s.parent), uint64_t(t.reads.size() + t.writes.size())));
     }
-    if (total > options_.maxInstructions)
-      return fail("kernel '" + k_.name + "': the trace would have " + llvm::Twine(total) +
-                  " instructions, more than the limit of " + llvm::Twine(options_.maxInstructions));
+    // Loop markers are trace entries too: one per iteration plus the exit, per instance of the loop.
+    uint64_t markers = 0;
+    for (const nki::Loop &l : k_.loops)
+      if (loopEmits_[l.id] && trip(l.id) > 0)
+        markers = llvm::SaturatingAdd(
+            markers, llvm::SaturatingMultiply(instancesOf(l.parent), uint64_t(trip(l.id)) + 1));
+    if (llvm::SaturatingAdd(total, markers) > options_.maxInstructions)
+      return fail("kernel '" + k_.name + "': the trace would have " + llvm::Twine(total) + " instructions and " +
+                  llvm::Twine(markers) + " loop events, more than the limit of " +
+                  llvm::Twine(options_.maxInstructions));
     trace_.reserve(total, regions);
     counters_.assign(std::max<size_t>(k_.loops.size(), 1), 0);
     walk(k_.body);
@@ -122,6 +138,7 @@ public:
   }
 
 private:
+  std::vector<bool> loopEmits_;  // per loop: some statement in its body emits instructions
   static constexpr TensorId kUnmapped = std::numeric_limits<TensorId>::max();
 
   const Kernel &k_;
@@ -154,7 +171,7 @@ private:
   /// Instances of a statement or tensor scope directly inside `loop`.
   uint64_t instancesOf(int loop) const {
     uint64_t n = 1;
-    for (int l = loop; l >= 0; l = k_.loops[l].parent) n *= static_cast<uint64_t>(trip(l));
+    for (int l = loop; l >= 0; l = k_.loops[l].parent) n = llvm::SaturatingMultiply(n, static_cast<uint64_t>(trip(l)));
     return n;
   }
 
@@ -761,7 +778,7 @@ private:
       }
       const nki::Loop &loop = k_.loops[node.index];
       int64_t n = trip(loop.id);
-      if (n <= 0) continue;
+      if (n <= 0 || !loopEmits_[loop.id]) continue;
       LoopKind kind = traceKind(loop.kind);
       trace_.enterLoop(kind, loop.id);
       for (int64_t i = 0; i < n; ++i) {

@@ -37,7 +37,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   for (auto &c : *suite)
-    if (c.kernelPath.find("/shared/nkibench/") != std::string::npos)
+    if (c.kernelPath.find("/nkibench/upstream/") != std::string::npos)
       benchmark::RegisterBenchmark(("FrontEndVerify/" + c.name).c_str(), frontEndAndVerify, c)
           ->Unit(benchmark::kMillisecond);
   benchmark::Initialize(&argc, argv);

@@ -26,7 +26,7 @@ InputOptions::InputOptions(cl::SubCommand &sub)
                cl::value_desc("NAME"), cl::sub(sub), cl::cat(category())),
       manifest("manifest", cl::desc("Suite manifest (default: nkibench/manifest.json)"),
                cl::value_desc("FILE"), cl::sub(sub), cl::cat(category()), cl::Hidden),
-      nkibench("nkibench", cl::desc("NKIBench checkout (default: ../shared/nkibench)"),
+      nkibench("nkibench", cl::desc("NKIBench checkout (default: the vendored nkibench/upstream)"),
                cl::value_desc("DIR"), cl::sub(sub), cl::cat(category()), cl::Hidden) {}
 
 FormatOption::FormatOption(cl::SubCommand &sub)

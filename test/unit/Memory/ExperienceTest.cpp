@@ -112,4 +112,27 @@ TEST(Experience, QueueIsBoundedOldestDropped) {
   EXPECT_EQ(ids->size(), 1u);
 }
 
+// Reliability report D18: a run resumed after kill -9 summarises the interrupted iteration again; the
+// experience it already stored is not stored twice.
+TEST(Experiences, StoringTheSameStepAgainKeepsOneRow) {
+  auto opened = Store::open(":memory:");
+  ASSERT_TRUE(bool(opened)) << llvm::toString(opened.takeError());
+  Store &s = **opened;
+  auto k = s.upsertKernel({"k", "k.py", "h", ""});
+  ASSERT_TRUE(bool(k));
+  ExperienceConfig cfg;
+  auto first = s.addExperiences(*k, 3, {pair(0, 0, 2, 1)}, cfg);
+  auto again = s.addExperiences(*k, 3, {pair(0, 0, 2, 1)}, cfg);
+  ASSERT_TRUE(first && again);
+  EXPECT_EQ(*first, *again);
+  auto all = s.experiences(*k);
+  ASSERT_TRUE(bool(all));
+  EXPECT_EQ(all->size(), 1u);
+  // Another iteration's experience is a new row.
+  ASSERT_TRUE(bool(s.addExperiences(*k, 4, {pair(0, 0, 2, 1)}, cfg)));
+  all = s.experiences(*k);
+  ASSERT_TRUE(bool(all));
+  EXPECT_EQ(all->size(), 2u);
+}
+
 } // namespace
