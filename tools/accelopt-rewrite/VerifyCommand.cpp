@@ -22,8 +22,76 @@ cl::opt<double> ATol("atol", cl::desc("Absolute tolerance (default 1e-4)"), cl::
                      cl::cat(category()));
 cl::opt<double> RelL2("rel-l2", cl::desc("Relative L2 error bound against the reference (default 2e-5)"),
                       cl::init(2e-5), cl::sub(VerifyCmd), cl::cat(category()));
+cl::opt<std::string> ParamMap("map",
+                             cl::desc("Bind the candidate's parameters to the original's: CAND=ORIG,... (default: by "
+                                      "name, else by position)"),
+                             cl::value_desc("CAND=ORIG,..."), cl::sub(VerifyCmd), cl::cat(category()));
 cl::opt<double> Timeout("timeout", cl::desc("Per-run time limit in seconds (0: none)"), cl::init(0),
                         cl::sub(VerifyCmd), cl::cat(category()));
+
+/// For each candidate parameter, the index of the original's parameter whose input it gets: by --map,
+/// else by name, else (same count, other names) by position with a note.
+llvm::Expected<std::vector<size_t>> bindParameters(const nki::Kernel &original, const nki::Kernel &candidate) {
+  auto error = [](const llvm::Twine &msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "error: " + msg);
+  };
+  auto indexIn = [](const nki::Kernel &k, llvm::StringRef name) -> std::optional<size_t> {
+    for (size_t i = 0; i < k.params.size(); ++i)
+      if (k.params[i].name == name) return i;
+    return std::nullopt;
+  };
+  std::vector<size_t> binding(candidate.params.size());
+  if (!ParamMap.empty()) {
+    std::vector<bool> mapped(candidate.params.size(), false);
+    llvm::SmallVector<llvm::StringRef, 8> pairs;
+    llvm::StringRef(ParamMap).split(pairs, ',', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef pair : pairs) {
+      auto [cand, orig] = pair.split('=');
+      auto c = indexIn(candidate, cand.trim()), o = indexIn(original, orig.trim());
+      if (!c) return error("--map: '" + cand.trim() + "' is not a parameter of the candidate '" + candidate.name + "'");
+      if (!o) return error("--map: '" + orig.trim() + "' is not a parameter of the original '" + original.name + "'");
+      binding[*c] = *o;
+      mapped[*c] = true;
+    }
+    std::vector<bool> used(original.params.size(), false);
+    for (size_t i = 0; i < candidate.params.size(); ++i) {
+      if (!mapped[i]) {
+        auto o = indexIn(original, candidate.params[i].name);
+        if (!o) return error("--map does not bind the candidate's parameter '" + candidate.params[i].name + "'");
+        binding[i] = *o;
+      }
+      if (used[binding[i]])
+        return error("--map binds two parameters to the original's '" + original.params[binding[i]].name + "'");
+      used[binding[i]] = true;
+    }
+    return binding;
+  }
+  bool byName = candidate.params.size() == original.params.size();
+  for (size_t i = 0; byName && i < candidate.params.size(); ++i) {
+    auto o = indexIn(original, candidate.params[i].name);
+    byName = o.has_value();
+    if (o) binding[i] = *o;
+  }
+  if (byName) return binding;
+  auto names = [](const nki::Kernel &k) {
+    std::string out;
+    for (const nki::KernelParam &p : k.params) out += (out.empty() ? "" : ", ") + p.name;
+    return out;
+  };
+  if (candidate.params.size() != original.params.size())
+    return error(llvm::formatv("the original takes {0} parameters ({1}) and the candidate {2} ({3}); bind them with "
+                               "--map CAND=ORIG,...",
+                               original.params.size(), names(original), candidate.params.size(), names(candidate))
+                     .str());
+  std::string how;
+  for (size_t i = 0; i < candidate.params.size(); ++i) {
+    binding[i] = i;
+    how += (how.empty() ? "" : ", ") + candidate.params[i].name + "=" + original.params[i].name;
+  }
+  llvm::errs() << "accelopt-rewrite verify: note: the candidate names its parameters differently (" << names(candidate)
+               << " vs " << names(original) << "); binding them by position: " << how << " (or give --map)\n";
+  return binding;
+}
 
 int runVerify() {
   if (Files.size() != 2) {
@@ -43,21 +111,21 @@ int runVerify() {
   interp::Tolerance tol{ATol, RTol, RelL2};
   interp::RunOptions opts;
   opts.timeoutSeconds = Timeout;
+  auto binding = bindParameters(ko, kc);
+  if (!binding) return reportError(binding.takeError());
   bool ok = true;
   for (unsigned s = 0; s < Seeds; ++s) {
     uint64_t seed = accelOptSeed(s);
     auto in = inputsForSeed(Inputs, ko, seed, true);
     if (!in) return reportError(in.takeError());
-    auto in2 = inputsForSeed(Inputs, kc, seed, false);  // same specs/seed: identical random inputs
+    // The candidate gets copies of the original's inputs, under its own parameter names.
+    auto copy = interp::cloneArgs(in->args);
+    if (!copy) return reportError(copy.takeError());
     std::vector<interp::KernelArg> argsC;
-    if (!in->reference.empty() || !Inputs.resolvedReference.empty()) {
-      auto copy = interp::cloneArgs(in->args);
-      if (!copy) return reportError(copy.takeError());
-      argsC = std::move(*copy);
-      if (!in2) llvm::consumeError(in2.takeError());
-    } else {
-      if (!in2) return reportError(in2.takeError());
-      argsC = std::move(in2->args);
+    for (size_t i = 0; i < kc.params.size(); ++i) {
+      interp::KernelArg a = std::move((*copy)[(*binding)[i]]);
+      a.name = kc.params[i].name;
+      argsC.push_back(std::move(a));
     }
     auto ro = interp::runKernel(*original, ko, std::move(in->args), opts);
     if (!ro) {
