@@ -1535,6 +1535,8 @@ private:
 
   Value callPython(const Stmt *fn, const Expr *e) {
     if (++CallDepth > 200) fail(e->range, "recursion too deep");
+    // Loop headers are not the only place time goes: f(n) = f(n-1) + f(n-1) has none (D7).
+    checkTime(e->range);
     Scope frame;
     auto args = positional(e);
     size_t p = 0;
