@@ -13,6 +13,7 @@
 #include "Interp/Uninit.h"
 #include "NKI/OpTable.h"
 
+#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -356,6 +357,10 @@ private:
     for (const char *b : builtins)
       if (e->name == b) return Value::path(std::string("builtins.") + b);
     fail(e->range, "name '" + e->name + "' is not defined");
+  }
+
+  void chargeValue(uint64_t count, uint64_t itemBytes, llvm::StringRef what, const syntax::ByteRange &at) {
+    if (llvm::Error err = checkValueBytes(count, itemBytes, what)) fail(at, llvm::toString(std::move(err)));
   }
 
   // ----- statements -----
@@ -749,16 +754,22 @@ private:
       fail(range, "index expressions support only + and - with each other, and * by an integer");
     }
     if (op == "+" && l.isSeq() && r.isSeq()) {
+      chargeValue(l.elts->size() + r.elts->size(), sizeof(Value), "a list or tuple", range);
       ValueList out(*l.elts);
       out.insert(out.end(), r.elts->begin(), r.elts->end());
       return Value::seq(std::move(out), l.kind);
     }
     if (op == "*" && l.isSeq() && r.isIntLike()) {
+      chargeValue(llvm::SaturatingMultiply(uint64_t(l.elts->size()), uint64_t(std::max<int64_t>(r.i, 0))),
+                  sizeof(Value), "a list or tuple", range);
       ValueList out;
       for (int64_t k = 0; k < r.i; ++k) out.insert(out.end(), l.elts->begin(), l.elts->end());
       return Value::seq(std::move(out), l.kind);
     }
-    if (op == "+" && l.kind == Value::Str && r.kind == Value::Str) return Value::str(l.s + r.s);
+    if (op == "+" && l.kind == Value::Str && r.kind == Value::Str) {
+      chargeValue(l.s.size() + r.s.size(), 1, "a string", range);
+      return Value::str(l.s + r.s);
+    }
     if (op == "%" && l.kind == Value::Str) return Value::str(l.s);
     if (!l.isNumber() || !r.isNumber())
       fail(range, "unsupported operand types for " + op + ": " + describe(l) + " and " + describe(r));
@@ -1501,6 +1512,9 @@ private:
     if ((fn == "tuple" || fn == "list") && args.size() == 1) {
       if (args[0].isSeq()) return Value::seq(*args[0].elts, fn == "list" ? Value::List : Value::Tuple);
       if (args[0].kind == Value::RangeV) {
+        int64_t lo = (*args[0].elts)[0].i, hi = (*args[0].elts)[1].i, step = (*args[0].elts)[2].i;
+        if (step > 0 && hi > lo)
+          chargeValue(uint64_t(hi - lo) / uint64_t(step) + 1, sizeof(Value), "a list or tuple", e->range);
         ValueList out;
         for (int64_t v = (*args[0].elts)[0].i; v < (*args[0].elts)[1].i; v += (*args[0].elts)[2].i) out.push_back(Value::integer(v));
         return Value::seq(std::move(out), fn == "list" ? Value::List : Value::Tuple);

@@ -3,6 +3,7 @@
 #include "Interp/DTypeRounding.h"
 #include "Interp/Uninit.h"
 
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -69,6 +70,17 @@ llvm::Expected<int64_t> countElements(std::span<const int64_t> shape) {
 void setMemoryCap(uint64_t bytes) { gMemoryCap.store(bytes, std::memory_order_relaxed); }
 uint64_t memoryCap() { return gMemoryCap.load(std::memory_order_relaxed); }
 uint64_t allocatedBytes() { return gAllocatedBytes.load(std::memory_order_relaxed); }
+
+llvm::Error checkValueBytes(uint64_t count, uint64_t itemBytes, llvm::StringRef what) {
+  uint64_t bytes = llvm::SaturatingMultiply(count, itemBytes);
+  uint64_t wanted = llvm::SaturatingAdd(allocatedBytes(), bytes);
+  uint64_t cap = memoryCap();
+  if (wanted <= cap) return llvm::Error::success();
+  return llvm::createStringError(std::errc::not_enough_memory,
+                                 "kernel would allocate %s GiB, more than the cap %s GiB (%s of %llu items needs %s GiB)",
+                                 formatGiB(wanted).c_str(), formatGiB(cap).c_str(), what.str().c_str(),
+                                 static_cast<unsigned long long>(count), formatGiB(bytes).c_str());
+}
 
 std::string formatShape(std::span<const int64_t> shape) {
   std::string text = "[";

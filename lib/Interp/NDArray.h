@@ -30,6 +30,9 @@ void setMemoryCap(uint64_t bytes);
 uint64_t memoryCap();
 /// Bytes currently held by live NDArrays.
 uint64_t allocatedBytes();
+/// Python values (lists, tuples, strings) are charged too, when they are built: an error when `count`
+/// items of `itemBytes` each would pass the cap on top of the arrays (`[0] * 10**9`, report D6).
+llvm::Error checkValueBytes(uint64_t count, uint64_t itemBytes, llvm::StringRef what);
 
 // --- Tile views ----------------------------------------------------------------
 
