@@ -150,5 +150,19 @@ struct FixDiagnostic {
 llvm::Error exportFixes(llvm::StringRef yamlPath, llvm::StringRef mainSourceFile,
                         llvm::ArrayRef<FixDiagnostic> diagnostics);
 
+/// The replacements of clang-apply-replacements YAML files for one source file.
+struct FixFileEdits {
+  struct Edit {
+    clang::tooling::Replacement replacement;
+    std::string yamlFile;
+    std::string diagnostic;
+  };
+  std::string path;
+  std::vector<Edit> edits;
+};
+/// Reads clang-apply-replacements YAML (TranslationUnitDiagnostics, as --export-fixes writes it and
+/// clang-tidy does), grouped by source file.
+llvm::Expected<std::vector<FixFileEdits>> readFixes(llvm::ArrayRef<std::string> yamlFiles);
+
 
 } // namespace accelopt::rewrite
