@@ -3,7 +3,7 @@
 # kernel: its listing, the verifier, the estimated profile, then the optimization loop.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+ACCELOPT_TARGETS=accelopt-rewrite bash scripts/setup.sh
 example=nkibench/pairs/hoist_load_before.py
 inputs='xT=f32[128,1024],w=f32[128,512]'
 tool=./build/bin/accelopt-rewrite

@@ -28,4 +28,7 @@ fi
 
 build_dir=${ACCELOPT_BUILD_DIR:-build}
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo ${ACCELOPT_CMAKE_ARGS:-} >/dev/null
-cmake --build "$build_dir" -j "$(nproc)"
+# ACCELOPT_TARGETS: build only these (README command 1 needs only the CLI); default: everything.
+targets=()
+for t in ${ACCELOPT_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$build_dir" -j "$(nproc)" "${targets[@]}"
