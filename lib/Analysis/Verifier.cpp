@@ -28,6 +28,7 @@ const std::vector<RuleInfo> &verifierRules() {
       {"inputs", "every kernel argument has a shape when shapes are given"},
       {"call-args", "calls pass the arguments the NKI API takes"},
       {"trace-time", "code the analysis cannot follow at trace time (warning)"},
+      {"imports", "the NKI modules a kernel uses are imported (nl, nisa, nki, np)"},
       {"trace-int", "trace-time integers fit in 64 bits (Python's are unbounded; accelopt never wraps them)"},
       {"host-code", "calls that run host code at trace time (outside NKI, numpy, math and side-effect-free "
                     "builtins): a warning in a user's kernel, an error in rewrite output",

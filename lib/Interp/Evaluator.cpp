@@ -1442,7 +1442,7 @@ private:
     }
     if (name == "np.identity" || name == "np.eye") {
       auto args = positional(e);
-      int64_t n = intArg(args.at(0), e);
+      int64_t n = intArg(argument(e, args, 0, name == "np.eye" ? "N" : "n", name), e);
       auto arr = NDArray::full({n, n}, nki::DType::Float32, 0.0f);
       if (!arr) fail(e->range, llvm::toString(arr.takeError()));
       for (int64_t k = 0; k < n; ++k) arr->data()[k * n + k] = 1.0f;
@@ -1465,6 +1465,14 @@ private:
     return nkiCall(op, e, dest);
   }
 
+  /// The argument at `position`, or given as `keyword=` (np.identity(n=128)); a clear error if neither.
+  Value argument(const Expr *e, const std::vector<Value> &args, size_t position, std::string_view keyword,
+                 const std::string &callee) {
+    if (position < args.size()) return args[position];
+    if (const Expr *kw = e->keyword(keyword)) return eval(kw);
+    fail(e->range, callee + " is missing its argument '" + std::string(keyword) + "'");
+  }
+
   std::vector<Value> positional(const Expr *e) {
     std::vector<Value> out;
     for (auto *a : e->elts) out.push_back(eval(a));
@@ -1482,8 +1490,10 @@ private:
     if (fn == "range") {
       ValueList r;
       if (args.size() == 1) r = {Value::integer(0), Value::integer(intArg(args[0], e)), Value::integer(1)};
-      else r = {Value::integer(intArg(args.at(0), e)), Value::integer(intArg(args.at(1), e)),
-                Value::integer(args.size() > 2 ? intArg(args[2], e) : 1)};
+      else if (args.size() >= 2 && args.size() <= 3)
+        r = {Value::integer(intArg(args[0], e)), Value::integer(intArg(args[1], e)),
+             Value::integer(args.size() > 2 ? intArg(args[2], e) : 1)};
+      else fail(e->range, "range expects 1 to 3 arguments, got " + std::to_string(args.size()));
       Value v = Value::seq(std::move(r));
       v.kind = Value::RangeV;
       return v;
@@ -2034,6 +2044,11 @@ llvm::Expected<RunResult> runKernel(const nki::KernelFile &file, const nki::Kern
   } catch (const RuntimeError &e) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    interp.location(e.offset) + ": error: " + e.message);
+  } catch (const std::exception &e) {
+    // A defect of the interpreter, not of the kernel: said so, never a crash of the whole tool.
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   file.source().path() + ": error: internal error of the interpreter (" + e.what() +
+                                       "); please report it with this kernel");
   }
 }
 

@@ -152,6 +152,11 @@ private:
   // --- shapes -------------------------------------------------------------
 
   llvm::Error checkShapes() const {
+    // Code CPython would stop on (a module never imported) has no trace: say so, never estimate 0 ms.
+    for (const nki::Diagnostic &d : k_.diagnostics)
+      if (d.severity == nki::Diagnostic::Error && d.rule == "imports")
+        return fail((k_.source ? k_.source->location(d.offset) : k_.name) + ": error: " + d.message +
+                    "; nothing to estimate");
     auto needShapes = [&](const llvm::Twine &what) {
       return fail("kernel '" + k_.name + "' needs input shapes to build a trace (" + what +
                   " is unknown); give --inputs, --reference or --case");
