@@ -174,8 +174,8 @@ private:
     }
     if (!stationary || !moving || !stationary->exact || !moving->exact) return;
     if (stationary->tileShape.empty() || moving->tileShape.empty()) return;
-    bool nlMatmul = st.op->name == "nl.matmul";
-    int64_t ks = nlMatmul ? freeSize(stationary->tileShape) : stationary->tileShape[0];
+    int64_t ks = matmulTransposesStationary(*st.op, st.flag("transpose_x")) ? freeSize(stationary->tileShape)
+                                                                          : stationary->tileShape[0];
     int64_t km = moving->tileShape[0];
     if (ks && km && ks != km)
       report(Diagnostic::Error, st.range,

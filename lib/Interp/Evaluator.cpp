@@ -50,6 +50,7 @@ struct Tensor {
   std::string name;
   int parDim = 0;                   // -1 for HBM
   std::vector<uint32_t> stamps;     // race detection: affine iteration serial of the last write
+  std::shared_ptr<Tensor> viewed;   // a reshape view: the tensor whose storage `data` borrows
 };
 using TensorPtr = std::shared_ptr<Tensor>;
 
@@ -1591,6 +1592,8 @@ private:
 
   Value methodCall(const Value &m, const Expr *e) {
     auto args = positional(e);
+    // reshape(shape=...) / broadcast_to(shape=...): the keyword form of the one shape argument.
+    if (const Expr *kw = args.empty() ? e->keyword("shape") : nullptr) args.push_back(eval(kw));
     Value shapeArg = args.size() == 1 && args[0].isSeq() ? args[0] : Value::seq(args);
     std::vector<int64_t> shape;
     for (auto &x : *shapeArg.elts) shape.push_back(intArg(x, e));
@@ -1602,16 +1605,15 @@ private:
       for (int64_t d : shape) n *= d;
       if (n != m.tensor->data.numel())
         fail(e->range, "cannot reshape " + formatShape(m.tensor->data.shape()) + " to " + formatShape(shape));
-      // NKI's reshape is a free view; kernels reshape read-only inputs, so a copy with
-      // the new shape is equivalent here.
+      // NKI's reshape is a free view: stores through it reach the tensor (out.reshape(...)).
       auto alias = std::make_shared<Tensor>();
       alias->buffer = m.tensor->buffer;
       alias->name = m.tensor->name;
       alias->parDim = m.tensor->parDim;
-      auto arr = m.tensor->data.clone();
+      auto arr = NDArray::viewOf(m.tensor->data, shape);
       if (!arr) fail(e->range, llvm::toString(arr.takeError()));
-      if (auto err = arr->reshape(shape)) fail(e->range, llvm::toString(std::move(err)));
       alias->data = std::move(*arr);
+      alias->viewed = m.tensor;
       return Value::ofTensor(alias);
     }
     if (m.s == "broadcast_to") {
@@ -1817,7 +1819,7 @@ private:
       NDArray mv = operand(nlMatmul ? "y" : "moving", true);
       ConstTile stT = st.asTile(), mvT = mv.asTile();
       NDArray transposed;
-      if (nlMatmul && !flag(op, b, "transpose_x")) {
+      if (nki::matmulTransposesStationary(*op, flag(op, b, "transpose_x"))) {
         // x is [M, K]: the compiler transposes it for TensorE.
         transposed = alloc({stT.cols, stT.rows});
         check(transpose(transposed.asTile(), stT));

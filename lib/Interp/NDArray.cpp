@@ -93,11 +93,22 @@ std::string formatShape(std::span<const int64_t> shape) {
 }
 
 void detail::ReleaseStorage::operator()(float* data) const {
+  if (!owned) return;
   std::free(data);
   gAllocatedBytes.fetch_sub(bytes, std::memory_order_relaxed);
 }
 
 NDArray::NDArray() : shape_{0} {}
+
+llvm::Expected<NDArray> NDArray::viewOf(NDArray& base, std::vector<int64_t> shape) {
+  llvm::Expected<int64_t> numel = countElements(shape);
+  if (!numel) return numel.takeError();
+  if (*numel != base.numel())
+    return llvm::createStringError(std::errc::invalid_argument, "cannot view %s as %s",
+                                   formatShape(base.shape()).c_str(), formatShape(shape).c_str());
+  return NDArray(std::move(shape), *numel, base.dtype(),
+                 std::unique_ptr<float[], detail::ReleaseStorage>(base.data(), detail::ReleaseStorage{0, false}));
+}
 
 NDArray::NDArray(std::vector<int64_t> shape, int64_t numel, nki::DType dtype,
                  std::unique_ptr<float[], detail::ReleaseStorage> storage)

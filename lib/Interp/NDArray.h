@@ -93,6 +93,7 @@ namespace detail {
 /// Frees NDArray storage and returns its bytes to the global account.
 struct ReleaseStorage {
   uint64_t bytes = 0;
+  bool owned = true;  // false for views of another array's storage
   void operator()(float* data) const;
 };
 } // namespace detail
@@ -120,6 +121,9 @@ public:
                                             std::span<const float> values);
 
   llvm::Expected<NDArray> clone() const;
+  /// The same elements under another shape of the same count, without a copy: writes through the view
+  /// reach `base` (NKI's reshape of an HBM tensor). `base` must outlive the view.
+  static llvm::Expected<NDArray> viewOf(NDArray& base, std::vector<int64_t> shape);
 
   const std::vector<int64_t>& shape() const { return shape_; }
   int64_t rank() const { return static_cast<int64_t>(shape_.size()); }

@@ -1500,6 +1500,10 @@ private:
       if (!bound[i]) continue;
       const ParamInfo &p = op->params[i];
       vals[i] = eval(bound[i]);
+      if (p.role == Role::Flag && Cur) {
+        auto n = vals[i].number();
+        if (n && *n != 0) Cur->setFlags.push_back(std::string(p.name));
+      }
       if (p.role == Role::Tile || p.role == Role::Operand) readOperand(vals[i], bound[i], p.name);
       if (p.role == Role::Mask && Cur && vals[i].kind != Value::None) Cur->hasMask = true;
       if (p.role == Role::Dest && Cur && vals[i].kind == Value::Tensor) {
@@ -1555,8 +1559,9 @@ private:
       auto sb = b ? tileShapeOf(*b) : std::vector<int64_t>{};
       if (op->name == "nl.matmul") {
         const Value *tx = paramVal("transpose_x");
-        bool transposed = tx && tx->number() && *tx->number() != 0;
-        shape = {sa.size() >= 2 ? (transposed ? sa[1] : sa[0]) : 0, sb.size() >= 2 ? sb.back() : 0};
+        bool transposes = matmulTransposesStationary(*op, tx && tx->number() && *tx->number() != 0);
+        // x @ y is [rows of x, columns of y]; x given K x M (transpose_x) has its rows along the free axis.
+        shape = {sa.size() >= 2 ? (transposes ? sa[0] : sa[1]) : 0, sb.size() >= 2 ? sb.back() : 0};
       } else {
         shape = {sa.size() >= 2 ? sa.back() : (sa.empty() ? 0 : 1), sb.size() >= 2 ? sb.back() : 0};
       }
@@ -1646,6 +1651,8 @@ private:
   Value methodCall(const Value &m, const Expr *e) {
     std::vector<Value> args;
     for (auto *a : e->elts) args.push_back(eval(a));
+    // reshape(shape=...) / broadcast_to(shape=...): the keyword form of the one shape argument.
+    if (const Expr *kw = args.empty() ? e->keyword("shape") : nullptr) args.push_back(eval(kw));
     const Tensor &src = K.tensors[m.tensor];
     Value shapeArg = args.size() == 1 && args[0].kind == Value::Seq ? args[0] : Value::seq(args);
     if (m.s == "reshape" || m.s == "view") {

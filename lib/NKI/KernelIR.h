@@ -124,8 +124,16 @@ struct Statement {
   int parent = -1;                  // enclosing loop id
   int definesTensor = -1;           // the tensor an Alloc or `x = op(...)` creates
   bool hasMask = false;
+  /// Flag parameters of the call that evaluated to true at trace time (transpose_x=True).
+  std::vector<std::string> setFlags;
   const syntax::Stmt *syntax = nullptr;
   ByteRange range;
+
+  bool flag(std::string_view name) const {
+    for (const std::string &f : setFlags)
+      if (f == name) return true;
+    return false;
+  }
 };
 
 struct Tensor {

@@ -277,6 +277,8 @@ bool isFunctionValue(std::string_view n) {
          std::end(functionValues);
 }
 
+bool matmulTransposesStationary(const OpInfo &op, bool transposeX) { return op.name == "nl.matmul" && !transposeX; }
+
 bool isLoopIterator(std::string_view n) {
   return n == "nl.affine_range" || n == "nl.sequential_range" || n == "nl.static_range";
 }

@@ -102,6 +102,11 @@ std::span<const OpInfo> allOps();
 /// Returns "" for modules that are not NKI/numpy.
 std::string_view canonicalModule(std::string_view dottedModule);
 
+/// nl.matmul(x, y) computes x @ y, so TensorE gets x transposed (its stationary operand's contraction
+/// runs along its free axis) unless transpose_x=True says x is already laid out K x M; nisa.nc_matmul
+/// always takes its stationary operand K x M. The one statement of that rule, for every layer.
+bool matmulTransposesStationary(const OpInfo &op, bool transposeX);
+
 /// Named constants reachable as attributes (nl.tile_size.pmax, nl.sbuf, nl.float32,
 /// nki.isa.unknown_engine, ...).
 struct NamedConstant {

@@ -407,15 +407,6 @@ private:
   llvm::StringRef sourceOf(const Statement &s) const {
     return k_.source ? k_.source->slice(s.range) : llvm::StringRef();
   }
-  bool flagSet(const Statement &s, llvm::StringRef name) const {
-    llvm::StringRef text = sourceOf(s);
-    size_t at = text.find(name);
-    if (at == llvm::StringRef::npos) return false;
-    llvm::StringRef rest = text.drop_front(at + name.size()).ltrim();
-    if (!rest.consume_front("=")) return false;
-    rest = rest.ltrim();
-    return rest.startswith("True") || rest.startswith("1");
-  }
 
   const Access *readParam(const Statement &s, std::initializer_list<llvm::StringRef> names) const {
     for (llvm::StringRef n : names)
@@ -625,13 +616,12 @@ private:
       return issueToDest(std::move(t));
     }
     case nki::OpKind::Matmul: {
-      bool ncMatmul = s.callee == "nisa.nc_matmul";
       const Access *stationary = readParam(s, {"stationary", "x"});
       const Access *moving = readParam(s, {"moving", "y"});
       if (!stationary || !moving) return llvm::Error::success();
       TileFacts st = facts(*stationary), mv = facts(*moving);
       RegionForm stationaryForm;
-      if (!ncMatmul && !flagSet(s, "transpose_x")) {
+      if (nki::matmulTransposesStationary(*s.op, s.flag("transpose_x"))) {
         // nl.matmul(x, y): x [M, K] is first transposed on TensorE (identity
         // matmul into PSUM) and copied to SBUF (NKI.md §1.8).
         InstructionTemplate tr = compute(OpKind::Transpose, st);
@@ -665,8 +655,8 @@ private:
       mm.inst.freeElems = static_cast<uint32_t>(mv.freeElems);
       mm.inst.inputDType = mv.dtype;
       mm.inst.stationaryDType = st.dtype;
-      if (flagSet(s, "is_transpose")) mm.inst.flags |= IsTranspose;
-      if (flagSet(s, "is_stationary_onezero") || flagSet(s, "is_moving_onezero"))
+      if (s.flag("is_transpose")) mm.inst.flags |= IsTranspose;
+      if (s.flag("is_stationary_onezero") || s.flag("is_moving_onezero"))
         mm.inst.flags |= OneZeroOperand;
       mm.reads.push_back(stationaryForm);
       auto mf = compileAccess(*moving);
