@@ -246,7 +246,7 @@ public:
         t->name = param.name;
         local[param.name] = Value::ofTensor(t);
       } else {
-        local[param.name] = Value::number(arg->scalar);
+        local[param.name] = arg->isInt ? Value::integer(int64_t(arg->scalar)) : Value::number(arg->scalar);
       }
     }
     Env = &local;

@@ -65,6 +65,7 @@ llvm::Expected<std::vector<KernelArg>> cloneArgs(const std::vector<KernelArg> &a
     KernelArg c;
     c.name = a.name;
     c.scalar = a.scalar;
+    c.isInt = a.isInt;
     if (a.array) {
       auto copy = a.array->clone();
       if (!copy) return copy.takeError();
@@ -83,6 +84,7 @@ llvm::Expected<std::vector<KernelArg>> makeRandomInputs(const nki::InputSpecs &s
     a.name = s.name;
     if (s.isScalar) {
       a.scalar = s.scalar;
+      a.isInt = s.isInt;
       args.push_back(std::move(a));
       continue;
     }

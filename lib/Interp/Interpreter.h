@@ -19,6 +19,7 @@ struct KernelArg {
   std::string name;
   std::optional<NDArray> array;
   double scalar = 0;
+  bool isInt = false;  // the scalar is a Python int (trip counts, slice bounds)
 };
 
 struct RunOptions {

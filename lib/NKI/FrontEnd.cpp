@@ -64,6 +64,8 @@ llvm::Expected<InputSpecs> parseInputSpecs(llvm::StringRef text) {
                          "': a scalar must be a number, an array dtype[shape] (e.g. f32[128,512])");
       spec.isScalar = true;
       spec.scalar = v;
+      int64_t asInt;
+      spec.isInt = !typed.getAsInteger(10, asInt);
     } else {
       auto dt = parseDType(typed.take_front(bracket).trim());
       if (!dt)
@@ -97,7 +99,7 @@ std::string formatInputSpecs(const InputSpecs &specs) {
     if (!out.empty()) out += ",";
     out += s.name + "=";
     if (s.isScalar) {
-      out += llvm::formatv("{0}", s.scalar).str();
+      out += s.isInt ? std::to_string(int64_t(s.scalar)) : llvm::formatv("{0}", s.scalar).str();
       continue;
     }
     out += std::string(dtypeName(s.dtype)) + "[";
@@ -409,7 +411,7 @@ private:
              "inputs");
       if (spec && spec->isScalar) {
         kp.scalar = spec->scalar;
-        Env[p.name] = Value::floating(spec->scalar);
+        Env[p.name] = spec->isInt ? Value::integer(int64_t(spec->scalar)) : Value::floating(spec->scalar);
       } else if (spec || !p.defaultValue) {
         Tensor t;
         t.id = int(K.tensors.size());

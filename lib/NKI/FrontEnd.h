@@ -19,6 +19,7 @@ struct InputSpec {
   std::string name;
   bool isScalar = false;
   double scalar = 0;
+  bool isInt = false;  // a scalar written without fraction or exponent: a Python int (n_tiles=2)
   DType dtype = DType::Float32;
   std::vector<int64_t> shape;
   std::string init;  // how random inputs are drawn ("normal(0,1)", ...), from a suite manifest

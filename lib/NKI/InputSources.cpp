@@ -43,7 +43,8 @@ for x in inputs:
     if isinstance(x, np.ndarray):
         out.append({"dtype": str(x.dtype), "shape": list(x.shape)})
     else:
-        out.append({"scalar": float(x)})
+        is_int = isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+        out.append({"scalar": int(x) if is_int else float(x)})
 print(json.dumps(out))
 )PY";
 
@@ -132,6 +133,7 @@ llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
     if (items[i].contains("scalar")) {
       s.isScalar = true;
       s.scalar = items[i]["scalar"].get<double>();
+      s.isInt = items[i]["scalar"].is_number_integer();  // a Python int stays an int
     } else {
       auto dt = parseDType(items[i]["dtype"].get<std::string>());
       if (!dt)

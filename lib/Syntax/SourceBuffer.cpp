@@ -40,6 +40,12 @@ llvm::Expected<std::unique_ptr<SourceBuffer>> SourceBuffer::fromText(std::string
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    buffer->location(static_cast<uint32_t>(bad)) +
                                        ": error: file is not valid UTF-8");
+  // CPython reads old-Mac files (lines ended by a lone CR); tree-sitter sees one long line, and every
+  // later message would be "no @nki.jit kernel". Name the cause instead.
+  if (!buffer->text().contains('\n') && buffer->text().count('\r') > 1)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   buffer->path() + ": error: lines end in a lone CR (old Mac line endings); "
+                                                    "convert them to LF or CRLF");
   if (buffer->text().find('\0') != llvm::StringRef::npos)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),

@@ -34,6 +34,10 @@ llvm::Expected<SeededInputs> inputsForSeed(const InputOptions &opts, const nki::
       a.name = kernel.params[i].name;
       if (data->scalars[i]) {
         a.scalar = *data->scalars[i];
+        // The reference's Python ints are ints for the kernel too (its specs say which).
+        if (opts.resolvedInputs)
+          for (const nki::InputSpec &s : *opts.resolvedInputs)
+            if (s.name == a.name) a.isInt = s.isInt;
       } else {
         auto arr = interp::readNpy(data->inputFiles[i]);
         if (!arr) { cleanup(); return arr.takeError(); }

@@ -141,3 +141,17 @@ TEST_F(FileWriteTest, AFifoIsNotReadAsAKernel) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(SourceBufferInput, OldMacLineEndingsAreNamed) {
+  auto buf = SourceBuffer::fromText("cr.py", "import neuronxcc.nki as nki\r@nki.jit\rdef kernel(x):\r  return x\r");
+  ASSERT_FALSE(bool(buf));
+  EXPECT_NE(llvm::toString(buf.takeError()).find("cr.py: error: lines end in a lone CR (old Mac line endings)"),
+            std::string::npos);
+  auto crlf = SourceBuffer::fromText("crlf.py", "a = 1\r\nb = 2\r\n");
+  EXPECT_TRUE(bool(crlf));
+  if (!crlf) llvm::consumeError(crlf.takeError());
+}
+
+} // namespace
