@@ -478,12 +478,13 @@ private:
     if (it.kind == Value::RangeV) {
       int64_t start = (*it.elts)[0].i, stop = (*it.elts)[1].i, step = (*it.elts)[2].i;
       if (step == 0) fail(s->value->range, "range step must not be zero");
-      int64_t count = step > 0 ? (stop > start ? (stop - start + step - 1) / step : 0)
-                               : (start > stop ? (start - stop - step - 1) / -step : 0);
       if (hasNoEffect(s->body)) {
         // Nothing to run, however many iterations (reliability report D5): only the loop variable
-        // keeps its last value, as in Python. A range(int) trip count never overflows this.
-        if (count > 0) bind(target, Value::integer(start + (count - 1) * step));
+        // keeps its last value, as in Python. 128-bit: stop - start may not fit 64 bits.
+        __int128 span = step > 0 ? __int128(stop) - start : __int128(start) - stop;
+        __int128 stride = step > 0 ? __int128(step) : -__int128(step);
+        __int128 count = span > 0 ? (span + stride - 1) / stride : 0;
+        if (count > 0) bind(target, Value::integer(int64_t(__int128(start) + (count - 1) * __int128(step))));
         return;
       }
       bool affine = it.loopKind == nki::LoopKind::Affine && Opts.detectRaces;
