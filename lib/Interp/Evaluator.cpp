@@ -491,7 +491,8 @@ private:
       uint32_t instance = affine ? NextInstance++ : 0;
       uint32_t outerSerial = CurrentSerial;
       int64_t n = 0;
-      for (int64_t v = start; step > 0 ? v < stop : v > stop; v += step, ++n) {
+      bool past = false;  // the next value would pass int64's end: the range is over
+      for (int64_t v = start; !past && (step > 0 ? v < stop : v > stop); past = __builtin_add_overflow(v, step, &v), ++n) {
         checkTime(s->headerRange);
         if (affine) {
           Frames.push_back({instance, n, outerSerial});

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -650,9 +651,14 @@ private:
       return;
     }
     if (loop.start.isKnown() && loop.stop.isKnown() && loop.step.isKnown() && *loop.step.value != 0) {
-      int64_t a = *loop.start.value, b = *loop.stop.value, st = *loop.step.value;
-      int64_t n = st > 0 ? (b - a + st - 1) / st : (a - b - st - 1) / -st;
-      loop.tripCount = SymInt::known(std::max<int64_t>(0, n));
+      // 128-bit: stop - start of a range spanning int64 does not fit 64 bits.
+      __int128 a = *loop.start.value, b = *loop.stop.value, st = *loop.step.value;
+      __int128 n = st > 0 ? (b - a + st - 1) / st : (a - b - st - 1) / -st;
+      if (n > std::numeric_limits<int64_t>::max()) {
+        diag(Diagnostic::Error, s->headerRange, "loop trip count does not fit in 64 bits", "trace-int");
+        n = 0;
+      }
+      loop.tripCount = SymInt::known(std::max<int64_t>(0, int64_t(n)));
     } else if (loop.start.isKnown() && *loop.start.value == 0 && loop.step.isKnown() &&
                *loop.step.value == 1) {
       loop.tripCount = loop.stop;
