@@ -31,7 +31,7 @@ static llvm::Error inputError(const llvm::Twine &msg) {
 }
 
 llvm::Expected<std::vector<nlohmann::json>> parseOps(llvm::StringRef text) {
-  if (llvm::Error err = syntax::checkJsonNesting(text, "")) return std::move(err);
+  if (llvm::Error err = syntax::checkJsonNesting(text, "")) return err;
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text.begin(), text.end());
