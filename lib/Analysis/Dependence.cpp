@@ -1,7 +1,11 @@
 #include "Analysis/Dependence.h"
 
+#include "NKI/KernelQueries.h"
+
+#include <algorithm>
 #include <limits>
 #include <numeric>
+#include <set>
 
 namespace accelopt::analysis {
 
@@ -13,99 +17,159 @@ std::optional<int64_t> tripCount(const Kernel &k, int loop) {
   return *l->tripCount.value;
 }
 
-int storageOf(const Kernel &k, int tensor) {
-  const Tensor &t = k.tensors[tensor];
-  return t.aliasOf >= 0 ? t.aliasOf : tensor;
-}
-
-std::vector<int> commonLoops(const Kernel &k, int sa, int sb) {
-  std::vector<int> na = k.loopNest(k.stmts[sa].parent), nb = k.loopNest(k.stmts[sb].parent);
-  std::vector<int> common;
-  for (size_t i = 0; i < na.size() && i < nb.size() && na[i] == nb[i]; ++i) common.push_back(na[i]);
-  return common;
-}
-
 namespace {
 
 constexpr int64_t Inf = std::numeric_limits<int64_t>::max() / 4;
 
-/// sum(g_j * x_j) + c with x_j in [lo_j, hi_j]: can it be zero?
-struct LinearForm {
-  int64_t constant = 0;
-  int64_t minSum = 0, maxSum = 0;
-  int64_t gcd = 0;
-  bool unbounded = false;
-
-  void addTerm(int64_t g, int64_t lo, int64_t hi) {
+/// constant + sum of g * x with x in [a, b] (a may be -Inf, b may be +Inf): can it be zero?
+struct Form {
+  int64_t constant = 0, lo = 0, hi = 0, gcd = 0;
+  bool loInf = false, hiInf = false;
+  void add(int64_t g, int64_t a, int64_t b) {
     if (g == 0) return;
     gcd = std::gcd(gcd, g < 0 ? -g : g);
-    if (lo <= -Inf || hi >= Inf) { unbounded = true; return; }
-    int64_t a = g * lo, b = g * hi;
-    minSum += std::min(a, b);
-    maxSum += std::max(a, b);
+    bool aInf = a <= -Inf, bInf = b >= Inf;
+    if (g > 0) {
+      if (aInf) loInf = true; else lo += g * a;
+      if (bInf) hiInf = true; else hi += g * b;
+    } else {
+      if (bInf) loInf = true; else lo += g * b;
+      if (aInf) hiInf = true; else hi += g * a;
+    }
   }
   bool mayBeZero() const {
-    if (gcd != 0 && constant % gcd != 0) return false;
     if (gcd == 0) return constant == 0;
-    if (unbounded) return true;
-    return minSum + constant <= 0 && 0 <= maxSum + constant;
+    if (constant % gcd != 0) return false;
+    return (loInf || lo + constant <= 0) && (hiInf || hi + constant >= 0);
   }
 };
 
-int64_t hiOf(const Kernel &k, int loop) {
+int64_t lastIter(const Kernel &k, int loop) {
   auto t = tripCount(k, loop);
   return t ? std::max<int64_t>(0, *t - 1) : Inf;
 }
 
-bool contains(const std::vector<int> &v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
-
-/// One dimension; `dSign` restricts the carrier difference to d >= 1 (+1) or d <= -1 (-1).
-bool dimMayOverlap(const Kernel &k, const IndexDim &da, const IndexDim &db, const InstancePair &pair,
-                   int dSign) {
-  if (!da.base.known || !db.base.known) return true;
-  LinearForm f;
-  f.constant = da.base.constant - db.base.constant;
-  // Loop terms: equal loops contribute (ca - cb) * n; the carrier c*(n1 - n2) = c*d
-  // when coefficients agree; everything else varies independently.
-  std::vector<int> loopsSeen;
-  for (auto &[l, c] : da.base.terms) loopsSeen.push_back(l);
-  for (auto &[l, c] : db.base.terms)
-    if (!contains(loopsSeen, l)) loopsSeen.push_back(l);
-  for (int l : loopsSeen) {
-    int64_t ca = da.base.coeff(l), cb = db.base.coeff(l);
-    int64_t hi = hiOf(k, l);
-    if (contains(pair.sameIteration, l)) {
-      f.addTerm(ca - cb, 0, hi);
-    } else if (l == pair.carrier && ca == cb) {
-      if (hi == 0) return false;  // a single iteration cannot differ from itself
-      if (dSign > 0) f.addTerm(ca, 1, hi);
-      else if (dSign < 0) f.addTerm(ca, hi >= Inf ? -Inf : -hi, -1);
-      else f.addTerm(ca, hi >= Inf ? -Inf : -hi, hi);
-    } else {
-      f.addTerm(ca, 0, hi);
-      f.addTerm(-cb, 0, hi);
-    }
-  }
-  for (auto &t : da.aranges) f.addTerm(t.coeff, 0, t.extent > 0 ? t.extent - 1 : Inf);
-  for (auto &t : db.aranges) f.addTerm(-t.coeff, 0, t.extent > 0 ? t.extent - 1 : Inf);
-  return f.mayBeZero();
-}
-
 } // namespace
 
-bool mayOverlap(const Kernel &k, const Access &a, int sa, const Access &b, int sb,
-                const InstancePair &pair) {
+bool mayOverlapDir(const Kernel &k, const Access &a, const Access &b, const std::vector<DirConstraint> &dirs,
+                   std::pair<int, int> aliasB) {
   if (storageOf(k, a.tensor) != storageOf(k, b.tensor)) return false;
   if (a.tensor != b.tensor || !a.exact || !b.exact || a.dims.size() != b.dims.size()) return true;
-  auto allDims = [&](int sign) {
-    for (size_t d = 0; d < a.dims.size(); ++d)
-      if (!dimMayOverlap(k, a.dims[d], b.dims[d], pair, sign)) return false;
-    return true;
+  auto dirOf = [&](int loop) -> std::optional<Dir> {
+    for (auto &d : dirs)
+      if (d.loop == loop) return d.dir;
+    return std::nullopt;
   };
-  if (pair.carrier < 0) return allDims(0);
-  // The carrier difference must be the same in every dimension: test each sign.
-  if (pair.carrierSign != 0) return allDims(pair.carrierSign);
-  return allDims(+1) || allDims(-1);
+  // A direction that needs two different iterations of a one-iteration loop is impossible.
+  for (auto &d : dirs)
+    if ((d.dir == Dir::Pos || d.dir == Dir::Neg) && lastIter(k, d.loop) == 0) return false;
+  for (size_t dim = 0; dim < a.dims.size(); ++dim) {
+    const IndexDim &da = a.dims[dim], &db = b.dims[dim];
+    if (da.full || db.full) continue;  // the whole dimension always overlaps
+    if (!da.base.known || !db.base.known) continue;
+    Form f;
+    f.constant = da.base.constant - db.base.constant;
+    std::vector<std::pair<int, int64_t>> tb;
+    for (auto [l, c] : db.base.terms) tb.push_back({l == aliasB.first ? aliasB.second : l, c});
+    auto coeffB = [&](int l) {
+      int64_t s = 0;
+      for (auto &[x, c] : tb)
+        if (x == l) s += c;
+      return s;
+    };
+    std::vector<int> seen;
+    for (auto &[l, c] : da.base.terms) seen.push_back(l);
+    for (auto &[l, c] : tb)
+      if (std::find(seen.begin(), seen.end(), l) == seen.end()) seen.push_back(l);
+    for (int l : seen) {
+      int64_t ca = da.base.coeff(l), cb = coeffB(l), hi = lastIter(k, l);
+      auto d = dirOf(l);
+      if (!d || *d == Dir::Any) {
+        f.add(ca, 0, hi);
+        f.add(-cb, 0, hi);
+        continue;
+      }
+      // ca*n_a - cb*n_b with n_a = n_b + delta: (ca - cb)*n_b + ca*delta.
+      f.add(ca - cb, 0, hi);
+      if (*d == Dir::Pos) f.add(ca, 1, hi);
+      else if (*d == Dir::Neg) f.add(ca, hi >= Inf ? -Inf : -hi, -1);
+    }
+    for (auto &t : da.aranges) f.add(t.coeff, 0, t.extent > 0 ? t.extent - 1 : Inf);
+    for (auto &t : db.aranges) f.add(-t.coeff, 0, t.extent > 0 ? t.extent - 1 : Inf);
+    if (!f.mayBeZero()) return false;
+  }
+  return true;
+}
+
+std::vector<DirConstraint> laterIterationDirs(const Kernel &k, int loop) {
+  std::vector<DirConstraint> dirs;
+  for (int o : k.loopNest(k.loops[loop].parent)) dirs.push_back({o, Dir::Eq});
+  dirs.push_back({loop, Dir::Pos});
+  return dirs;
+}
+
+bool mayOverlap(const Kernel &k, const Access &a, int, const Access &b, int, const InstancePair &pair) {
+  std::vector<DirConstraint> dirs;
+  for (int l : pair.sameIteration) dirs.push_back({l, Dir::Eq});
+  if (pair.carrier < 0) return mayOverlapDir(k, a, b, dirs);
+  // Either sign: the carrier's difference has one sign in every dimension, so test each.
+  for (Dir d : {Dir::Pos, Dir::Neg}) {
+    if (pair.carrierSign != 0 && (pair.carrierSign > 0) != (d == Dir::Pos)) continue;
+    dirs.push_back({pair.carrier, d});
+    if (mayOverlapDir(k, a, b, dirs)) return true;
+    dirs.pop_back();
+  }
+  return false;
+}
+
+std::optional<Conflict> firstConflict(const Kernel &k, int s1, int s2, int privateA, int privateB,
+                                      const std::vector<DirConstraint> &dirs, std::pair<int, int> aliasB) {
+  const Statement &x = k.stmts[s1], &y = k.stmts[s2];
+  auto check = [&](const Access &a, const Access &b) -> std::optional<Conflict> {
+    if (privateTo(k, a.tensor, privateA) || privateTo(k, b.tensor, privateB)) return std::nullopt;
+    if (isAccumulation(x, a) && isAccumulation(y, b)) return std::nullopt;
+    if (mayOverlapDir(k, a, b, dirs, aliasB)) return Conflict{s1, s2, &a, &b};
+    return std::nullopt;
+  };
+  std::optional<Conflict> c;
+  for (const Access &w : x.writes) {
+    for (const Access &r : y.reads)
+      if (!c) c = check(w, r);
+    for (const Access &w2 : y.writes)
+      if (!c) c = check(w, w2);
+  }
+  for (const Access &r : x.reads)
+    for (const Access &w2 : y.writes)
+      if (!c) c = check(r, w2);
+  return c;
+}
+
+std::optional<Conflict> firstWriteConflict(const Kernel &k, const std::vector<int> &stmts, int loop,
+                                           llvm::function_ref<bool(const Access &, const Access &)> overlap) {
+  for (int s1 : stmts)
+    for (const Access &w : k.stmts[s1].writes)
+      for (int s2 : stmts)
+        for (const auto *list : {&k.stmts[s2].writes, &k.stmts[s2].reads})
+          for (const Access &a : *list) {
+            if (privateTo(k, w.tensor, loop) || privateTo(k, a.tensor, loop)) continue;
+            if (isAccumulation(k.stmts[s1], w) && isAccumulation(k.stmts[s2], a)) continue;
+            if (overlap(w, a)) return Conflict{s1, s2, &w, &a};
+          }
+  return std::nullopt;
+}
+
+std::optional<std::pair<int, std::string>> carriedName(const Kernel &k, int loop) {
+  std::vector<int> stmts = stmtsIn(k, loop);
+  std::set<std::string> defined;
+  for (int s : stmts)
+    for (auto &d : boundNames(k.stmts[s])) defined.insert(d);
+  std::set<std::string> boundSoFar;
+  for (int s : stmts) {
+    for (auto &u : k.stmts[s].uses)
+      if (defined.count(u) && !boundSoFar.count(u)) return std::make_pair(s, u);
+    for (auto &d : boundNames(k.stmts[s])) boundSoFar.insert(d);
+  }
+  return std::nullopt;
 }
 
 } // namespace accelopt::analysis

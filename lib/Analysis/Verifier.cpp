@@ -209,10 +209,8 @@ private:
           if (!w.exact) continue;
           auto trip = tripCount(K, l);
           if (!trip || *trip < 2) continue;
-          InstancePair pair;
-          for (int o : K.loopNest(loop.parent)) pair.sameIteration.push_back(o);
-          pair.carrier = l;
-          if (!mayOverlap(K, w, st.id, w, st.id, pair)) continue;
+          // Two different iterations of `l` (one access against itself: either order is the same question).
+          if (!mayOverlapDir(K, w, w, laterIterationDirs(K, l))) continue;
           report(Diagnostic::Error, w.range,
                  llvm::formatv("different iterations of affine_range loop L{0} ('{1}', line {2}) write "
                                "the same elements of '{3}'; index it by '{1}', accumulate with +=, or "

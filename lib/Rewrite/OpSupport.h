@@ -1,11 +1,16 @@
-// Helpers shared by the rewrite ops (internal to lib/Rewrite): parameter
-// parsing, text layout (lines, indentation), name walks over the syntax tree,
-// edit collection, and dependence tests with per-loop directions.
+// What the rewrite ops share as ops (internal to lib/Rewrite): results and
+// refusals, parameter parsing, edit collection, and the op families (statement
+// moves, counted loops, buffer reshapes). Text layout lives in Syntax/TextLayout,
+// kernel queries in NKI/KernelQueries, dependences in Analysis/Dependence.
 #pragma once
 
 #include "Rewrite/Rewrite.h"
 
+#include "Analysis/Dependence.h"
+#include "NKI/KernelQueries.h"
+#include "Syntax/AstWalks.h"
 #include "Syntax/PyAST.h"
+#include "Syntax/TextLayout.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
@@ -58,111 +63,36 @@ private:
   const nlohmann::json *get(const char *field);
 };
 
-// --- text layout -------------------------------------------------------------
+// --- what the ops read from the layers below -----------------------------------
 
-/// Offset where the line containing `offset` starts.
-uint32_t lineBegin(llvm::StringRef text, uint32_t offset);
-/// Offset just past the newline ending the line containing `offset` (or text end).
-uint32_t nextLineBegin(llvm::StringRef text, uint32_t offset);
-/// Leading whitespace of the line containing `offset`.
-std::string indentAt(llvm::StringRef text, uint32_t offset);
-/// True if only whitespace lies between the line start and `offset`.
-bool startsLine(llvm::StringRef text, uint32_t offset);
-/// True if only whitespace or a comment follows `offset` on its line.
-bool endsLine(llvm::StringRef text, uint32_t offset);
-/// The indentation one level deeper than `loop`'s header, from its body; empty
-/// when the body is on the header line.
-std::string bodyIndentUnit(const nki::Kernel &k, const nki::Loop &loop);
-/// Line starts of every line in [begin, end) that is not blank.
-std::vector<uint32_t> nonBlankLineStarts(llvm::StringRef text, uint32_t begin, uint32_t end);
+using syntax::endsLine;
+using syntax::forEachExpr;
+using syntax::freshName;
+using syntax::hasMultilineString;
+using syntax::identifiersIn;
+using syntax::indentAt;
+using syntax::lineBegin;
+using syntax::namesIn;
+using syntax::nextLineBegin;
+using syntax::nonBlankLineStarts;
+using syntax::startsLine;
 
-// --- syntax walks ------------------------------------------------------------
+using analysis::carriedName;
+using analysis::Conflict;
+using analysis::Dir;
+using analysis::DirConstraint;
+using analysis::firstConflict;
+using analysis::firstWriteConflict;
+using analysis::laterIterationDirs;
+using analysis::mayOverlapDir;
 
-void forEachExpr(const syntax::Stmt *s, const std::function<void(const syntax::Expr *)> &fn);
-void forEachExpr(const syntax::Expr *e, const std::function<void(const syntax::Expr *)> &fn);
-/// Name expressions spelled `name` in the statement (and nested blocks).
-std::vector<const syntax::Expr *> namesIn(const syntax::Stmt *s, llvm::StringRef name);
-/// Name expressions spelled `name` in the body of a loop (not its header), in body order.
-std::vector<const syntax::Expr *> namesInBody(const nki::Loop &loop, llvm::StringRef name);
-/// A string literal spanning several lines (re-indenting would change it).
-bool hasMultilineString(const syntax::Stmt *s, llvm::StringRef text);
-bool bodyHasMultilineString(const nki::Loop &loop, llvm::StringRef text);
-/// Every identifier-like token in the kernel text (to pick fresh names).
-std::set<std::string> identifiersIn(llvm::StringRef text);
-std::string freshName(const std::set<std::string> &taken, const std::string &base);
+// --- refusal texts ---------------------------------------------------------------
 
-// --- kernel structure ---------------------------------------------------------
-
-/// Statements inside `loop` (any depth), in source order.
-std::vector<int> stmtsIn(const nki::Kernel &k, int loop);
-/// Loops inside `loop` (any depth, not including it).
-std::vector<int> loopsIn(const nki::Kernel &k, int loop);
-/// "L2 (h, trip 2)".
-std::string loopLabel(const nki::Kernel &k, int loop);
 /// The refusal of an op that needs the trip count of `loop` when it is unknown.
 std::string unknownTripReason(const nki::Kernel &k, int loop);
-/// Does `second` directly follow `first` in the same block?
-bool directlyFollows(const nki::Kernel &k, nki::NodeRef first, nki::NodeRef second);
-/// Every two neighbouring nodes of a block: the kernel body's, then each loop body's.
-std::vector<std::pair<nki::NodeRef, nki::NodeRef>> adjacentNodes(const nki::Kernel &k);
-std::string tensorName(const nki::Kernel &k, int tensor);
-/// "path:line:col".
-std::string where(const nki::Kernel &k, uint32_t offset);
-/// Is the tensor created inside `loop` (private to each of its iterations)?
-bool privateTo(const nki::Kernel &k, int tensor, int loop);
-/// Is `a` (of statement `s`) the destination of a `+=`-style accumulation, or the
-/// read of that destination by the same statement?
-bool isAccumulation(const nki::Statement &s, const nki::Access &a);
-/// The `nl.xxx_range(...)` call of a loop, and its single positional argument
-/// when the loop is `range(N)` shaped.
-const syntax::Expr *iterCall(const nki::Loop &l);
-const syntax::Expr *singleStopArg(const nki::Loop &l);
-
-/// Names a statement binds as new values (not the target of a tensor `+=`,
-/// whose dependences are the accesses').
-const std::vector<std::string> &boundNames(const nki::Statement &s);
-/// A Python name the body of `loop` reads before (re)binding it: a value carried
-/// from one iteration to the next ("acc = nl.add(acc, t)", "offset += 128").
-std::optional<std::pair<int, std::string>> carriedName(const nki::Kernel &k, int loop);
-
-// --- dependence with directions ---------------------------------------------
-
-/// Relation of two instances' counters of one loop: d = n_a - n_b.
-enum class Dir { Eq, Pos, Neg, Any };
-struct DirConstraint {
-  int loop;
-  Dir dir;
-};
-/// Can `a` and `b` touch a common element for instances whose loop counters are
-/// related by `dirs` (loops not listed vary independently)? `aliasB` renames loop
-/// ids of b's index expressions (fuse: the second loop becomes the first).
-bool mayOverlapDir(const nki::Kernel &k, const nki::Access &a, const nki::Access &b,
-                   const std::vector<DirConstraint> &dirs, std::pair<int, int> aliasB = {-1, -1});
-/// The loops around `loop` at equal iterations and `loop` at a later one for the
-/// first access (Pos): the instance pairs a change to `loop` may reorder.
-std::vector<DirConstraint> laterIterationDirs(const nki::Kernel &k, int loop);
-
-/// A conflicting pair of accesses, for refusal messages.
-struct Conflict {
-  int stmtA = -1, stmtB = -1;
-  const nki::Access *a = nullptr;
-  const nki::Access *b = nullptr;
-};
 /// "write of 'x' (S11) at f:46:9 and read of 'x' (S12) at f:49:21"
 std::string describeConflict(const nki::Kernel &k, const Conflict &c);
 std::vector<Note> conflictNotes(const nki::Kernel &k, const Conflict &c);
-
-/// The first pair of an access of statement `s1` and one of `s2`, not both reads,
-/// that may touch a common element under `dirs` (mayOverlapDir with `aliasB`).
-/// Tensors private to an iteration of `privateA` (for s1) or `privateB` (for s2)
-/// and two `+=` accumulations never conflict.
-std::optional<Conflict> firstConflict(const nki::Kernel &k, int s1, int s2, int privateA, int privateB,
-                                      const std::vector<DirConstraint> &dirs, std::pair<int, int> aliasB = {-1, -1});
-/// The first write of a statement of `stmts` and access (writes, then reads) of a
-/// statement of `stmts` that `overlap` accepts; tensors private to an iteration
-/// of `loop` and two `+=` accumulations are skipped.
-std::optional<Conflict> firstWriteConflict(const nki::Kernel &k, const std::vector<int> &stmts, int loop,
-                                           llvm::function_ref<bool(const nki::Access &, const nki::Access &)> overlap);
 
 // --- edits --------------------------------------------------------------------
 
