@@ -1,6 +1,7 @@
 #include "LSP/Document.h"
 
 #include "Analysis/Verifier.h"
+#include "Profile/SimulatorBackend.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -364,8 +365,8 @@ const Analysis::Estimate &Analysis::estimate(const KernelInfo &k, const perf::Ha
   auto it = Estimates.find(k.kernel);
   if (it != Estimates.end()) return it->second;
   Estimate e;
-  perf::TimingModel model(hw);
-  auto est = perf::estimateKernel(*k.kernel, model);
+  static const nki::InputSpecs noInputs;
+  auto est = profile::SimulatorBackend(hw).estimate(*k.kernel, k.inputs ? *k.inputs : noInputs);
   if (est) e.value = std::move(*est);
   else e.error = llvm::toString(est.takeError());
   return Estimates.emplace(k.kernel, std::move(e)).first->second;

@@ -1,7 +1,5 @@
 #include "Perf/Bench.h"
 
-#include "Perf/TraceBuilder.h"
-
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -12,17 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 namespace accelopt::perf {
 
 namespace {
-
-double elapsedMs(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since)
-      .count();
-}
 
 std::optional<double> geomean(const std::vector<double> &values) {
   if (values.empty()) return std::nullopt;
@@ -68,22 +60,6 @@ std::string csvField(llvm::StringRef text) {
 }
 
 } // namespace
-
-llvm::Expected<KernelEstimate> estimateKernel(const nki::Kernel &kernel, TimingModel &model) {
-  KernelEstimate e;
-  auto start = std::chrono::steady_clock::now();
-  auto trace = buildTrace(kernel);
-  if (!trace) return trace.takeError();
-  e.traceMs = elapsedMs(start);
-  e.instructions = trace->instructions().size();
-  start = std::chrono::steady_clock::now();
-  auto sim = model.simulate(*trace);
-  if (!sim) return sim.takeError();
-  e.simulateMs = elapsedMs(start);
-  e.simulation = std::move(*sim);
-  e.profile = summarize(e.simulation, model.hardware());
-  return e;
-}
 
 std::optional<RooflinePeak> peakForCase(const nki::SuiteCase &c) {
   static const auto roofline = []() -> std::optional<Roofline> {

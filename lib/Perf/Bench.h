@@ -1,5 +1,5 @@
-// Profiling kernels with the performance model and tabulating a suite: the
-// pieces behind `accelopt-rewrite profile` and `accelopt-rewrite bench`.
+// Tabulating a suite's estimates: the pieces behind `accelopt-rewrite bench`
+// (the estimates themselves come from a profile backend, lib/Profile).
 #pragma once
 
 #include "NKI/InputSources.h"
@@ -7,7 +7,6 @@
 #include "Perf/Hardware.h"
 #include "Perf/Profile.h"
 #include "Perf/Roofline.h"
-#include "Perf/TimingModel.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
@@ -17,18 +16,6 @@
 #include <vector>
 
 namespace accelopt::perf {
-
-/// A kernel's estimate: the profile, the simulation behind it, and timings.
-struct KernelEstimate {
-  Profile profile;
-  SimulationResult simulation;
-  size_t instructions = 0;
-  double traceMs = 0;    ///< wall time to build the trace
-  double simulateMs = 0; ///< wall time to simulate it
-};
-
-/// Builds the trace of `kernel` and simulates it on `model`'s hardware.
-llvm::Expected<KernelEstimate> estimateKernel(const nki::Kernel &kernel, TimingModel &model);
 
 /// The built-in roofline peak of a suite case (NKI.md §3.6), when its problem
 /// is in nkibench/roofline.json and its values fill the formulas.

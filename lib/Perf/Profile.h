@@ -56,6 +56,16 @@ struct Profile {
   bool isEstimate() const { return backend.rfind("sim-", 0) == 0; }
 };
 
+/// A kernel's estimate: the profile, the simulation behind it (the
+/// simulator's; another backend leaves it empty), and timings.
+struct KernelEstimate {
+  Profile profile;
+  SimulationResult simulation;
+  size_t instructions = 0;
+  double traceMs = 0;    ///< wall time to build the trace
+  double simulateMs = 0; ///< wall time to simulate it
+};
+
 /// The profile of a simulated stream on `hw`.
 Profile summarize(const SimulationResult &result, const HardwareDesc &hw);
 

@@ -4,6 +4,7 @@
 #include "Analysis/Verifier.h"
 #include "Interp/Interpreter.h"
 #include "Memory/Store.h"
+#include "Profile/NumericCheck.h"
 #include "Rewrite/Rewrite.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -352,8 +353,7 @@ struct KernelContext {
   std::string inputsLabel;          // "case X", "--inputs"
   bool numeric = false;
   std::string verification;         // for the summary
-  std::vector<std::vector<interp::KernelArg>> seedInputs;
-  std::vector<std::vector<interp::NDArray>> seedOutputs;
+  std::optional<profile::NumericBaseline> baseline;
   std::map<std::string, std::string> verdicts;  // rewritten text -> "" (equal) or the mismatch
   int verifierErrors = 0;
   const nki::InputSpecs *specs() const { return inputs ? &*inputs : nullptr; }
@@ -412,6 +412,10 @@ void resolveInputs(KernelContext &ctx, const nki::Kernel &k, llvm::StringRef pat
     }
 }
 
+profile::NumericCheckOptions numericOptions(const BatchOptions &options) {
+  return {options.tolerance, options.timeoutSeconds};
+}
+
 void makeBaseline(KernelContext &ctx, const nki::KernelFile &file, const nki::Kernel &k, const BatchOptions &options) {
   if (!options.numericCheck) {
     ctx.verification = "not verified numerically (--no-numeric-check)";
@@ -421,28 +425,17 @@ void makeBaseline(KernelContext &ctx, const nki::KernelFile &file, const nki::Ke
     ctx.verification = "not verified numerically (no inputs)";
     return;
   }
-  interp::RunOptions run;
-  run.timeoutSeconds = options.timeoutSeconds;
-  for (unsigned s = 0; s < options.seeds; ++s) {
-    auto args = interp::makeRandomInputs(*ctx.inputs, 21u * s);
-    if (!args) {
-      ctx.verification = "not verified numerically (" + firstLine(llvm::toString(args.takeError())) + ")";
-      return;
-    }
-    auto copy = interp::cloneArgs(*args);
-    if (!copy) {
-      ctx.verification = "not verified numerically (" + firstLine(llvm::toString(copy.takeError())) + ")";
-      return;
-    }
-    auto result = interp::runKernel(file, k, std::move(*copy), run);
-    if (!result) {
-      ctx.verification = "not verified numerically (the original fails on the interpreter: " +
-                         firstLine(llvm::toString(result.takeError())) + ")";
-      return;
-    }
-    ctx.seedInputs.push_back(std::move(*args));
-    ctx.seedOutputs.push_back(std::move(result->outputs));
+  auto baseline = profile::NumericBaseline::capture(file, k, *ctx.inputs, options.seeds, numericOptions(options).run);
+  if (!baseline) {
+    std::string why;
+    llvm::handleAllErrors(
+        baseline.takeError(),
+        [&](const profile::OriginalFailedError &e) { why = "the original fails on the interpreter: " + firstLine(e.message()); },
+        [&](const llvm::ErrorInfoBase &e) { why = firstLine(e.message()); });
+    ctx.verification = "not verified numerically (" + why + ")";
+    return;
   }
+  ctx.baseline = std::move(*baseline);
   ctx.numeric = true;
   ctx.verification = "verified numerically (" + plural(options.seeds, "seed") + ", inputs from " + ctx.inputsLabel + ")";
 }
@@ -454,28 +447,8 @@ std::string numericMismatch(KernelContext &ctx, llvm::StringRef path, const std:
   std::string verdict = [&]() -> std::string {
     auto file = parseText(path, text, ctx);
     if (!file) return "does not parse: " + firstLine(llvm::toString(file.takeError()));
-    const nki::Kernel &k = file->kernels.front();
-    interp::RunOptions run;
-    run.timeoutSeconds = options.timeoutSeconds;
-    for (size_t s = 0; s < ctx.seedInputs.size(); ++s) {
-      auto args = interp::cloneArgs(ctx.seedInputs[s]);
-      if (!args) return firstLine(llvm::toString(args.takeError()));
-      auto result = interp::runKernel(*file, k, std::move(*args), run);
-      if (!result) return "fails on the interpreter: " + firstLine(llvm::toString(result.takeError()));
-      const auto &expected = ctx.seedOutputs[s];
-      if (result->outputs.size() != expected.size())
-        return "returns " + plural(result->outputs.size(), "output") + ", the original " +
-               std::to_string(expected.size());
-      for (size_t i = 0; i < expected.size(); ++i) {
-        auto cmp = interp::compareArrays(result->outputs[i], expected[i], options.tolerance);
-        if (!cmp.shapesMatch) return llvm::formatv("output {0} has another shape than the original's", i).str();
-        if (!cmp.allclose)
-          return llvm::formatv("output {0} differs from the original's (seed {1}, max |error| {2:E3} at {3})", i,
-                               21 * s, cmp.maxAbsError, cmp.where(expected[i].shape()))
-              .str();
-      }
-    }
-    return "";
+    if (!ctx.baseline) return "";
+    return ctx.baseline->firstDifference(*file, file->kernels.front(), numericOptions(options));
   }();
   ctx.verdicts[text] = verdict;
   return verdict;

@@ -1,10 +1,9 @@
 #include "Search/Search.h"
 
 #include "Analysis/Verifier.h"
-#include "Interp/Compare.h"
 #include "Memory/Hash.h"
-#include "Perf/TimingModel.h"
-#include "Perf/TraceBuilder.h"
+#include "Profile/NumericCheck.h"
+#include "Profile/SimulatorBackend.h"
 #include "Rewrite/Rewrite.h"
 
 #include "llvm/Support/ThreadPool.h"
@@ -23,23 +22,7 @@ static llvm::Error error(const llvm::Twine &msg) {
 
 std::string normalisedHash(llvm::StringRef text) { return memory::sourceHash(text); }
 
-llvm::Expected<perf::Profile> simulateProfile(const nki::Kernel &kernel, const perf::HardwareDesc &hw) {
-  auto trace = perf::buildTrace(kernel);
-  if (!trace) return trace.takeError();
-  perf::TimingModel model(hw);
-  auto sim = model.simulate(*trace);
-  if (!sim) return sim.takeError();
-  return perf::summarize(*sim, hw);
-}
-
 namespace {
-
-/// The original kernel's outputs for each numeric-check seed, and the inputs
-/// that produced them (cloned for every candidate run).
-struct NumericBaseline {
-  std::vector<std::vector<interp::KernelArg>> inputs;
-  std::vector<std::vector<interp::NDArray>> outputs;
-};
 
 const nki::Kernel *selectKernel(const nki::KernelFile &file, const std::string &name) {
   for (const auto &k : file.kernels)
@@ -54,9 +37,9 @@ public:
 
   llvm::Expected<SearchResult> run() {
     auto start = std::chrono::steady_clock::now();
-    auto hw = perf::loadTarget(O.target);
-    if (!hw) return hw.takeError();
-    Hw = std::move(*hw);
+    auto backend = profile::createBackend("sim", O.target);
+    if (!backend) return backend.takeError();
+    Backend = std::move(*backend);
     auto source = syntax::SourceBuffer::fromFile(Path);
     if (!source) return source.takeError();
     std::string text = (*source)->text().str();
@@ -71,7 +54,7 @@ public:
     original.id = 0;
     original.text = text;
     original.hash = normalisedHash(text);
-    auto profile = simulateProfile(*kernel, Hw);
+    auto profile = Backend->profile(*kernel, Inputs);
     if (!profile) return profile.takeError();
     original.profile = *profile;
     original.status = Candidate::Correct;
@@ -121,8 +104,8 @@ private:
   SearchObserver *Obs;
   const nki::InputSpecs &Inputs;
   std::string Path;
-  perf::HardwareDesc Hw;
-  NumericBaseline Baseline;
+  std::unique_ptr<profile::Backend> Backend;
+  std::optional<profile::NumericBaseline> Baseline;
   SearchResult Result;
   std::map<std::string, int> Seen;
 
@@ -135,19 +118,16 @@ private:
     return nki::buildKernelFile(std::move(*src), fe);
   }
 
+  profile::NumericCheckOptions numericOptions() const { return {O.tolerance, O.candidateTimeout}; }
+
   llvm::Error makeBaseline(const nki::KernelFile &file, const nki::Kernel &kernel) {
-    interp::RunOptions run;
-    run.timeoutSeconds = O.candidateTimeout;
-    for (unsigned s = 0; s < O.numericSeeds; ++s) {
-      auto args = interp::makeRandomInputs(Inputs, 21u * s);
-      if (!args) return args.takeError();
-      auto copy = interp::cloneArgs(*args);
-      if (!copy) return copy.takeError();
-      auto result = interp::runKernel(file, kernel, std::move(*copy), run);
-      if (!result) return error("the original kernel fails on the interpreter: " + llvm::toString(result.takeError()));
-      Baseline.inputs.push_back(std::move(*args));
-      Baseline.outputs.push_back(std::move(result->outputs));
-    }
+    auto baseline =
+        profile::NumericBaseline::capture(file, kernel, Inputs, O.numericSeeds, numericOptions().run);
+    if (!baseline)
+      return llvm::handleErrors(baseline.takeError(), [](const profile::OriginalFailedError &e) {
+        return error("the original kernel fails on the interpreter: " + e.message());
+      });
+    Baseline = std::move(*baseline);
     return llvm::Error::success();
   }
 
@@ -225,7 +205,7 @@ private:
       }
       // Profile first: it is cheap, and a candidate slower than the whole beam
       // can never be selected, so its numeric check can wait (--check-all).
-      auto profile = simulateProfile(*k, Hw);
+      auto profile = Backend->profile(*k, Inputs);
       if (!profile) {
         c.status = Candidate::Invalid;
         c.error = llvm::toString(profile.takeError());
@@ -236,35 +216,11 @@ private:
         c.status = Candidate::Slower;
         return;
       }
-      interp::RunOptions run;
-      run.timeoutSeconds = O.candidateTimeout;
-      for (size_t s = 0; s < Baseline.inputs.size(); ++s) {
-        auto args = interp::cloneArgs(Baseline.inputs[s]);
-        if (!args) {
-          c.status = Candidate::Invalid;
-          c.error = llvm::toString(args.takeError());
-          return;
-        }
-        auto result = interp::runKernel(*file, *k, std::move(*args), run);
-        if (!result) {
-          c.status = Candidate::Incorrect;
-          c.error = llvm::toString(result.takeError());
-          return;
-        }
-        if (result->outputs.size() != Baseline.outputs[s].size()) {
-          c.status = Candidate::Incorrect;
-          c.error = "returns a different number of outputs";
-          return;
-        }
-        for (size_t i = 0; i < result->outputs.size(); ++i) {
-          auto cmp = interp::compareArrays(result->outputs[i], Baseline.outputs[s][i], O.tolerance);
-          if (!cmp.shapesMatch || !cmp.allclose) {
-            c.status = Candidate::Incorrect;
-            c.error = "output " + std::to_string(i) + " differs from the original (max |error| " +
-                      std::to_string(cmp.maxAbsError) + ")";
-            return;
-          }
-        }
+      std::vector<profile::SeedCheck> checks = Baseline->check(*file, *k, numericOptions());
+      if (!checks.empty() && !checks.back().equal()) {
+        c.status = checks.back().outcome == profile::SeedCheck::InputsFailed ? Candidate::Invalid : Candidate::Incorrect;
+        c.error = checks.back().firstDifference();
+        return;
       }
       c.status = Candidate::Correct;
     };

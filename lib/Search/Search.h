@@ -1,7 +1,7 @@
 // The optimization loop: AccelOpt's beam search over candidates made of
 // structured rewrite ops. Every candidate is applied (Rewrite), verified
-// (Analysis), checked numerically against the original (Interp) and profiled
-// (Perf); the best B correct candidates form the next beam.
+// (Analysis), checked numerically against the original and profiled by a
+// backend (Profile); the best B correct candidates form the next beam.
 #pragma once
 
 #include "Interp/Compare.h"
@@ -115,9 +115,6 @@ struct SearchResult {
 
 /// Normalised source hash: comments, blank lines and trailing spaces do not count.
 std::string normalisedHash(llvm::StringRef text);
-
-/// The estimated profile of one kernel on the simulator (`backend: sim-<target>`).
-llvm::Expected<perf::Profile> simulateProfile(const nki::Kernel &kernel, const perf::HardwareDesc &hw);
 
 /// Runs the search on the kernel in `path` with input shapes `inputs`.
 llvm::Expected<SearchResult> optimize(llvm::StringRef path, const nki::InputSpecs &inputs, Planner &planner,

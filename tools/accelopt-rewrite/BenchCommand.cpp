@@ -3,6 +3,7 @@
 #include "Command.h"
 
 #include "Perf/Bench.h"
+#include "Profile/Backend.h"
 #include "Syntax/SourceBuffer.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -70,10 +71,10 @@ llvm::Expected<Selection> loadCases() {
 }
 
 int runBench() {
-  auto hw = perf::loadTarget(Target);
-  if (!hw) return reportError(hw.takeError());
-  perf::TimingModel model(std::move(*hw));
-  const std::string backend = model.hardware().backend;
+  auto created = profile::createBackend("sim", Target);
+  if (!created) return reportError(created.takeError());
+  const profile::Backend &simulator = **created;
+  const std::string backend = simulator.name().str();
 
   auto selection = loadCases();
   if (!selection) return reportError(selection.takeError());
@@ -92,7 +93,7 @@ int runBench() {
 
   // Measurements are trn1 profiles; only a trn1 estimate is compared with them.
   llvm::StringMap<double> measured;
-  if (useNkibench && model.hardware().backend == "sim-trn1") {
+  if (useNkibench && simulator.name() == "sim-trn1") {
     llvm::SmallString<256> path(selection->nkibenchRoot);
     llvm::sys::path::append(path, "measured", "trn1_baselines.json");
     if (llvm::sys::fs::exists(path)) {
@@ -121,7 +122,7 @@ int runBench() {
     } else if (file->kernels.empty()) {
       row.error = "no kernel";
     } else {
-      auto estimate = perf::estimateKernel(file->kernels.front(), model);
+      auto estimate = simulator.estimate(file->kernels.front(), c.inputs);
       if (!estimate)
         row.error = llvm::toString(estimate.takeError());
       else
@@ -135,7 +136,7 @@ int runBench() {
   perf::BenchSummary summary = perf::summarizeBench(rows);
   llvm::outs() << "suite: " << (useNkibench ? "NKIBench (" + selection->nkibenchRoot + ")"
                                             : std::string("accelopt's own cases"))
-               << ", target " << model.hardware().name << "; estimates are " << backend
+               << ", target " << simulator.hardware().name << "; estimates are " << backend
                << ", not measurements\n";
   llvm::outs() << perf::renderBenchTable(rows, summary, backend);
 

@@ -13,9 +13,6 @@ struct SeededInputs {
   std::vector<interp::NDArray> reference;  // forward() outputs when a reference ran
 };
 
-/// AccelOpt's seeds (0, 21, 42, 63, 84, ...): the i-th of them.
-inline uint64_t accelOptSeed(unsigned i) { return 21u * i; }
-
 /// With a reference file (from --reference or the case), runs it for `seed`;
 /// otherwise draws random inputs from the specs the front end used.
 llvm::Expected<SeededInputs> inputsForSeed(const InputOptions &opts, const nki::Kernel &kernel, uint64_t seed,

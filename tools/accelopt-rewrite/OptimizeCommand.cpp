@@ -5,6 +5,7 @@
 #include "Agent/Config.h"
 #include "Agent/Roles.h"
 #include "Perf/Roofline.h"
+#include "Profile/Backend.h"
 #include "Rewrite/Rewrite.h"
 #include "Search/MemoryBridge.h"
 #include "Search/Search.h"
@@ -148,9 +149,9 @@ int dryRun(const nki::KernelFile &file, agent::AgentSession &session) {
   const nki::Kernel &k = file.kernels.front();
   agent::KernelContext ctx;
   ctx.listing = agent::listingText(k);
-  auto hw = perf::loadTarget(Target);
-  if (!hw) return reportError(hw.takeError());
-  if (auto profile = search::simulateProfile(k, *hw)) ctx.profile = profile->toJSON();
+  auto backend = profile::createBackend("sim", Target);
+  if (!backend) return reportError(backend.takeError());
+  if (auto profile = (*backend)->profile(k, *Inputs.resolvedInputs)) ctx.profile = profile->toJSON();
   else llvm::consumeError(profile.takeError());
   if (!Inputs.resolvedReference.empty())
     if (auto buf = llvm::MemoryBuffer::getFile(Inputs.resolvedReference)) ctx.problem = (*buf)->getBuffer().str();

@@ -1,10 +1,11 @@
-// accelopt-rewrite profile: estimate a kernel's neuron-profile summary with the
-// performance model (trace from the IR + timing model on a target).
+// accelopt-rewrite profile: estimate a kernel's neuron-profile summary with a
+// profile backend (the simulator: trace from the IR + timing model on a target).
 #include "Command.h"
 
 #include "Perf/Bench.h"
 #include "Perf/Roofline.h"
 #include "Perf/TraceBuilder.h"
+#include "Profile/Backend.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -55,9 +56,10 @@ std::string statementText(const nki::Kernel &k, int id) {
 int runProfile() {
   auto file = Inputs.load(File);
   if (!file) return reportError(file.takeError());
-  auto hw = perf::loadTarget(Target);
-  if (!hw) return reportError(hw.takeError());
-  perf::TimingModel model(std::move(*hw));
+  auto backend = profile::createBackend("sim", Target);
+  if (!backend) return reportError(backend.takeError());
+  const nki::InputSpecs noSpecs;
+  const nki::InputSpecs &specs = Inputs.resolvedInputs ? *Inputs.resolvedInputs : noSpecs;
   std::string problem;
   std::optional<perf::RooflinePeak> peak = casePeak(problem);
 
@@ -85,7 +87,7 @@ int runProfile() {
         llvm::errs() << "\n";
       }
     }
-    auto estimate = perf::estimateKernel(k, model);
+    auto estimate = (*backend)->estimate(k, specs);
     if (!estimate) return reportError(estimate.takeError());
     const perf::Profile &p = estimate->profile;
     const perf::SimulationResult &sim = estimate->simulation;
@@ -97,7 +99,7 @@ int runProfile() {
       nlohmann::ordered_json out = p.toJSON();
       out["kernel"] = k.name;
       out["file"] = file->source().path().str();
-      out["target"] = model.hardware().name;
+      out["target"] = (*backend)->hardware().name;
       if (!Inputs.caseName.empty()) out["case"] = Inputs.caseName.getValue();
       out["instructions"] = estimate->instructions;
       if (peak) {
@@ -127,7 +129,7 @@ int runProfile() {
     if (!first) os << "\n";
     first = false;
     os << "kernel " << k.name << "  (" << file->source().path() << ", target "
-       << model.hardware().name << ")\n";
+       << (*backend)->hardware().name << ")\n";
     os << p.renderText();
     os << "model: " << estimate->instructions << " instructions, peak live SBUF "
        << sim.peakLiveSbufBytesPerPartition << " B/partition, trace "

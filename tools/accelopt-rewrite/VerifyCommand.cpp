@@ -2,7 +2,7 @@
 #include "Command.h"
 #include "KernelInputs.h"
 
-#include "Interp/Compare.h"
+#include "Profile/NumericCheck.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -108,73 +108,30 @@ int runVerify() {
   if (!candidate) return reportError(candidate.takeError());
   applyMemoryLimit(0);
   const nki::Kernel &ko = original->kernels.front(), &kc = candidate->kernels.front();
-  interp::Tolerance tol{ATol, RTol, RelL2};
-  interp::RunOptions opts;
-  opts.timeoutSeconds = Timeout;
+  profile::NumericCheckOptions check({ATol, RTol, RelL2}, Timeout);
+  check.stopAtFirstDifference = false;  // report every output of every seed
   auto binding = bindParameters(ko, kc);
   if (!binding) return reportError(binding.takeError());
   bool ok = true;
   for (unsigned s = 0; s < Seeds; ++s) {
-    uint64_t seed = accelOptSeed(s);
+    uint64_t seed = profile::accelOptSeed(s);
     auto in = inputsForSeed(Inputs, ko, seed, true);
     if (!in) return reportError(in.takeError());
-    // The candidate gets copies of the original's inputs, under its own parameter names.
-    auto copy = interp::cloneArgs(in->args);
-    if (!copy) return reportError(copy.takeError());
-    std::vector<interp::KernelArg> argsC;
-    for (size_t i = 0; i < kc.params.size(); ++i) {
-      interp::KernelArg a = std::move((*copy)[(*binding)[i]]);
-      a.name = kc.params[i].name;
-      argsC.push_back(std::move(a));
-    }
-    auto ro = interp::runKernel(*original, ko, std::move(in->args), opts);
-    if (!ro) {
-      llvm::outs() << "seed " << seed << ": original failed: ";
-      llvm::outs().flush();
-      return reportError(ro.takeError());
-    }
-    auto rc = interp::runKernel(*candidate, kc, std::move(argsC), opts);
-    if (!rc) {
-      std::string msg = llvm::toString(rc.takeError());
-      llvm::outs() << "seed " << seed << ": candidate failed: " << msg << "\n";
-      ok = false;
-      break;
-    }
-    if (ro->outputs.size() != rc->outputs.size()) {
-      llvm::outs() << llvm::formatv("seed {0}: original returns {1} outputs, candidate {2}\n", seed,
-                                    ro->outputs.size(), rc->outputs.size());
-      ok = false;
-      break;
-    }
-    for (size_t i = 0; i < ro->outputs.size(); ++i) {
-      auto c = interp::compareArrays(rc->outputs[i], ro->outputs[i], tol);
-      const auto &shape = ro->outputs[i].shape();
-      if (!c.shapesMatch) {
-        llvm::outs() << llvm::formatv("seed {0}: output {1}: shape {2} differs from the original's {3}\n", seed, i,
-                                      interp::formatShape(rc->outputs[i].shape()), interp::formatShape(shape));
-        ok = false;
-        continue;
+    // One seed at a time: a full-size kernel's inputs and outputs are large.
+    auto baseline = profile::captureSeed(*original, ko, seed, std::move(in->args), std::move(in->reference), check.run);
+    if (!baseline) {
+      if (baseline.errorIsA<profile::OriginalFailedError>()) {
+        llvm::outs() << "seed " << seed << ": original failed: ";
+        llvm::outs().flush();
       }
-      llvm::outs() << llvm::formatv("seed {0}: output {1}: {2}; max |error| {3:E3} at {4} (candidate {5:G}, original "
-                                    "{6:G}), {7} of {8} elements outside atol {9} + rtol {10}\n",
-                                    seed, i, c.allclose ? "equal" : "DIFFERENT", c.maxAbsError, c.where(shape),
-                                    c.worstActual, c.worstExpected, c.mismatches, ro->outputs[i].numel(), ATol.getValue(),
-                                    RTol.getValue());
-      ok &= c.allclose;
-      if (i < in->reference.size()) {
-        for (auto *run : {&*ro, &*rc}) {
-          auto r = interp::compareArrays(run->outputs[i], in->reference[i], tol);
-          // Against numpy, AccelOpt's criterion: relative L2 error under the bound.
-          bool pass = r.shapesMatch && r.relL2 < RelL2;
-          llvm::outs() << llvm::formatv("seed {0}: output {1} of the {2} vs the numpy reference: relative L2 {3:E3}{4}, "
-                                        "max |error| {5:E3}: {6}\n",
-                                        seed, i, run == &*ro ? "original" : "candidate", r.relL2,
-                                        r.shapesMatch ? "" : " (element counts differ)", r.maxAbsError,
-                                        pass ? "pass" : "FAIL");
-          ok &= pass;
-        }
-      }
+      return reportError(baseline.takeError());
     }
+    profile::SeedCheck result = profile::checkSeed(*baseline, *candidate, kc, check, *binding);
+    if (result.outcome == profile::SeedCheck::InputsFailed)
+      return reportError(llvm::createStringError(llvm::inconvertibleErrorCode(), result.error));
+    result.render(llvm::outs(), check.tolerance);
+    ok &= result.equal();
+    if (result.outcome != profile::SeedCheck::Compared) break;
   }
   llvm::outs() << (ok ? "verify: equal\n" : "verify: NOT equal\n");
   return ok ? 0 : 1;

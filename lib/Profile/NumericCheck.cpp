@@ -1,0 +1,195 @@
+#include "Profile/NumericCheck.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+namespace accelopt::profile {
+
+char OriginalFailedError::ID = 0;
+
+namespace {
+
+std::string firstLine(llvm::StringRef text) { return text.trim().split('\n').first.str(); }
+
+std::string outputsText(size_t n) { return std::to_string(n) + " output" + (n == 1 ? "" : "s"); }
+
+} // namespace
+
+llvm::Expected<SeedBaseline> captureSeed(const nki::KernelFile &file, const nki::Kernel &kernel, uint64_t seed,
+                                         std::vector<interp::KernelArg> inputs,
+                                         std::vector<interp::NDArray> reference, const interp::RunOptions &run) {
+  auto copy = interp::cloneArgs(inputs);
+  if (!copy) return copy.takeError();
+  auto result = interp::runKernel(file, kernel, std::move(*copy), run);
+  if (!result) return llvm::make_error<OriginalFailedError>(llvm::toString(result.takeError()));
+  SeedBaseline b;
+  b.seed = seed;
+  b.inputs = std::move(inputs);
+  b.outputs = std::move(result->outputs);
+  b.reference = std::move(reference);
+  return b;
+}
+
+SeedCheck checkSeed(const SeedBaseline &baseline, const nki::KernelFile &file, const nki::Kernel &kernel,
+                    const NumericCheckOptions &options, llvm::ArrayRef<size_t> binding) {
+  SeedCheck c;
+  c.seed = baseline.seed;
+  c.originalOutputs = baseline.outputs.size();
+  auto copy = interp::cloneArgs(baseline.inputs);
+  if (!copy) {
+    c.outcome = SeedCheck::InputsFailed;
+    c.error = llvm::toString(copy.takeError());
+    return c;
+  }
+  std::vector<interp::KernelArg> args;
+  if (binding.empty()) {
+    args = std::move(*copy);
+  } else {
+    // The candidate gets the original's inputs under its own parameter names.
+    for (size_t i = 0; i < kernel.params.size() && i < binding.size(); ++i) {
+      interp::KernelArg a = std::move((*copy)[binding[i]]);
+      a.name = kernel.params[i].name;
+      args.push_back(std::move(a));
+    }
+  }
+  auto result = interp::runKernel(file, kernel, std::move(args), options.run);
+  if (!result) {
+    c.outcome = SeedCheck::CandidateFailed;
+    c.error = llvm::toString(result.takeError());
+    return c;
+  }
+  c.candidateOutputs = result->outputs.size();
+  if (c.candidateOutputs != c.originalOutputs) {
+    c.outcome = SeedCheck::OutputCount;
+    return c;
+  }
+  for (size_t i = 0; i < c.originalOutputs; ++i) {
+    const interp::NDArray &actual = result->outputs[i], &expected = baseline.outputs[i];
+    OutputCheck o;
+    o.index = i;
+    o.candidateShape = actual.shape();
+    o.originalShape = expected.shape();
+    o.elements = expected.numel();
+    o.vsOriginal = interp::compareArrays(actual, expected, options.tolerance);
+    if (o.vsOriginal.shapesMatch && i < baseline.reference.size()) {
+      // Against numpy, AccelOpt's criterion: relative L2 error under the bound.
+      o.originalVsReference = interp::compareArrays(expected, baseline.reference[i], options.tolerance);
+      o.candidateVsReference = interp::compareArrays(actual, baseline.reference[i], options.tolerance);
+      auto passes = [&](const interp::Comparison &r) {
+        return r.shapesMatch && r.relL2 < options.tolerance.relL2;
+      };
+      o.originalMatchesReference = passes(*o.originalVsReference);
+      o.candidateMatchesReference = passes(*o.candidateVsReference);
+    }
+    bool equal = o.equal();
+    c.outputs.push_back(std::move(o));
+    if (!equal && options.stopAtFirstDifference) break;
+  }
+  return c;
+}
+
+bool SeedCheck::equal() const {
+  if (outcome != Compared) return false;
+  for (const OutputCheck &o : outputs)
+    if (!o.equal()) return false;
+  return true;
+}
+
+std::string SeedCheck::firstDifference() const {
+  switch (outcome) {
+  case InputsFailed:
+    return firstLine(error);
+  case CandidateFailed:
+    return "fails on the interpreter: " + firstLine(error);
+  case OutputCount:
+    return "returns " + outputsText(candidateOutputs) + ", the original " + std::to_string(originalOutputs);
+  case Compared:
+    break;
+  }
+  for (const OutputCheck &o : outputs) {
+    if (!o.vsOriginal.shapesMatch)
+      return llvm::formatv("output {0} has another shape than the original's", o.index).str();
+    if (!o.vsOriginal.allclose)
+      return llvm::formatv("output {0} differs from the original's (seed {1}, max |error| {2:E3} at {3})", o.index,
+                           seed, o.vsOriginal.maxAbsError, o.vsOriginal.where(o.originalShape))
+          .str();
+    for (auto [who, matches, cmp] : {std::tuple("original", o.originalMatchesReference, &o.originalVsReference),
+                                     std::tuple("candidate", o.candidateMatchesReference, &o.candidateVsReference)})
+      if (!matches)
+        return llvm::formatv("output {0} of the {1} is not within relative L2 of the numpy reference (seed {2}, "
+                             "relative L2 {3:E3})",
+                             o.index, who, seed, (*cmp)->relL2)
+            .str();
+  }
+  return "";
+}
+
+void SeedCheck::render(llvm::raw_ostream &os, const interp::Tolerance &tolerance) const {
+  switch (outcome) {
+  case InputsFailed:
+    os << "seed " << seed << ": " << firstLine(error) << "\n";
+    return;
+  case CandidateFailed:
+    os << "seed " << seed << ": candidate failed: " << error << "\n";
+    return;
+  case OutputCount:
+    os << llvm::formatv("seed {0}: original returns {1} outputs, candidate {2}\n", seed, originalOutputs,
+                        candidateOutputs);
+    return;
+  case Compared:
+    break;
+  }
+  for (const OutputCheck &o : outputs) {
+    const interp::Comparison &c = o.vsOriginal;
+    if (!c.shapesMatch) {
+      os << llvm::formatv("seed {0}: output {1}: shape {2} differs from the original's {3}\n", seed, o.index,
+                          interp::formatShape(o.candidateShape), interp::formatShape(o.originalShape));
+      continue;
+    }
+    os << llvm::formatv("seed {0}: output {1}: {2}; max |error| {3:E3} at {4} (candidate {5:G}, original "
+                        "{6:G}), {7} of {8} elements outside atol {9} + rtol {10}\n",
+                        seed, o.index, c.allclose ? "equal" : "DIFFERENT", c.maxAbsError, c.where(o.originalShape),
+                        c.worstActual, c.worstExpected, c.mismatches, o.elements, tolerance.atol, tolerance.rtol);
+    for (auto [who, matches, cmp] : {std::tuple("original", o.originalMatchesReference, &o.originalVsReference),
+                                     std::tuple("candidate", o.candidateMatchesReference, &o.candidateVsReference)}) {
+      if (!*cmp) continue;
+      const interp::Comparison &r = **cmp;
+      os << llvm::formatv("seed {0}: output {1} of the {2} vs the numpy reference: relative L2 {3:E3}{4}, "
+                          "max |error| {5:E3}: {6}\n",
+                          seed, o.index, who, r.relL2, r.shapesMatch ? "" : " (element counts differ)",
+                          r.maxAbsError, matches ? "pass" : "FAIL");
+    }
+  }
+}
+
+llvm::Expected<NumericBaseline> NumericBaseline::capture(const nki::KernelFile &file, const nki::Kernel &kernel,
+                                                         const nki::InputSpecs &specs, unsigned seeds,
+                                                         const interp::RunOptions &run) {
+  NumericBaseline b;
+  for (unsigned i = 0; i < seeds; ++i) {
+    uint64_t seed = accelOptSeed(i);
+    auto args = interp::makeRandomInputs(specs, seed);
+    if (!args) return args.takeError();
+    auto s = captureSeed(file, kernel, seed, std::move(*args), {}, run);
+    if (!s) return s.takeError();
+    b.Seeds.push_back(std::move(*s));
+  }
+  return b;
+}
+
+std::vector<SeedCheck> NumericBaseline::check(const nki::KernelFile &file, const nki::Kernel &kernel,
+                                              const NumericCheckOptions &options) const {
+  std::vector<SeedCheck> out;
+  for (const SeedBaseline &s : Seeds) {
+    out.push_back(checkSeed(s, file, kernel, options));
+    if (!out.back().equal()) break;
+  }
+  return out;
+}
+
+std::string NumericBaseline::firstDifference(const nki::KernelFile &file, const nki::Kernel &kernel,
+                                             const NumericCheckOptions &options) const {
+  std::vector<SeedCheck> checks = check(file, kernel, options);
+  return checks.empty() ? "" : checks.back().firstDifference();
+}
+
+} // namespace accelopt::profile
