@@ -92,18 +92,18 @@ constexpr P reductionParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip, Slot::
 constexpr P broadcastParams[] = {{"shape", Role::Shape, true}};
 
 // The elementwise and reduction rows of the language: each fixes its numerics in the row.
-#define ELEMENTWISE_BINARY(fn, aluOp, what)                                                       \
-  OpInfo{"nl." fn, OpKind::TensorTensor, Engine::Vector, binaryParams, ShapeRule::SameAsInput, \
-         Buffer::SBUF, Instr::TensorTensor, what " (elementwise, broadcasts a (P,1) operand)",  \
+#define ELEMENTWISE_BINARY(fn, aluOp, what)                                                        \
+  OpInfo{"nl." fn, OpKind::TensorTensor, Engine::Vector, binaryParams, ShapeRule::SameAsInput,     \
+         Buffer::SBUF, Instr::TensorTensor, what " (elementwise, broadcasts a (P,1) operand)",     \
          {.alu = AluOp::aluOp}}
-#define ELEMENTWISE_UNARY_SCALED(fn, func, inputScale, what)                                        \
-  OpInfo{"nl." fn, OpKind::Activation, Engine::Scalar, unaryParams, ShapeRule::SameAsInput, \
-         Buffer::SBUF, Instr::Activation, what " (ScalarE activation)",                      \
+#define ELEMENTWISE_UNARY_SCALED(fn, func, inputScale, what)                                       \
+  OpInfo{"nl." fn, OpKind::Activation, Engine::Scalar, unaryParams, ShapeRule::SameAsInput,        \
+         Buffer::SBUF, Instr::Activation, what " (ScalarE activation)",                            \
          {.act = ActFunc::func, .scale = inputScale}}
 #define ELEMENTWISE_UNARY(fn, func, what) ELEMENTWISE_UNARY_SCALED(fn, func, 1.0f, what)
-#define REDUCTION(fn, aluOp, isMean, what)                                                       \
-  OpInfo{"nl." fn, OpKind::Reduce, Engine::Vector, reductionParams, ShapeRule::ReduceFree, \
-         Buffer::SBUF, Instr::TensorReduce, what " along free axes (VectorE tensor_reduce)",  \
+#define REDUCTION(fn, aluOp, isMean, what)                                                         \
+  OpInfo{"nl." fn, OpKind::Reduce, Engine::Vector, reductionParams, ShapeRule::ReduceFree,         \
+         Buffer::SBUF, Instr::TensorReduce, what " along free axes (VectorE tensor_reduce)",       \
          {.alu = AluOp::aluOp, .mean = isMean}}
 
 const OpInfo opTable[] = {
