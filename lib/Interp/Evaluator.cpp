@@ -1727,12 +1727,28 @@ private:
       t->name = "tile@" + std::to_string(File.source().lineCol(e->range.begin).line);
       return Value::ofTensor(t);
     };
-    auto operand = [&](std::string_view name, bool useMask = true) -> NDArray {
-      int i = op->paramIndex(name);
-      if (i < 0 || !b.given[i]) fail(e->range, std::string(op->name) + " needs '" + std::string(name) + "'");
+    // Operands are found by the slot the op table gives them, never by the parameter's spelling.
+    auto slotValue = [&](nki::Slot s) -> const Value * {
+      int i = op->slotIndex(s);
+      return i >= 0 && b.given[i] ? &b.values[i] : nullptr;
+    };
+    auto slotExpr = [&](nki::Slot s) -> const Expr * {
+      int i = op->slotIndex(s);
+      return i >= 0 ? b.exprs[i] : nullptr;
+    };
+    auto operand = [&](nki::Slot s, bool useMask = true) -> NDArray {
+      int i = op->slotIndex(s);
+      if (i < 0) fail(e->range, std::string(op->name) + " has no such operand in the op table");
+      std::string_view name = op->params[i].name;
+      if (!b.given[i]) fail(e->range, std::string(op->name) + " needs '" + std::string(name) + "'");
       if (!b.values[i].isTile()) fail(b.exprs[i]->range, std::string(op->name) + " operand '" + std::string(name) +
                                                               "' must be a tensor, got " + describe(b.values[i]));
       return gather(viewOf(b.values[i], b.exprs[i]), useMask ? mask : nullptr, b.exprs[i]->range, true);
+    };
+    // The row's own ALU op (nl.add, nl.sum), else its function argument (nisa.tensor_tensor op=).
+    auto rowAlu = [&]() -> AluOp {
+      if (op->numerics.alu) return *op->numerics.alu;
+      return aluFrom(slotValue(nki::Slot::Func), e);
     };
     auto alloc = [&](const std::vector<int64_t> &shape) {
       auto a = NDArray::allocate(shape, nki::DType::Float32);
@@ -1752,9 +1768,9 @@ private:
     switch (op->kind) {
     case OpKind::Alloc: {
       nki::Buffer buffer = bufferParam(op->result);
-      if (op->name == "nl.shared_constant") {
-        const Value *c = param(op, b, "constant");
-        if (!c || c->kind != Value::HostArray) fail(e->range, "nl.shared_constant needs a numpy array (np.identity(...))");
+      if (op->slot(nki::Slot::Host)) {
+        const Value *c = slotValue(nki::Slot::Host);
+        if (!c || c->kind != Value::HostArray) fail(e->range, std::string(op->name) + " needs a numpy array (np.identity(...))");
         auto t = std::make_shared<Tensor>();
         auto copy = c->host->clone();
         if (!copy) fail(e->range, llvm::toString(copy.takeError()));
@@ -1774,10 +1790,10 @@ private:
         shape.push_back(x.kind == Value::ParDim ? x.i : intArg(x, e));
       }
       nki::DType dt = dtype.value_or(nki::DType::Float32);
-      llvm::Expected<NDArray> arr = op->name == "nl.zeros" ? NDArray::full(shape, dt, 0.0f)
-                                    : op->name == "nl.full"
-                                        ? NDArray::full(shape, dt, roundToDType(scalarOf(*param(op, b, "fill_value"), e), dt))
-                                        : NDArray::uninitialized(shape, dt);
+      const Value *fillV = slotValue(nki::Slot::Fill);
+      llvm::Expected<NDArray> arr = op->numerics.fill ? NDArray::full(shape, dt, *op->numerics.fill)
+                                    : fillV           ? NDArray::full(shape, dt, roundToDType(scalarOf(*fillV, e), dt))
+                                                      : NDArray::uninitialized(shape, dt);
       if (!arr) fail(e->range, llvm::toString(arr.takeError()));
       auto t = std::make_shared<Tensor>();
       t->data = std::move(*arr);
@@ -1788,37 +1804,35 @@ private:
       return Value::ofTensor(t);
     }
     case OpKind::Load: case OpKind::Copy: {
-      const char *src = op->kind == OpKind::Load ? "src" : "src";
-      NDArray data = operand(src);
-      return finish(std::move(data), op->kind == OpKind::Load ? nki::Buffer::SBUF : nki::Buffer::SBUF);
+      NDArray data = operand(nki::Slot::Data);
+      return finish(std::move(data), nki::Buffer::SBUF);
     }
     case OpKind::Store: {
-      const Value *dst = param(op, b, "dst");
-      const Expr *dstE = paramExpr(op, b, "dst");
-      const Value *value = param(op, b, "value");
-      if (!dst || !dst->isTile()) fail(e->range, "nl.store needs a destination tensor");
-      writeValue(viewOf(*dst, dstE), *value, paramExpr(op, b, "value"), mask, nullptr, dstE);
+      const Value *dst = slotValue(nki::Slot::Dest);
+      const Expr *dstE = slotExpr(nki::Slot::Dest);
+      const Value *value = slotValue(nki::Slot::Data);
+      if (!dst || !dst->isTile()) fail(e->range, std::string(op->name) + " needs a destination tensor");
+      writeValue(viewOf(*dst, dstE), *value, slotExpr(nki::Slot::Data), mask, nullptr, dstE);
       return Value::none();
     }
     case OpKind::DmaCopy: {
-      const Value *dst = param(op, b, "dst");
-      const Value *src = param(op, b, "src");
+      const Value *dst = slotValue(nki::Slot::Dest);
+      const Value *src = slotValue(nki::Slot::Data);
       const Value *rmw = param(op, b, "dst_rmw_op");
-      if (!dst || !src) fail(e->range, "nisa.dma_copy needs dst= and src=");
+      if (!dst || !src) fail(e->range, std::string(op->name) + " needs dst= and src=");
       if (rmw && rmw->kind == Value::Path) {
         AluOp a = aluFrom(rmw, e);
         std::function<float(float, float)> combine = [a](float o, float n) { return applyAlu(a, o, n); };
-        writeValue(viewOf(*dst, paramExpr(op, b, "dst")), *src, paramExpr(op, b, "src"), mask, &combine);
+        writeValue(viewOf(*dst, slotExpr(nki::Slot::Dest)), *src, slotExpr(nki::Slot::Data), mask, &combine);
       } else {
-        writeValue(viewOf(*dst, paramExpr(op, b, "dst")), *src, paramExpr(op, b, "src"), mask, nullptr);
+        writeValue(viewOf(*dst, slotExpr(nki::Slot::Dest)), *src, slotExpr(nki::Slot::Data), mask, nullptr);
       }
       return Value::none();
     }
     case OpKind::Matmul: {
-      bool nlMatmul = op->name == "nl.matmul";
       // A matmul mask restricts the moving operand's free axis and the output.
-      NDArray st = operand(nlMatmul ? "x" : "stationary", false);
-      NDArray mv = operand(nlMatmul ? "y" : "moving", true);
+      NDArray st = operand(nki::Slot::Stationary, false);
+      NDArray mv = operand(nki::Slot::Moving, true);
       ConstTile stT = st.asTile(), mvT = mv.asTile();
       NDArray transposed;
       if (nki::matmulTransposesStationary(*op, flag(op, b, "transpose_x"))) {
@@ -1838,36 +1852,28 @@ private:
       return finish(std::move(out), nki::Buffer::PSUM);
     }
     case OpKind::Transpose: {
-      NDArray in = operand(op->params[0].name, false);
+      NDArray in = operand(nki::Slot::Data, false);
       ConstTile t = in.asTile();
       NDArray out = alloc({t.cols, t.rows});
       check(transpose(out.asTile(), t));
       return finish(std::move(out), nki::Buffer::PSUM);
     }
     case OpKind::Activation: {
-      bool isa = op->name == "nisa.activation";
-      NDArray data = operand(isa ? "data" : "x");
+      // The row fixes the function (nl.exp, nl.negative = copy(-1 * x)) or takes it as an argument.
+      bool fixed = op->numerics.act.has_value();
+      NDArray data = operand(nki::Slot::Data);
       ActFunc func;
-      if (isa) {
-        const Value *fv = param(op, b, "op");
-        if (!fv || fv->kind != Value::Path) fail(e->range, "nisa.activation needs op=<function>");
-        auto f = actFuncFromName(fv->s);
-        if (!f) fail(paramExpr(op, b, "op")->range, "'" + fv->s + "' is not an activation function");
-        func = *f;
+      if (fixed) {
+        func = *op->numerics.act;
       } else {
-        auto f = actFuncFromName(op->name);
-        if (!f) {
-          if (op->name == "nl.negative") {
-            NDArray out = alloc(data.shape());
-            check(applyBinary(AluOp::Multiply, out.asTile(), data.asTile(), -1.0f));
-            return finish(std::move(out), nki::Buffer::SBUF);
-          }
-          fail(e->range, std::string(op->name) + " is not supported by the interpreter");
-        }
+        const Value *fv = slotValue(nki::Slot::Func);
+        if (!fv || fv->kind != Value::Path) fail(e->range, std::string(op->name) + " needs op=<function>");
+        auto f = actFuncFromName(fv->s);
+        if (!f) fail(slotExpr(nki::Slot::Func)->range, "'" + fv->s + "' is not an activation function");
         func = *f;
       }
-      PerPartition scale = perPartition(isa ? param(op, b, "scale") : nullptr, e, keep, 1.0f);
-      const Value *biasV = isa ? param(op, b, "bias") : nullptr;
+      PerPartition scale = perPartition(fixed ? nullptr : param(op, b, "scale"), e, keep, op->numerics.scale);
+      const Value *biasV = fixed ? nullptr : param(op, b, "bias");
       PerPartition bias = biasV && biasV->kind != Value::None ? perPartition(biasV, paramExpr(op, b, "bias"), keep, 0.0f)
                                                               : PerPartition::noBias();
       NDArray out = alloc(data.shape());
@@ -1875,16 +1881,9 @@ private:
       return finish(std::move(out), nki::Buffer::SBUF);
     }
     case OpKind::TensorTensor: {
-      bool isa = op->name == "nisa.tensor_tensor";
-      AluOp a;
-      if (isa) a = aluFrom(param(op, b, "op"), e);
-      else {
-        auto f = aluOpFromName(op->name);
-        if (!f) fail(e->range, std::string(op->name) + " is not supported");
-        a = *f;
-      }
-      const char *n1 = isa ? "data1" : "x", *n2 = isa ? "data2" : "y";
-      const Value *x = param(op, b, n1), *y = param(op, b, n2);
+      AluOp a = rowAlu();
+      constexpr nki::Slot n1 = nki::Slot::Data, n2 = nki::Slot::Data2;
+      const Value *x = slotValue(n1), *y = slotValue(n2);
       if (x && y && x->isNumber() && y->isTile()) {
         NDArray yd = operand(n2);
         NDArray out = alloc(yd.shape());
@@ -1905,7 +1904,7 @@ private:
       return finish(std::move(out), nki::Buffer::SBUF);
     }
     case OpKind::TensorScalar: {
-      NDArray data = operand("data");
+      NDArray data = operand(nki::Slot::Data);
       ScalarStep first{aluFrom(param(op, b, "op0"), e), perPartition(param(op, b, "operand0"), e, keep, 0.0f),
                        flag(op, b, "reverse0")};
       std::optional<ScalarStep> second;
@@ -1917,13 +1916,9 @@ private:
       return finish(std::move(out), nki::Buffer::SBUF);
     }
     case OpKind::Reduce: {
-      bool isa = op->name == "nisa.tensor_reduce";
-      NDArray data = operand(isa ? "data" : "x");
-      AluOp a;
-      bool mean = op->name == "nl.mean";
-      if (isa) a = aluFrom(param(op, b, "op"), e);
-      else a = op->name == "nl.sum" || mean ? AluOp::Add : op->name == "nl.max" ? AluOp::Maximum
-               : op->name == "nl.min" ? AluOp::Minimum : AluOp::Multiply;
+      NDArray data = operand(nki::Slot::Data);
+      AluOp a = rowAlu();
+      bool mean = op->numerics.mean;
       // Reduce the trailing free axes from the smallest listed axis on.
       const Value *axisV = param(op, b, "axis");
       int rank = int(data.rank());
@@ -1949,7 +1944,7 @@ private:
       return finish(std::move(out), nki::Buffer::SBUF);
     }
     case OpKind::Scan: {
-      NDArray d0 = operand("data0"), d1 = operand("data1");
+      NDArray d0 = operand(nki::Slot::Data), d1 = operand(nki::Slot::Data2);
       PerPartition init = perPartition(param(op, b, "initial"), paramExpr(op, b, "initial"), keep, 0.0f);
       NDArray out = alloc(d0.shape());
       check(tensorTensorScan(out.asTile(), d0.asTile(), d1.asTile(), init, aluFrom(param(op, b, "op0"), e),
@@ -1957,7 +1952,7 @@ private:
       return finish(std::move(out), nki::Buffer::SBUF);
     }
     case OpKind::Reciprocal: {
-      NDArray data = operand("data");
+      NDArray data = operand(nki::Slot::Data);
       NDArray out = alloc(data.shape());
       check(reciprocal(out.asTile(), data.asTile()));
       return finish(std::move(out), nki::Buffer::SBUF);
@@ -1966,23 +1961,23 @@ private:
       const Value *shapeV = param(op, b, "shape");
       std::vector<int64_t> shape;
       if (shapeV && shapeV->isSeq()) for (auto &x : *shapeV->elts) shape.push_back(intArg(x, e));
-      float value = scalarOf(*param(op, b, "value"), e);
+      float value = scalarOf(*slotValue(nki::Slot::Fill), e);
       NDArray out = alloc(shape);
       memset(out.asTile(), roundToDType(value, dtype.value_or(nki::DType::Float32)));
       return finish(std::move(out), nki::Buffer::SBUF);
     }
     case OpKind::Iota: {
       const Value *ex = param(op, b, "expr");
-      if (!ex || ex->kind != Value::Index || ex->idx.rank() > 2) fail(e->range, "nisa.iota needs a 2-D nl.arange expression");
+      if (!ex || ex->kind != Value::Index || ex->idx.rank() > 2) fail(e->range, std::string(op->name) + " needs a 2-D nl.arange expression");
       IndexArr x = ex->idx.widened(2);
       NDArray out = alloc({x.extent[0], x.extent[1]});
       iota(out.asTile(), x.c, x.coeff[0], x.coeff[1]);
       return finish(std::move(out), nki::Buffer::SBUF);
     }
     case OpKind::LoopReduce: {
-      if (!dest) fail(e->range, "nl.loop_reduce must be assigned into a tensor (dst[...] = nl.loop_reduce(...))");
-      NDArray x = operand("x");
-      AluOp a = aluFrom(param(op, b, "op"), e);
+      if (!dest) fail(e->range, std::string(op->name) + " must be assigned into a tensor (dst[...] = nl.loop_reduce(...))");
+      NDArray x = operand(nki::Slot::Data);
+      AluOp a = rowAlu();
       // First write of each element stores x; later ones combine with what is there.
       std::function<float(float, float)> combine = [a](float o, float n) { return isUninit(o) ? n : applyAlu(a, n, o); };
       scatter(*dest, x, mask, e->range, &combine, false);
@@ -1995,8 +1990,8 @@ private:
 
   Value tileArithmetic(const std::string &op, const Value &l, const Value &r, const syntax::ByteRange &range) {
     ++Stats.instructions;
-    auto alu = aluOpFromName(op == "+" ? "add" : op == "-" ? "subtract" : op == "*" ? "multiply" : op == "/" ? "divide"
-                                                : op == "**" ? "power" : "");
+    std::optional<AluOp> alu = op == "+" ? AluOp::Add : op == "-" ? AluOp::Subtract : op == "*" ? AluOp::Multiply
+                               : op == "/" ? AluOp::Divide : op == "**" ? std::optional(AluOp::Power) : std::nullopt;
     if (!alu) fail(range, "operator " + op + " is not supported on tiles");
     auto out = [&](std::vector<int64_t> shape) {
       auto a = NDArray::allocate(std::move(shape), nki::DType::Float32);

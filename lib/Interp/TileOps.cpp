@@ -171,6 +171,7 @@ struct ErfDxFn { static float apply(float x) { return kTwoOverSqrtPi * std::exp(
 struct ExpFn { static float apply(float x) { return std::exp(x); } };
 struct LogFn { static float apply(float x) { return std::log(x); } };
 struct SinFn { static float apply(float x) { return std::sin(x); } };
+struct CosFn { static float apply(float x) { return std::cos(x); } };
 struct ArctanFn { static float apply(float x) { return std::atan(x); } };
 struct SqrtFn { static float apply(float x) { return std::sqrt(x); } };
 struct RsqrtFn { static float apply(float x) { return 1.0f / std::sqrt(x); } };
@@ -207,6 +208,7 @@ void withActFunc(ActFunc func, Body&& body) {
   case ActFunc::Reciprocal: return body(ReciprocalFn{});
   case ActFunc::Sign: return body(SignFn{});
   case ActFunc::Abs: return body(AbsFn{});
+  case ActFunc::Cos: return body(CosFn{});
   }
 }
 
@@ -271,6 +273,7 @@ constexpr NameEntry<ActFunc> kActFuncNames[] = {
     {ActFunc::Exp, "exp", kBoth},
     {ActFunc::Log, "log", kBoth},
     {ActFunc::Sin, "sin", kBoth},
+    {ActFunc::Cos, "cos", kBoth},
     {ActFunc::Arctan, "arctan", kBoth},
     {ActFunc::Sqrt, "sqrt", kBoth},
     {ActFunc::Rsqrt, "rsqrt", kNki},

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "Interp/NDArray.h"
+#include "NKI/OpTable.h"
 
 #include "llvm/Support/Error.h"
 
@@ -19,27 +20,19 @@ namespace accelopt::interp {
 
 // --- Operators -------------------------------------------------------------------
 
-/// Binary ALU operators of the Vector/Scalar/GpSimd engines. Comparisons and
+/// Binary ALU operators of the Vector/Scalar/GpSimd engines, declared with the op table (the op
+/// table's rows name them). Comparisons and
 /// logical operators produce 1.0 / 0.0 and treat any non-zero value (NaN too) as
 /// true. Bitwise operators and shifts act on the value converted to int32
 /// (truncated toward zero, saturated, NaN -> 0); shifts move the 32-bit pattern,
 /// right_shift is logical (NKI has no arithmetic right shift), and a shift count
 /// outside [0, 31] yields 0. maximum/minimum propagate NaN (as numpy).
-enum class AluOp : uint8_t {
-  Add, Subtract, Multiply, Divide, Maximum, Minimum, Power,
-  Equal, NotEqual, Greater, GreaterEqual, Less, LessEqual,
-  LogicalAnd, LogicalOr, LogicalXor,
-  BitwiseAnd, BitwiseOr, BitwiseXor, LeftShift, RightShift,
-};
-inline constexpr int kAluOpCount = static_cast<int>(AluOp::RightShift) + 1;
+using nki::AluOp;
+using nki::kAluOpCount;
 
-/// Activation functions of the Scalar engine (NKI's activation table).
-enum class ActFunc : uint8_t {
-  Copy, Square, Sigmoid, Relu, Gelu, GeluDx, GeluApproxTanh, GeluApproxSigmoid,
-  Silu, SiluDx, Tanh, Softplus, Mish, Erf, ErfDx, Exp, Log, Sin, Arctan,
-  Sqrt, Rsqrt, Reciprocal, Sign, Abs,
-};
-inline constexpr int kActFuncCount = static_cast<int>(ActFunc::Abs) + 1;
+/// Activation functions of the Scalar engine, declared with the op table.
+using nki::ActFunc;
+using nki::kActFuncCount;
 
 /// Resolves the spelling a kernel passes as an operator argument: "nl.add",
 /// "np.add", "nki.language.add", "numpy.add" or a bare "add". numpy's reduction

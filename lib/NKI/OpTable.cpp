@@ -16,183 +16,190 @@ constexpr P ndarrayParams[] = {{"shape", Role::Shape, true}, {"dtype", Role::DTy
 constexpr P zerosParams[] = {{"shape", Role::Shape, true}, {"dtype", Role::DType, true},
                              {"buffer", Role::Buffer}, {"name", Role::Name},
                              {"lazy_initialization", Role::Flag}};
-constexpr P fullParams[] = {{"shape", Role::Shape, true}, {"fill_value", Role::Operand, true},
+constexpr P fullParams[] = {{"shape", Role::Shape, true}, {"fill_value", Role::Operand, true, 0, 0, 0, Slot::Fill},
                             {"dtype", Role::DType, true}, {"buffer", Role::Buffer},
                             {"name", Role::Name}};
-constexpr P sharedConstantParams[] = {{"constant", Role::Any, true}, {"dtype", Role::DType}};
-constexpr P loadParams[] = {{"src", Role::Tile, true, PMax, 0, HbmOnly}, {"mask", Role::Mask},
+constexpr P sharedConstantParams[] = {{"constant", Role::Any, true, 0, 0, 0, Slot::Host}, {"dtype", Role::DType}};
+constexpr P loadParams[] = {{"src", Role::Tile, true, PMax, 0, HbmOnly, Slot::Data}, {"mask", Role::Mask},
                             {"dtype", Role::DType}};
-constexpr P storeParams[] = {{"dst", Role::Dest, true, PMax, 0, HbmOnly},
-                             {"value", Role::Tile, true, PMax, 0, OnChip}, {"mask", Role::Mask}};
-constexpr P copyParams[] = {{"src", Role::Tile, true, PMax, 0, OnChip}, {"mask", Role::Mask},
+constexpr P storeParams[] = {{"dst", Role::Dest, true, PMax, 0, HbmOnly, Slot::Dest},
+                             {"value", Role::Tile, true, PMax, 0, OnChip, Slot::Data}, {"mask", Role::Mask}};
+constexpr P copyParams[] = {{"src", Role::Tile, true, PMax, 0, OnChip, Slot::Data}, {"mask", Role::Mask},
                             {"dtype", Role::DType}};
-constexpr P tensorCopyParams[] = {{"src", Role::Tile, true, PMax, 0, OnChip}, {"mask", Role::Mask},
+constexpr P tensorCopyParams[] = {{"src", Role::Tile, true, PMax, 0, OnChip, Slot::Data}, {"mask", Role::Mask},
                                   {"dtype", Role::DType}, {"engine", Role::Engine}};
-constexpr P dmaCopyParams[] = {{"dst", Role::Dest, true}, {"src", Role::Tile, true},
+constexpr P dmaCopyParams[] = {{"dst", Role::Dest, true, 0, 0, 0, Slot::Dest},
+                               {"src", Role::Tile, true, 0, 0, 0, Slot::Data},
                                {"mask", Role::Mask}, {"dst_rmw_op", Role::Func},
                                {"oob_mode", Role::Any}, {"dge_mode", Role::Any}};
 constexpr P ncMatmulParams[] = {
-    {"stationary", Role::Tile, true, PMax, 128, SbufOnly},
-    {"moving", Role::Tile, true, PMax, 512, SbufOnly},
+    {"stationary", Role::Tile, true, PMax, 128, SbufOnly, Slot::Stationary},
+    {"moving", Role::Tile, true, PMax, 512, SbufOnly, Slot::Moving},
     {"is_stationary_onezero", Role::Flag}, {"is_moving_onezero", Role::Flag},
     {"is_transpose", Role::Flag}, {"tile_position", Role::Any}, {"tile_size", Role::Any},
     {"mask", Role::Mask}};
-constexpr P matmulParams[] = {{"x", Role::Tile, true, PMax, 128, SbufOnly},
-                              {"y", Role::Tile, true, PMax, 512, SbufOnly},
+constexpr P matmulParams[] = {{"x", Role::Tile, true, PMax, 128, SbufOnly, Slot::Stationary},
+                              {"y", Role::Tile, true, PMax, 512, SbufOnly, Slot::Moving},
                               {"transpose_x", Role::Flag}, {"mask", Role::Mask}};
-constexpr P ncTransposeParams[] = {{"data", Role::Tile, true, PMax, 128, OnChip},
+constexpr P ncTransposeParams[] = {{"data", Role::Tile, true, PMax, 128, OnChip, Slot::Data},
                                    {"mask", Role::Mask}, {"dtype", Role::DType},
                                    {"engine", Role::Engine}};
-constexpr P transposeParams[] = {{"x", Role::Tile, true, PMax, 128, OnChip}, {"dtype", Role::DType},
+constexpr P transposeParams[] = {{"x", Role::Tile, true, PMax, 128, OnChip, Slot::Data}, {"dtype", Role::DType},
                                  {"mask", Role::Mask}};
 constexpr P activationParams[] = {
-    {"op", Role::Func, true}, {"data", Role::Tile, true, PMax, 0, OnChip},
+    {"op", Role::Func, true, 0, 0, 0, Slot::Func}, {"data", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
     {"bias", Role::Operand}, {"scale", Role::Operand}, {"reduce_op", Role::Func},
     {"reduce_res", Role::Any}, {"reduce_cmd", Role::Any}, {"mask", Role::Mask},
     {"dtype", Role::DType}};
-constexpr P tensorTensorParams[] = {{"data1", Role::Tile, true, PMax, 0, OnChip},
-                                    {"data2", Role::Tile, true, PMax, 0, OnChip},
-                                    {"op", Role::Func, true}, {"dtype", Role::DType},
+constexpr P tensorTensorParams[] = {{"data1", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
+                                    {"data2", Role::Tile, true, PMax, 0, OnChip, Slot::Data2},
+                                    {"op", Role::Func, true, 0, 0, 0, Slot::Func}, {"dtype", Role::DType},
                                     {"mask", Role::Mask}, {"engine", Role::Engine}};
 constexpr P tensorScalarParams[] = {
-    {"data", Role::Tile, true, PMax, 0, OnChip}, {"op0", Role::Func, true},
+    {"data", Role::Tile, true, PMax, 0, OnChip, Slot::Data}, {"op0", Role::Func, true},
     {"operand0", Role::Operand, true}, {"reverse0", Role::Flag}, {"op1", Role::Func},
     {"operand1", Role::Operand}, {"reverse1", Role::Flag}, {"dtype", Role::DType},
     {"mask", Role::Mask}, {"engine", Role::Engine}};
-constexpr P tensorReduceParams[] = {{"op", Role::Func, true},
-                                    {"data", Role::Tile, true, PMax, 0, OnChip},
+constexpr P tensorReduceParams[] = {{"op", Role::Func, true, 0, 0, 0, Slot::Func},
+                                    {"data", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
                                     {"axis", Role::Int, true}, {"mask", Role::Mask},
                                     {"dtype", Role::DType}, {"negate", Role::Flag},
                                     {"keepdims", Role::Flag}};
-constexpr P scanParams[] = {{"data0", Role::Tile, true, PMax, 0, OnChip},
-                            {"data1", Role::Tile, true, PMax, 0, OnChip},
+constexpr P scanParams[] = {{"data0", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
+                            {"data1", Role::Tile, true, PMax, 0, OnChip, Slot::Data2},
                             {"initial", Role::Operand, true}, {"op0", Role::Func, true},
                             {"op1", Role::Func, true}, {"reverse0", Role::Flag},
                             {"reverse1", Role::Flag}, {"dtype", Role::DType},
                             {"mask", Role::Mask}};
-constexpr P unaryTileParams[] = {{"data", Role::Tile, true, PMax, 0, OnChip},
+constexpr P unaryTileParams[] = {{"data", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
                                  {"dtype", Role::DType}, {"mask", Role::Mask}};
-constexpr P memsetParams[] = {{"shape", Role::Shape, true}, {"value", Role::Operand, true},
+constexpr P memsetParams[] = {{"shape", Role::Shape, true}, {"value", Role::Operand, true, 0, 0, 0, Slot::Fill},
                               {"dtype", Role::DType, true}, {"mask", Role::Mask},
                               {"engine", Role::Engine}};
 constexpr P iotaParams[] = {{"expr", Role::Any, true}, {"dtype", Role::DType, true},
                             {"mask", Role::Mask}};
-constexpr P loopReduceParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip},
-                                  {"op", Role::Func, true}, {"loop_indices", Role::Any, true},
+constexpr P loopReduceParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
+                                  {"op", Role::Func, true, 0, 0, 0, Slot::Func}, {"loop_indices", Role::Any, true},
                                   {"dtype", Role::DType}, {"mask", Role::Mask}};
-constexpr P binaryParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip},
-                              {"y", Role::Tile, true, PMax, 0, OnChip}, {"dtype", Role::DType},
+constexpr P binaryParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
+                              {"y", Role::Tile, true, PMax, 0, OnChip, Slot::Data2}, {"dtype", Role::DType},
                               {"mask", Role::Mask}};
-constexpr P unaryParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip}, {"dtype", Role::DType},
+constexpr P unaryParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip, Slot::Data}, {"dtype", Role::DType},
                              {"mask", Role::Mask}};
-constexpr P reductionParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip},
+constexpr P reductionParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
                                  {"axis", Role::Int, true}, {"dtype", Role::DType},
                                  {"mask", Role::Mask}, {"keepdims", Role::Flag}};
 constexpr P broadcastParams[] = {{"shape", Role::Shape, true}};
 
-#define ELEMENTWISE_BINARY(fn, what)                                                        \
-  OpInfo{"nl." fn, OpKind::TensorTensor, Engine::Vector, binaryParams, ShapeRule::SameAsInput, \
-         Buffer::SBUF, CostClass::Vector2N, what " (elementwise, broadcasts a (P,1) operand)"}
-#define ELEMENTWISE_UNARY(fn, what)                                                        \
-  OpInfo{"nl." fn, OpKind::Activation, Engine::Scalar, unaryParams, ShapeRule::SameAsInput, \
-         Buffer::SBUF, CostClass::ActivationN, what " (ScalarE activation)"}
-#define REDUCTION(fn, what)                                                               \
-  OpInfo{"nl." fn, OpKind::Reduce, Engine::Vector, reductionParams, ShapeRule::ReduceFree, \
-         Buffer::SBUF, CostClass::ReduceN, what " along free axes (VectorE tensor_reduce)"}
+// The elementwise and reduction rows of the language: each fixes its numerics in the row.
+#define ELEMENTWISE_BINARY(fn, aluOp, what)                                                        \
+  OpInfo{"nl." fn, OpKind::TensorTensor, Engine::Vector, binaryParams, ShapeRule::SameAsInput,     \
+         Buffer::SBUF, Instr::TensorTensor, what " (elementwise, broadcasts a (P,1) operand)",     \
+         {.alu = AluOp::aluOp}}
+#define ELEMENTWISE_UNARY_SCALED(fn, func, inputScale, what)                                       \
+  OpInfo{"nl." fn, OpKind::Activation, Engine::Scalar, unaryParams, ShapeRule::SameAsInput,        \
+         Buffer::SBUF, Instr::Activation, what " (ScalarE activation)",                            \
+         {.act = ActFunc::func, .scale = inputScale}}
+#define ELEMENTWISE_UNARY(fn, func, what) ELEMENTWISE_UNARY_SCALED(fn, func, 1.0f, what)
+#define REDUCTION(fn, aluOp, isMean, what)                                                         \
+  OpInfo{"nl." fn, OpKind::Reduce, Engine::Vector, reductionParams, ShapeRule::ReduceFree,         \
+         Buffer::SBUF, Instr::TensorReduce, what " along free axes (VectorE tensor_reduce)",       \
+         {.alu = AluOp::aluOp, .mean = isMean}}
 
 const OpInfo opTable[] = {
     {"nl.ndarray", OpKind::Alloc, Engine::Unknown, ndarrayParams, ShapeRule::FromShapeArg,
-     Buffer::SBUF, CostClass::None, "allocate an uninitialised tensor (SBUF unless buffer=)"},
+     Buffer::SBUF, Instr::None, "allocate an uninitialised tensor (SBUF unless buffer=)"},
     {"nl.zeros", OpKind::Alloc, Engine::Vector, zerosParams, ShapeRule::FromShapeArg,
-     Buffer::SBUF, CostClass::MemsetN, "allocate a zero-filled tensor"},
+     Buffer::SBUF, Instr::Memset, "allocate a zero-filled tensor", {.fill = 0.0f}},
     {"nl.full", OpKind::Alloc, Engine::Vector, fullParams, ShapeRule::FromShapeArg, Buffer::SBUF,
-     CostClass::MemsetN, "allocate a tensor filled with fill_value"},
+     Instr::Memset, "allocate a tensor filled with fill_value"},
     {"nl.shared_constant", OpKind::Alloc, Engine::Unknown, sharedConstantParams,
-     ShapeRule::FromShapeArg, Buffer::SharedHBM, CostClass::None,
+     ShapeRule::FromShapeArg, Buffer::SharedHBM, Instr::None,
      "an HBM tensor holding a host numpy constant"},
     {"nl.load", OpKind::Load, Engine::DMA, loadParams, ShapeRule::SameAsInput, Buffer::SBUF,
-     CostClass::Dma, "DMA an HBM region into a new SBUF tile"},
+     Instr::Load, "DMA an HBM region into a new SBUF tile"},
     {"nl.store", OpKind::Store, Engine::DMA, storeParams, ShapeRule::None, Buffer::SharedHBM,
-     CostClass::Dma, "DMA an SBUF tile (PSUM via an extra copy) into HBM"},
+     Instr::Store, "DMA an SBUF tile (PSUM via an extra copy) into HBM"},
     {"nisa.dma_copy", OpKind::DmaCopy, Engine::DMA, dmaCopyParams, ShapeRule::None,
-     Buffer::Unknown, CostClass::Dma, "DMA between HBM and SBUF in any direction"},
+     Buffer::Unknown, Instr::DmaCopy, "DMA between HBM and SBUF in any direction"},
     {"nl.copy", OpKind::Copy, Engine::Vector, copyParams, ShapeRule::SameAsInput, Buffer::SBUF,
-     CostClass::VectorN, "on-chip copy (evicts PSUM to SBUF)"},
+     Instr::TensorCopy, "on-chip copy (evicts PSUM to SBUF)"},
     {"nisa.tensor_copy", OpKind::Copy, Engine::Vector, tensorCopyParams, ShapeRule::SameAsInput,
-     Buffer::SBUF, CostClass::VectorN, "on-chip copy on Vector/Scalar/GpSimd"},
+     Buffer::SBUF, Instr::TensorCopy, "on-chip copy on Vector/Scalar/GpSimd"},
     {"nisa.nc_matmul", OpKind::Matmul, Engine::Tensor, ncMatmulParams, ShapeRule::MatmulResult,
-     Buffer::PSUM, CostClass::Matmul,
+     Buffer::PSUM, Instr::NcMatmul,
      "TensorE stationary.T @ moving into PSUM (fp32); is_transpose with identity = PF transpose"},
     {"nl.matmul", OpKind::Matmul, Engine::Tensor, matmulParams, ShapeRule::MatmulResult,
-     Buffer::PSUM, CostClass::Matmul,
+     Buffer::PSUM, Instr::NcMatmul,
      "x @ y on TensorE; without transpose_x the compiler adds a TensorE transpose of x"},
     {"nisa.nc_transpose", OpKind::Transpose, Engine::Tensor, ncTransposeParams,
-     ShapeRule::TransposePF, Buffer::PSUM, CostClass::TransposePE,
+     ShapeRule::TransposePF, Buffer::PSUM, Instr::Transpose,
      "partition/free transpose (TensorE up to 128x128)"},
     {"nl.transpose", OpKind::Transpose, Engine::Tensor, transposeParams, ShapeRule::TransposePF,
-     Buffer::PSUM, CostClass::TransposePE, "partition/free transpose"},
+     Buffer::PSUM, Instr::Transpose, "partition/free transpose"},
     {"nisa.activation", OpKind::Activation, Engine::Scalar, activationParams,
-     ShapeRule::SameAsInput, Buffer::SBUF, CostClass::ActivationN,
+     ShapeRule::SameAsInput, Buffer::SBUF, Instr::Activation,
      "ScalarE op(data * scale + bias), math in fp32"},
     {"nisa.tensor_tensor", OpKind::TensorTensor, Engine::Vector, tensorTensorParams,
-     ShapeRule::SameAsInput, Buffer::SBUF, CostClass::Vector2N,
+     ShapeRule::SameAsInput, Buffer::SBUF, Instr::TensorTensor,
      "VectorE elementwise op(data1, data2), same shapes"},
     {"nisa.tensor_scalar", OpKind::TensorScalar, Engine::Vector, tensorScalarParams,
-     ShapeRule::SameAsInput, Buffer::SBUF, CostClass::VectorN,
+     ShapeRule::SameAsInput, Buffer::SBUF, Instr::TensorScalar,
      "(data op0 operand0) op1 operand1 with per-partition scalars"},
     {"nisa.tensor_reduce", OpKind::Reduce, Engine::Vector, tensorReduceParams,
-     ShapeRule::ReduceFree, Buffer::SBUF, CostClass::ReduceN,
+     ShapeRule::ReduceFree, Buffer::SBUF, Instr::TensorReduce,
      "VectorE reduction along free axes"},
     {"nisa.tensor_tensor_scan", OpKind::Scan, Engine::Vector, scanParams, ShapeRule::SameAsInput,
-     Buffer::SBUF, CostClass::ScanN, "per-partition scan r[i] = op1(op0(data0[i], r[i-1]), data1[i])"},
+     Buffer::SBUF, Instr::TensorTensorScan, "per-partition scan r[i] = op1(op0(data0[i], r[i-1]), data1[i])"},
     {"nisa.reciprocal", OpKind::Reciprocal, Engine::Vector, unaryTileParams,
-     ShapeRule::SameAsInput, Buffer::SBUF, CostClass::Vector8N, "VectorE 1/x (8 cycles/element)"},
+     ShapeRule::SameAsInput, Buffer::SBUF, Instr::Reciprocal, "VectorE 1/x (8 cycles/element)"},
     {"nisa.memset", OpKind::Memset, Engine::Vector, memsetParams, ShapeRule::FromShapeArg,
-     Buffer::SBUF, CostClass::MemsetN, "fill a new tile with a constant"},
+     Buffer::SBUF, Instr::Memset, "fill a new tile with a constant"},
     {"nisa.iota", OpKind::Iota, Engine::GpSimd, iotaParams, ShapeRule::SameAsInput, Buffer::SBUF,
-     CostClass::IotaN, "GpSimd writes an affine index pattern"},
+     Instr::Iota, "GpSimd writes an affine index pattern"},
     {"nl.loop_reduce", OpKind::LoopReduce, Engine::Vector, loopReduceParams,
-     ShapeRule::SameAsInput, Buffer::SBUF, CostClass::VectorN,
+     ShapeRule::SameAsInput, Buffer::SBUF, Instr::TensorTensor,
      "dst = op(x, dst) across the named loops"},
     {"tile.broadcast_to", OpKind::Broadcast, Engine::Tensor, broadcastParams,
-     ShapeRule::BroadcastTo, Buffer::SBUF, CostClass::Matmul,
+     ShapeRule::BroadcastTo, Buffer::SBUF, Instr::NcMatmul,
      "partition-broadcast a 1-row tile (TensorE ones-matmul)"},
-    ELEMENTWISE_BINARY("add", "x + y"),
-    ELEMENTWISE_BINARY("subtract", "x - y"),
-    ELEMENTWISE_BINARY("multiply", "x * y"),
-    ELEMENTWISE_BINARY("divide", "x / y"),
-    ELEMENTWISE_BINARY("maximum", "max(x, y)"),
-    ELEMENTWISE_BINARY("minimum", "min(x, y)"),
-    ELEMENTWISE_BINARY("power", "x ** y"),
-    ELEMENTWISE_UNARY("exp", "e**x"),
-    ELEMENTWISE_UNARY("log", "ln x"),
-    ELEMENTWISE_UNARY("sqrt", "sqrt x"),
-    ELEMENTWISE_UNARY("rsqrt", "1/sqrt x"),
-    ELEMENTWISE_UNARY("square", "x*x"),
-    ELEMENTWISE_UNARY("sigmoid", "1/(1+e**-x)"),
-    ELEMENTWISE_UNARY("relu", "max(x, 0)"),
-    ELEMENTWISE_UNARY("gelu", "gelu x"),
-    ELEMENTWISE_UNARY("silu", "x*sigmoid x"),
-    ELEMENTWISE_UNARY("tanh", "tanh x"),
-    ELEMENTWISE_UNARY("softplus", "ln(1+e**x)"),
-    ELEMENTWISE_UNARY("mish", "x*tanh(softplus x)"),
-    ELEMENTWISE_UNARY("erf", "erf x"),
-    ELEMENTWISE_UNARY("sin", "sin x"),
-    ELEMENTWISE_UNARY("cos", "cos x"),
-    ELEMENTWISE_UNARY("arctan", "atan x"),
-    ELEMENTWISE_UNARY("abs", "|x|"),
-    ELEMENTWISE_UNARY("sign", "sign x"),
-    ELEMENTWISE_UNARY("negative", "-x"),
-    ELEMENTWISE_UNARY("reciprocal", "1/x"),
-    REDUCTION("sum", "sum"),
-    REDUCTION("max", "max"),
-    REDUCTION("min", "min"),
-    REDUCTION("mean", "mean"),
-    REDUCTION("prod", "product"),
+    ELEMENTWISE_BINARY("add", Add, "x + y"),
+    ELEMENTWISE_BINARY("subtract", Subtract, "x - y"),
+    ELEMENTWISE_BINARY("multiply", Multiply, "x * y"),
+    ELEMENTWISE_BINARY("divide", Divide, "x / y"),
+    ELEMENTWISE_BINARY("maximum", Maximum, "max(x, y)"),
+    ELEMENTWISE_BINARY("minimum", Minimum, "min(x, y)"),
+    ELEMENTWISE_BINARY("power", Power, "x ** y"),
+    ELEMENTWISE_UNARY("exp", Exp, "e**x"),
+    ELEMENTWISE_UNARY("log", Log, "ln x"),
+    ELEMENTWISE_UNARY("sqrt", Sqrt, "sqrt x"),
+    ELEMENTWISE_UNARY("rsqrt", Rsqrt, "1/sqrt x"),
+    ELEMENTWISE_UNARY("square", Square, "x*x"),
+    ELEMENTWISE_UNARY("sigmoid", Sigmoid, "1/(1+e**-x)"),
+    ELEMENTWISE_UNARY("relu", Relu, "max(x, 0)"),
+    ELEMENTWISE_UNARY("gelu", Gelu, "gelu x"),
+    ELEMENTWISE_UNARY("silu", Silu, "x*sigmoid x"),
+    ELEMENTWISE_UNARY("tanh", Tanh, "tanh x"),
+    ELEMENTWISE_UNARY("softplus", Softplus, "ln(1+e**x)"),
+    ELEMENTWISE_UNARY("mish", Mish, "x*tanh(softplus x)"),
+    ELEMENTWISE_UNARY("erf", Erf, "erf x"),
+    ELEMENTWISE_UNARY("sin", Sin, "sin x"),
+    ELEMENTWISE_UNARY("cos", Cos, "cos x"),
+    ELEMENTWISE_UNARY("arctan", Arctan, "atan x"),
+    ELEMENTWISE_UNARY("abs", Abs, "|x|"),
+    ELEMENTWISE_UNARY("sign", Sign, "sign x"),
+    ELEMENTWISE_UNARY_SCALED("negative", Copy, -1.0f, "-x"),
+    ELEMENTWISE_UNARY("reciprocal", Reciprocal, "1/x"),
+    REDUCTION("sum", Add, false, "sum"),
+    REDUCTION("max", Maximum, false, "max"),
+    REDUCTION("min", Minimum, false, "min"),
+    REDUCTION("mean", Add, true, "mean"),
+    REDUCTION("prod", Multiply, false, "product"),
 };
 
 #undef ELEMENTWISE_BINARY
 #undef ELEMENTWISE_UNARY
+#undef ELEMENTWISE_UNARY_SCALED
 #undef REDUCTION
 
 const NamedConstant constants[] = {
@@ -240,6 +247,17 @@ const ParamInfo *OpInfo::param(std::string_view n) const {
   for (const auto &p : params)
     if (p.name == n) return &p;
   return nullptr;
+}
+
+int OpInfo::slotIndex(Slot s) const {
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i].slot == s) return static_cast<int>(i);
+  return -1;
+}
+
+const ParamInfo *OpInfo::slot(Slot s) const {
+  int i = slotIndex(s);
+  return i >= 0 ? &params[i] : nullptr;
 }
 
 int OpInfo::paramIndex(std::string_view n) const {

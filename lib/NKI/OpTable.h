@@ -5,6 +5,7 @@
 
 #include "NKI/Types.h"
 
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -58,10 +59,73 @@ enum class ShapeRule : uint8_t {
   BroadcastTo,    // the `shape` parameter of broadcast_to
 };
 
-/// Cost class the performance model charges (NKI.md §3.5).
-enum class CostClass : uint8_t {
-  None, Dma, Matmul, TransposePE, ActivationN, VectorN, Vector2N, Vector8N, ReduceN, ScanN,
-  MemsetN, IotaN,
+/// Binary ALU operators of the Vector/Scalar/GpSimd engines (their numerics: Interp/TileOps.h).
+enum class AluOp : uint8_t {
+  Add, Subtract, Multiply, Divide, Maximum, Minimum, Power,
+  Equal, NotEqual, Greater, GreaterEqual, Less, LessEqual,
+  LogicalAnd, LogicalOr, LogicalXor,
+  BitwiseAnd, BitwiseOr, BitwiseXor, LeftShift, RightShift,
+};
+inline constexpr int kAluOpCount = static_cast<int>(AluOp::RightShift) + 1;
+
+/// Activation functions of the Scalar engine (NKI's activation table; numerics: Interp/TileOps.h).
+enum class ActFunc : uint8_t {
+  Copy, Square, Sigmoid, Relu, Gelu, GeluDx, GeluApproxTanh, GeluApproxSigmoid,
+  Silu, SiluDx, Tanh, Softplus, Mish, Erf, ErfDx, Exp, Log, Sin, Arctan,
+  Sqrt, Rsqrt, Reciprocal, Sign, Abs, Cos,
+};
+inline constexpr int kActFuncCount = static_cast<int>(ActFunc::Cos) + 1;
+
+/// The instruction a row lowers to, which the performance model costs by its class in the target
+/// file (NKI.md §3.5). Compute kinds follow the nki.isa names; DMA kinds carry their direction,
+/// because direction decides which profile counters a transfer feeds (NKI.md §5). The compiler's
+/// own instructions (spills, other compute) are here too: this is the one instruction list.
+enum class Instr : uint8_t {
+  NcMatmul,           ///< nisa.nc_matmul (also PF-transposes with is_transpose)
+  Transpose,          ///< nisa.nc_transpose (TensorE or VectorE path)
+  Activation,         ///< nisa.activation, nl.exp/sqrt/rsqrt/square, ...
+  TensorTensor,       ///< nisa.tensor_tensor, nl.add/multiply of two tiles
+  TensorScalar,       ///< nisa.tensor_scalar, tile (op) scalar/vector
+  ScalarTensorTensor, ///< nisa.scalar_tensor_tensor
+  TensorReduce,       ///< nisa.tensor_reduce, nl.sum/max
+  TensorTensorScan,   ///< nisa.tensor_tensor_scan
+  TensorCopy,         ///< nisa.tensor_copy, nl.copy
+  Reciprocal,         ///< nisa.reciprocal (VectorE)
+  Memset,             ///< nisa.memset
+  Iota,               ///< nisa.iota (GpSimd)
+  OtherCompute,       ///< any other engine instruction, costed max(MIN_II, N)
+  Load,               ///< DMA HBM -> SBUF (nl.load)
+  Store,              ///< DMA SBUF -> HBM (nl.store)
+  SpillSave,          ///< DMA SBUF -> HBM scratch written by the compiler (traced `_spill` tensors)
+  SpillReload,        ///< DMA HBM scratch -> SBUF
+  DmaCopy,            ///< any other DMA (SBUF->SBUF, HBM->HBM, nisa.dma_copy)
+  None,               ///< no instruction (nl.ndarray); never in a trace
+};
+inline constexpr unsigned kNumInstrs = static_cast<unsigned>(Instr::DmaCopy) + 1;
+
+/// The operand a parameter supplies, so layers find "the data tile" without knowing that it is
+/// spelled `data` in nisa.activation and `x` in nl.exp.
+enum class Slot : uint8_t {
+  None,
+  Data,        // the main input tile (src, value, data, data0, data1, x)
+  Data2,       // the second input tile of a binary op or scan (data2, y, data1)
+  Stationary,  // matmul stationary operand (x of nl.matmul)
+  Moving,      // matmul moving operand (y of nl.matmul)
+  Dest,        // the tensor the call writes itself (nl.store / dma_copy dst)
+  Func,        // the function argument when the row does not fix it (op= of nisa.activation)
+  Fill,        // the fill value of a new tensor (nl.full fill_value, nisa.memset value)
+  Host,        // a host constant copied into HBM (nl.shared_constant)
+};
+
+/// What a row computes when the row itself says so (nl.add, nl.exp, nl.sum, nl.zeros). A row whose
+/// function is an argument (nisa.activation, nisa.tensor_reduce) leaves it empty and has a
+/// Slot::Func parameter; an elementwise or reduce row with neither is a table error (unit-tested).
+struct Numerics {
+  std::optional<AluOp> alu = {};     // elementwise binary op, or the combining op of a reduction
+  std::optional<ActFunc> act = {};   // ScalarE function of (x * scale)
+  float scale = 1.0f;           // activation input scale (nl.negative is copy(-1 * x))
+  bool mean = false;            // the reduction is divided by the reduced element count (nl.mean)
+  std::optional<float> fill = {};    // a new tensor filled with this value (nl.zeros)
 };
 
 struct ParamInfo {
@@ -71,6 +135,7 @@ struct ParamInfo {
   int maxPartitions = 0;  // 0 = no extra limit beyond pmax for tiles
   int maxFree = 0;        // per-partition free elements limit, 0 = none
   uint8_t buffers = 0;    // allowed buffers for Tile params (bit per nki::Buffer), 0 = any
+  Slot slot = Slot::None; // the operand this parameter supplies
 };
 
 constexpr uint8_t bufferBit(Buffer b) { return uint8_t(1u << static_cast<unsigned>(b)); }
@@ -85,11 +150,15 @@ struct OpInfo {
   std::span<const ParamInfo> params;  // in positional order
   ShapeRule shape;
   Buffer result;                // buffer of the result tile
-  CostClass cost;
+  Instr instr;                  // instruction it lowers to (sets its cost class)
   std::string_view summary;     // one line for hover text and prompts
+  Numerics numerics = {};       // what it computes, when the row fixes it
 
   const ParamInfo *param(std::string_view n) const;
   int paramIndex(std::string_view n) const;
+  /// Index of the parameter that supplies `s`, -1 if none.
+  int slotIndex(Slot s) const;
+  const ParamInfo *slot(Slot s) const;
 };
 
 /// Looks up an op by canonical name ("nl.load", "nisa.activation"); null if unknown.

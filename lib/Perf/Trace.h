@@ -5,6 +5,7 @@
 // multi-million-instruction stream costs no per-instruction heap allocation.
 #pragma once
 
+#include "NKI/OpTable.h"
 #include "NKI/Types.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -17,32 +18,11 @@
 
 namespace accelopt::perf {
 
-/// What an instruction does. Compute ops follow the nki.isa names; the DMA
-/// kinds carry their direction, because direction decides which profile
-/// counters a transfer feeds (NKI.md §5).
-enum class OpKind : uint8_t {
-  NcMatmul,           ///< nisa.nc_matmul (also PF-transposes with is_transpose)
-  Transpose,          ///< nisa.nc_transpose (TensorE or VectorE path)
-  Activation,         ///< nisa.activation, nl.exp/sqrt/rsqrt/square, ...
-  TensorTensor,       ///< nisa.tensor_tensor, nl.add/multiply of two tiles
-  TensorScalar,       ///< nisa.tensor_scalar, tile (op) scalar/vector
-  ScalarTensorTensor, ///< nisa.scalar_tensor_tensor
-  TensorReduce,       ///< nisa.tensor_reduce, nl.sum/max
-  TensorTensorScan,   ///< nisa.tensor_tensor_scan
-  TensorCopy,         ///< nisa.tensor_copy, nl.copy
-  Reciprocal,         ///< nisa.reciprocal (VectorE)
-  Memset,             ///< nisa.memset
-  Iota,               ///< nisa.iota (GpSimd)
-  OtherCompute,       ///< any other engine instruction, costed max(MIN_II, N)
-  Load,               ///< DMA HBM -> SBUF (nl.load)
-  Store,              ///< DMA SBUF -> HBM (nl.store)
-  SpillSave,          ///< DMA SBUF -> HBM scratch written by the compiler (traced `_spill` tensors)
-  SpillReload,        ///< DMA HBM scratch -> SBUF
-  DmaCopy,            ///< any other DMA (SBUF->SBUF, HBM->HBM, nisa.dma_copy)
-};
-inline constexpr unsigned kNumOpKinds = static_cast<unsigned>(OpKind::DmaCopy) + 1;
+/// What an instruction does: the instruction list the op table's rows lower to (NKI/OpTable.h).
+using OpKind = nki::Instr;
+inline constexpr unsigned kNumOpKinds = nki::kNumInstrs;
 
-constexpr bool isDma(OpKind op) { return op >= OpKind::Load; }
+constexpr bool isDma(OpKind op) { return op >= OpKind::Load && op <= OpKind::DmaCopy; }
 
 /// Canonical lower-case name ("nc_matmul", "tensor_tensor", "load", ...).
 std::string_view opKindName(OpKind op);

@@ -408,11 +408,19 @@ private:
     return k_.source ? k_.source->slice(s.range) : llvm::StringRef();
   }
 
-  const Access *readParam(const Statement &s, std::initializer_list<llvm::StringRef> names) const {
-    for (llvm::StringRef n : names)
-      for (const Access &a : s.reads)
-        if (a.param == n) return &a;
+  /// The read of the parameter that supplies `slot` in the statement's op-table row.
+  const Access *readSlot(const Statement &s, nki::Slot slot) const {
+    const nki::ParamInfo *p = s.op->slot(slot);
+    if (!p) return nullptr;
+    for (const Access &a : s.reads)
+      if (a.param == p->name) return &a;
     return nullptr;
+  }
+
+  /// The engine an instruction of the row is issued on. A VectorE row is engine-agnostic: the
+  /// compiler may place it on another engine that finishes first, so the target decides (Unknown).
+  static nki::Engine issueEngine(const nki::OpInfo &op) {
+    return op.engine == nki::Engine::Vector ? nki::Engine::Unknown : op.engine;
   }
 
   /// The operand reads of the op (without the destination re-read of `+=`).
@@ -553,7 +561,7 @@ private:
     case nki::OpKind::Alloc: {
       // nl.zeros / nl.full in SBUF fill every block; PSUM accumulators start
       // with an overwriting matmul (lazy_initialization), so cost nothing.
-      if (s.op->cost != nki::CostClass::MemsetN || s.definesTensor < 0) return llvm::Error::success();
+      if (s.op->instr != OpKind::Memset || s.definesTensor < 0) return llvm::Error::success();
       const Tensor &t = k_.tensors[s.definesTensor];
       if (bufferOf(t) != Buffer::SBUF) return llvm::Error::success();
       auto id = tensorId(s.definesTensor);
@@ -566,7 +574,7 @@ private:
         f.partitions = info.partitions;
         f.freeElems = info.bytesPerPartition / nki::dtypeBytes(t.dtype);
         f.dtype = t.dtype;
-        InstructionTemplate m = compute(OpKind::Memset, f);
+        InstructionTemplate m = compute(s.op->instr, f);
         RegionForm w = wholeBlockOf(*id, info);
         w.block.constant = static_cast<int64_t>(b);
         if (t.scope >= 0) addInstanceIndex(w.block, t.scope, static_cast<int64_t>(perInstance));
@@ -578,8 +586,7 @@ private:
     case nki::OpKind::Load:
     case nki::OpKind::Store:
     case nki::OpKind::DmaCopy: {
-      const Access *src = kind == nki::OpKind::Store ? readParam(s, {"value"})
-                                                     : readParam(s, {"src"});
+      const Access *src = readSlot(s, nki::Slot::Data);
       if (!src) src = first;
       if (!src || !hasDest) return llvm::Error::success();
       TileFacts sf = facts(*src);
@@ -587,10 +594,8 @@ private:
       // Element count of the transfer: the on-chip side's tile, unmasked.
       const TileFacts &tile = sf.onChip ? sf : df;
       InstructionTemplate t;
-      t.inst = base(kind == nki::OpKind::Load    ? OpKind::Load
-                    : kind == nki::OpKind::Store ? OpKind::Store
-                                                 : OpKind::DmaCopy);
-      t.inst.engine = nki::Engine::DMA;
+      t.inst = base(s.op->instr);
+      t.inst.engine = issueEngine(*s.op);
       t.inst.partitions = static_cast<uint16_t>(std::min<uint32_t>(tile.partitions, 65535));
       t.inst.inputDType = sf.dtype;
       uint64_t perPartition = tile.freeElems * nki::dtypeBytes(df.dtype);
@@ -616,8 +621,8 @@ private:
       return issueToDest(std::move(t));
     }
     case nki::OpKind::Matmul: {
-      const Access *stationary = readParam(s, {"stationary", "x"});
-      const Access *moving = readParam(s, {"moving", "y"});
+      const Access *stationary = readSlot(s, nki::Slot::Stationary);
+      const Access *moving = readSlot(s, nki::Slot::Moving);
       if (!stationary || !moving) return llvm::Error::success();
       TileFacts st = facts(*stationary), mv = facts(*moving);
       RegionForm stationaryForm;
@@ -625,7 +630,7 @@ private:
         // nl.matmul(x, y): x [M, K] is first transposed on TensorE (identity
         // matmul into PSUM) and copied to SBUF (NKI.md §1.8).
         InstructionTemplate tr = compute(OpKind::Transpose, st);
-        tr.inst.engine = nki::Engine::Tensor;
+        tr.inst.engine = issueEngine(*s.op);
         tr.inst.flags |= OneZeroOperand;
         if (llvm::Error err = addReads(tr, {stationary})) return err;
         auto psumT = issueToScratch(std::move(tr), Buffer::PSUM, static_cast<uint32_t>(st.freeElems),
@@ -648,8 +653,8 @@ private:
         if (!f) return f.takeError();
         stationaryForm = *f;
       }
-      InstructionTemplate mm = compute(OpKind::NcMatmul, mv);
-      mm.inst.engine = nki::Engine::Tensor;
+      InstructionTemplate mm = compute(s.op->instr, mv);
+      mm.inst.engine = issueEngine(*s.op);
       mm.inst.partitions = static_cast<uint16_t>(std::min<uint32_t>(st.partitions, 65535));
       mm.inst.stationaryFreeElems = static_cast<uint32_t>(st.freeElems);
       mm.inst.freeElems = static_cast<uint32_t>(mv.freeElems);
@@ -669,8 +674,8 @@ private:
     }
     case nki::OpKind::Transpose: {
       if (!first) return llvm::Error::success();
-      InstructionTemplate t = compute(OpKind::Transpose, in);
-      t.inst.engine = s.op->engine;
+      InstructionTemplate t = compute(s.op->instr, in);
+      t.inst.engine = issueEngine(*s.op);
       if (llvm::Error err = addReads(t, operands)) return err;
       TileFacts r;
       r.partitions = static_cast<uint32_t>(in.freeElems);
@@ -681,8 +686,8 @@ private:
       // Partition broadcast: a TensorE matmul with a ones row (NKI.md §3.5).
       if (!first) return llvm::Error::success();
       TileFacts d = destFacts(in);
-      InstructionTemplate t = compute(OpKind::NcMatmul, in);
-      t.inst.engine = nki::Engine::Tensor;
+      InstructionTemplate t = compute(s.op->instr, in);
+      t.inst.engine = issueEngine(*s.op);
       t.inst.partitions = static_cast<uint16_t>(std::min<uint32_t>(in.partitions, 65535));
       t.inst.stationaryFreeElems = d.partitions;
       t.inst.freeElems = static_cast<uint32_t>(in.freeElems);
@@ -692,7 +697,7 @@ private:
     }
     case nki::OpKind::LoopReduce: {
       if (!first || !dest) return llvm::Error::success();
-      InstructionTemplate t = compute(OpKind::TensorTensor, in);
+      InstructionTemplate t = compute(s.op->instr, in);
       t.inst.flags |= LanguageLevel;
       if (llvm::Error err = addReads(t, allReads())) return err;
       return issueToDest(std::move(t));
@@ -700,19 +705,7 @@ private:
     default: break;
     }
 
-    OpKind op = OpKind::OtherCompute;
-    switch (kind) {
-    case nki::OpKind::Copy: op = OpKind::TensorCopy; break;
-    case nki::OpKind::Activation: op = OpKind::Activation; break;
-    case nki::OpKind::TensorTensor: op = OpKind::TensorTensor; break;
-    case nki::OpKind::TensorScalar: op = OpKind::TensorScalar; break;
-    case nki::OpKind::Reduce: op = OpKind::TensorReduce; break;
-    case nki::OpKind::Scan: op = OpKind::TensorTensorScan; break;
-    case nki::OpKind::Reciprocal: op = OpKind::Reciprocal; break;
-    case nki::OpKind::Memset: op = OpKind::Memset; break;
-    case nki::OpKind::Iota: op = OpKind::Iota; break;
-    default: break;
-    }
+    OpKind op = s.op->instr;
     TileFacts main = in;
     if (op == OpKind::TensorTensor) {
       // A tile with a per-partition (P,1) vector or a scalar lowers to
@@ -734,10 +727,9 @@ private:
       main = destFacts(in);
     }
     InstructionTemplate t = compute(op, main);
-    if (op == OpKind::TensorTensor && s.callee.rfind("nl.", 0) == 0) t.inst.flags |= LanguageLevel;
-    if (s.op->engine == nki::Engine::Scalar || s.op->engine == nki::Engine::GpSimd ||
-        s.op->engine == nki::Engine::Tensor)
-      t.inst.engine = s.op->engine;
+    // A row that fixes its ALU op (nl.add) is a language-level op the compiler lowers itself.
+    if (op == OpKind::TensorTensor && s.op->numerics.alu) t.inst.flags |= LanguageLevel;
+    t.inst.engine = issueEngine(*s.op);
     if (llvm::Error err = addReads(t, operands)) return err;
     return finish(std::move(t), main);
   }

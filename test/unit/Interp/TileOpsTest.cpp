@@ -340,6 +340,7 @@ TEST(Activation, EveryFunctionAgainstReferenceValues) {
       {ActFunc::Reciprocal, [](double x) { return 1 / x; }},
       {ActFunc::Sign, [](double x) { return double((x > 0) - (x < 0)); }},
       {ActFunc::Abs, [](double x) { return std::fabs(x); }},
+      {ActFunc::Cos, [](double x) { return std::cos(x); }},
   };
   static_assert(std::size(cases) == kActFuncCount, "every activation function is tested");
   // Inside every function's valid range (log/sqrt/rsqrt need positive inputs).
