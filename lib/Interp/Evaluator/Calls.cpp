@@ -1,5 +1,6 @@
 // Calls: builtins, Python helper functions, tensor methods and the arguments of NKI calls.
 #include "Interp/Evaluator/KernelEvaluator.h"
+#include "NKI/PyCore.h"
 
 #include "Interp/DTypeRounding.h"
 #include "Interp/Uninit.h"
@@ -21,38 +22,12 @@ Value KernelEvaluator::call(const Expr *e, View *dest) {
   if (fn.kind != Value::Path) fail(e->range, "'" + text(e->base) + "' is not callable");
   const std::string &name = fn.s;
   if (name.rfind("builtins.", 0) == 0) return builtin(name.substr(9), e);
-  if (name == "nl.arange") {
-    auto args = positional(e);
-    IndexArr x;
-    int64_t lo = 0, hi;
-    if (args.size() == 1) hi = intArg(args[0], e);
-    else if (args.size() >= 2) { lo = intArg(args[0], e); hi = intArg(args[1], e); }
-    else fail(e->range, "nl.arange takes (stop) or (start, stop)");
-    x.c = lo;
-    x.coeff = {1};
-    x.extent = {hi - lo};
-    Value v;
-    v.kind = Value::Index;
-    v.idx = x;
-    return v;
-  }
-  if (isLoopIterator(name) || name == "builtins.range") {
-    auto args = positional(e);
-    ValueList r;
-    if (args.size() == 1) r = {Value::integer(0), Value::integer(intArg(args[0], e)), Value::integer(1)};
-    else if (args.size() >= 2)
-      r = {Value::integer(intArg(args[0], e)), Value::integer(intArg(args[1], e)),
-           Value::integer(args.size() > 2 ? intArg(args[2], e) : 1)};
-    else fail(e->range, "range needs arguments");
-    Value v = Value::seq(std::move(r));
-    v.kind = Value::RangeV;
+  if (const nki::pycore::IntrinsicInfo *intrinsic = nki::pycore::lookupIntrinsic(name)) return callIntrinsic(*intrinsic, e);
+  if (isLoopIterator(name)) {
+    // nl.affine_range(...) and its kin take range()'s arguments; the loop kind says how iterations relate.
+    Value v = builtin("range", e);
     v.loopKind = name == "nl.affine_range" ? nki::LoopKind::Affine
                  : name == "nl.sequential_range" ? nki::LoopKind::Sequential : nki::LoopKind::Static;
-    return v;
-  }
-  if (name == "nl.par_dim") {
-    Value v = eval(e->elts.empty() ? nullptr : e->elts[0]);
-    v.kind = Value::ParDim;
     return v;
   }
   if (name == "np.dtype") {
@@ -96,10 +71,17 @@ Value KernelEvaluator::call(const Expr *e, View *dest) {
 }
 
 Value KernelEvaluator::argument(const Expr *e, const std::vector<Value> &args, size_t position, std::string_view keyword,
-               const std::string &callee) {
-  if (position < args.size()) return args[position];
-  if (const Expr *kw = e->keyword(keyword)) return eval(kw);
-  fail(e->range, callee + " is missing its argument '" + std::string(keyword) + "'");
+                                const std::string &callee) {
+  // The one parameter of interest at `position`; the binder sees the earlier ones as optional.
+  std::vector<nki::pycore::ParamSpec> params(position + 1, nki::pycore::ParamSpec{"", false});
+  params[position] = {keyword, true};
+  std::vector<std::string_view> keywords;
+  for (const auto &kw : e->keywords) keywords.push_back(kw.name);
+  nki::pycore::Binding b = nki::pycore::bindArguments(params, args.size(), keywords);
+  int at = b.argOf[position];
+  if (at == nki::pycore::Binding::Unbound)
+    fail(e->range, callee + " is missing its argument '" + std::string(keyword) + "'");
+  return size_t(at) < args.size() ? args[size_t(at)] : eval(e->keywords[size_t(at) - args.size()].value);
 }
 
 std::vector<Value> KernelEvaluator::positional(const Expr *e) {
@@ -114,76 +96,105 @@ int64_t KernelEvaluator::intArg(const Value &v, const Expr *at) {
   fail(at->range, "expected an integer, got " + describe(v));
 }
 
-Value KernelEvaluator::builtin(const std::string &fn, const Expr *e) {
-  auto args = positional(e);
-  if (fn == "range") {
-    ValueList r;
-    if (args.size() == 1) r = {Value::integer(0), Value::integer(intArg(args[0], e)), Value::integer(1)};
-    else if (args.size() >= 2 && args.size() <= 3)
-      r = {Value::integer(intArg(args[0], e)), Value::integer(intArg(args[1], e)),
-           Value::integer(args.size() > 2 ? intArg(args[2], e) : 1)};
-    else fail(e->range, "range expects 1 to 3 arguments, got " + std::to_string(args.size()));
-    Value v = Value::seq(std::move(r));
+nki::pycore::PyValue KernelEvaluator::toPy(const Value &v, const Expr *at) {
+  using P = nki::pycore::PyValue;
+  switch (v.kind) {
+  case Value::None: return P::none();
+  case Value::Bool: return P::boolean(v.i != 0);
+  case Value::Int: return P::integer(v.i);
+  case Value::Float: return P::floating(v.f);
+  case Value::Str: return P::str(v.s);
+  case Value::Tuple: case Value::List: {
+    std::vector<P> elts;
+    for (const Value &x : *v.elts) elts.push_back(toPy(x, at));
+    return P::seq(std::move(elts), v.kind == Value::List);
+  }
+  case Value::RangeV: return P::range((*v.elts)[0].i, (*v.elts)[1].i, (*v.elts)[2].i);
+  default: {
+    P p;
+    p.kind = P::Kind::Opaque;
+    p.s = describe(v);
+    if (v.isTile()) p.length = viewOf(v, at).extent[0];
+    if (v.kind != Value::Index && v.kind != Value::MaskV) p.truth = truthy(v, at);
+    return p;
+  }
+  }
+}
+
+Value KernelEvaluator::fromPy(const nki::pycore::PyValue &p, const std::vector<Value> &args, const Expr *at) {
+  using K = nki::pycore::PyValue::Kind;
+  switch (p.kind) {
+  case K::None: return Value::none();
+  case K::Bool: return Value::boolean(p.i != 0);
+  case K::Int: return Value::integer(p.i);
+  case K::Float: return Value::number(p.f);
+  case K::Str: return Value::str(p.s);
+  case K::Seq: {
+    ValueList out;
+    for (const auto &x : p.elts) out.push_back(fromPy(x, args, at));
+    return Value::seq(std::move(out), p.isList ? Value::List : Value::Tuple);
+  }
+  case K::Range: {
+    Value v = Value::seq({Value::integer(p.i), Value::integer(p.stop), Value::integer(p.step)});
     v.kind = Value::RangeV;
     return v;
   }
-  if (fn == "len") {
-    if (args.size() == 1 && args[0].isSeq()) return Value::integer(int64_t(args[0].elts->size()));
-    if (args.size() == 1 && args[0].kind == Value::Str) return Value::integer(int64_t(args[0].s.size()));
-    if (args.size() == 1 && args[0].isTile()) return Value::integer(viewOf(args[0], e).extent[0]);
+  case K::Ref: {
+    const Value &a = args[size_t(p.arg)];
+    return p.elt < 0 ? a : (*a.elts)[size_t(p.elt)];
   }
-  if (fn == "min" || fn == "max") {
-    std::vector<Value> items = args.size() == 1 && args[0].isSeq() ? *args[0].elts : args;
-    if (items.empty()) fail(e->range, fn + "() of an empty sequence");
-    Value best = items[0];
-    for (auto &v : items) {
-      if (!v.isNumber()) fail(e->range, fn + "() needs numbers");
-      if (fn == "min" ? v.num() < best.num() : v.num() > best.num()) best = v;
-    }
-    return best;
+  case K::Unknown: case K::Opaque: break;
   }
-  if (fn == "int" && args.size() == 1 && args[0].isNumber()) return Value::integer(int64_t(args[0].num()));
-  if (fn == "float" && args.size() == 1 && args[0].isNumber()) return Value::number(args[0].num());
-  if (fn == "bool" && args.size() == 1) return Value::boolean(truthy(args[0], e));
-  if (fn == "abs" && args.size() == 1 && args[0].isNumber())
-    return args[0].isIntLike() ? Value::integer(std::abs(args[0].i)) : Value::number(std::fabs(args[0].f));
-  if (fn == "round" && args.size() >= 1 && args[0].isNumber()) return Value::integer(int64_t(std::llround(args[0].num())));
-  if ((fn == "tuple" || fn == "list") && args.size() == 1) {
-    if (args[0].isSeq()) return Value::seq(*args[0].elts, fn == "list" ? Value::List : Value::Tuple);
-    if (args[0].kind == Value::RangeV) {
-      int64_t lo = (*args[0].elts)[0].i, hi = (*args[0].elts)[1].i, step = (*args[0].elts)[2].i;
-      if (step > 0 && hi > lo)
-        chargeValue(uint64_t(hi - lo) / uint64_t(step) + 1, sizeof(Value), "a list or tuple", e->range);
-      ValueList out;
-      for (int64_t v = (*args[0].elts)[0].i; v < (*args[0].elts)[1].i; v += (*args[0].elts)[2].i) out.push_back(Value::integer(v));
-      return Value::seq(std::move(out), fn == "list" ? Value::List : Value::Tuple);
-    }
+  fail(at->range, "this value is not known at trace time");
+}
+
+Value KernelEvaluator::builtin(const std::string &fn, const Expr *e) {
+  auto args = positional(e);
+  std::vector<nki::pycore::PyValue> py;
+  for (const Value &a : args) py.push_back(toPy(a, e));
+  auto charge = [&](uint64_t items) { chargeValue(items, sizeof(Value), "a list or tuple", e->range); };
+  nki::pycore::BuiltinResult r = nki::pycore::callBuiltin(fn, py, charge);
+  if (!r.ok()) fail(e->range, r.error);
+  if (r.value.kind == nki::pycore::PyValue::Kind::Unknown)
+    fail(e->range, fn + "() of " + (args.empty() ? std::string("nothing") : describe(args[0])) + " is not supported here");
+  return fromPy(r.value, args, e);
+}
+
+Value KernelEvaluator::callIntrinsic(const nki::pycore::IntrinsicInfo &intrinsic, const Expr *e) {
+  using nki::pycore::Intrinsic;
+  auto args = positional(e);
+  std::vector<nki::pycore::PyValue> py;
+  for (const Value &a : args) py.push_back(toPy(a, e));
+  switch (intrinsic.id) {
+  case Intrinsic::Arange: {
+    nki::pycore::ArangeBounds r = nki::pycore::arangeBounds(py);
+    if (!r.error.empty()) fail(e->range, r.error);
+    IndexArr x;
+    x.c = *r.start;
+    x.coeff = {1};
+    x.extent = {*r.extent};
+    Value v;
+    v.kind = Value::Index;
+    v.idx = x;
+    return v;
   }
-  if (fn == "str" && args.size() == 1) return Value::str(toText(args[0]));
-  if (fn == "print") return Value::none();
-  if (fn == "isinstance") return Value::boolean(true);
-  if (fn == "sum" && args.size() == 1 && args[0].isSeq()) {
-    Value acc = Value::integer(0);
-    for (auto &v : *args[0].elts) acc = binary("+", acc, v, e->range);
-    return acc;
+  case Intrinsic::ParDim: {
+    Value v = args.empty() ? Value::none() : args[0];
+    v.kind = Value::ParDim;
+    return v;
   }
-  if (fn == "enumerate" && args.size() == 1 && args[0].isSeq()) {
-    ValueList out;
-    for (size_t k = 0; k < args[0].elts->size(); ++k) out.push_back(Value::seq({Value::integer(int64_t(k)), (*args[0].elts)[k]}));
-    return Value::seq(std::move(out), Value::List);
+  case Intrinsic::ProgramId: case Intrinsic::NumPrograms: {
+    bool id = intrinsic.id == Intrinsic::ProgramId;
+    nki::pycore::AxisArg axis = nki::pycore::launchAxis(intrinsic.name, py, /*optional=*/!id);
+    if (!axis.error.empty()) fail(e->range, axis.error);
+    return Value::integer(id ? Grid.programId(*axis.axis) : Grid.numPrograms(*axis.axis));
   }
-  if (fn == "zip" && args.size() >= 1) {
-    size_t n = SIZE_MAX;
-    for (auto &a : args) { if (!a.isSeq()) fail(e->range, "zip() takes sequences"); n = std::min(n, a.elts->size()); }
-    ValueList out;
-    for (size_t k = 0; k < n; ++k) {
-      ValueList row;
-      for (auto &a : args) row.push_back((*a.elts)[k]);
-      out.push_back(Value::seq(std::move(row)));
-    }
-    return Value::seq(std::move(out), Value::List);
+  case Intrinsic::ProgramNdim:
+    if (!args.empty()) fail(e->range, std::string(intrinsic.usage));
+    return Value::integer(Grid.ndim());
+  case Intrinsic::Mgrid: break;
   }
-  fail(e->range, "builtin '" + fn + "' is not supported here");
+  fail(e->range, std::string(intrinsic.usage));
 }
 
 Value KernelEvaluator::callPython(const Stmt *fn, const Expr *e) {
@@ -192,14 +203,20 @@ Value KernelEvaluator::callPython(const Stmt *fn, const Expr *e) {
   checkTime(e->range);
   Scope frame;
   auto args = positional(e);
-  size_t p = 0;
-  for (; p < fn->params.size(); ++p) {
+  std::vector<std::string_view> keywords;
+  for (const auto &kw : e->keywords) keywords.push_back(kw.name);
+  nki::pycore::Binding b = nki::pycore::bindArguments(nki::pycore::paramsOf(*fn), args.size(), keywords);
+  if (!b.repeated.empty())
+    fail(e->range, fn->name + "() got multiple values for argument '" + fn->params[b.repeated[0]].name + "'");
+  if (!b.missing.empty())
+    fail(e->range, "missing argument '" + fn->params[b.missing[0]].name + "' in call to " + fn->name);
+  for (size_t p = 0; p < fn->params.size(); ++p) {
     const auto &param = fn->params[p];
-    if (param.isVarArgs) break;
-    if (p < args.size()) frame[param.name] = args[p];
-    else if (const Expr *kw = e->keyword(param.name)) frame[param.name] = eval(kw);
-    else if (param.defaultValue) frame[param.name] = eval(param.defaultValue);
-    else fail(e->range, "missing argument '" + param.name + "' in call to " + fn->name);
+    int at = b.argOf[p];
+    if (param.isVarArgs) continue;
+    if (at == nki::pycore::Binding::Unbound) frame[param.name] = eval(param.defaultValue);
+    else if (size_t(at) < args.size()) frame[param.name] = args[size_t(at)];
+    else frame[param.name] = eval(e->keywords[size_t(at) - args.size()].value);
   }
   Scope *saved = Env;
   Env = &frame;
@@ -260,10 +277,15 @@ KernelEvaluator::Bound KernelEvaluator::bindArgs(const nki::OpInfo *op, const Ex
   b.exprs.assign(n, nullptr);
   b.values.assign(n, Value::none());
   b.given.assign(n, false);
-  for (size_t i = 0; i < e->elts.size() && i < n; ++i) b.exprs[i] = e->elts[i];
-  for (auto &kw : e->keywords) {
-    int idx = op->paramIndex(kw.name);
-    if (idx >= 0) b.exprs[idx] = kw.value;
+  std::vector<nki::pycore::ParamSpec> params;
+  for (const auto &p : op->params) params.push_back({p.name, p.required});
+  std::vector<std::string_view> keywords;
+  for (const auto &kw : e->keywords) keywords.push_back(kw.name);
+  nki::pycore::Binding binding = nki::pycore::bindArguments(params, e->elts.size(), keywords);
+  for (size_t i = 0; i < n; ++i) {
+    int at = binding.argOf[i];
+    if (at != nki::pycore::Binding::Unbound)
+      b.exprs[i] = size_t(at) < e->elts.size() ? e->elts[size_t(at)] : e->keywords[size_t(at) - e->elts.size()].value;
   }
   for (size_t i = 0; i < n; ++i)
     if (b.exprs[i]) {

@@ -1,6 +1,7 @@
 // Expressions of the kernel evaluator: names and imports, Python operators, comparisons (mask
 // predicates over index arrays), attributes and subscripts of Python values.
 #include "Interp/Evaluator/KernelEvaluator.h"
+#include "NKI/PyCore.h"
 
 #include "Interp/DTypeRounding.h"
 #include "Interp/Uninit.h"
@@ -16,41 +17,7 @@
 namespace accelopt::interp::evaluator {
 
 void KernelEvaluator::importInto(const Stmt *s, Scope &scope) {
-  if (s->kind == PyStmt::StmtKind::Import) {
-    for (auto &[name, alias] : s->imports) {
-      std::string canon(nki::canonicalModule(name));
-      if (!alias.empty()) scope[alias] = Value::path(canon.empty() ? name : canon);
-      else {
-        std::string head = name.substr(0, name.find('.'));
-        std::string hc(nki::canonicalModule(head));
-        scope[head] = Value::path(hc.empty() ? head : hc);
-      }
-    }
-    return;
-  }
-  std::string mod(nki::canonicalModule(s->name));
-  for (auto &[name, alias] : s->imports) {
-    if (name == "*") continue;
-    std::string local = alias.empty() ? name : alias;
-    std::string sub(nki::canonicalModule(s->name + "." + name));
-    if (!sub.empty()) scope[local] = Value::path(sub);
-    else scope[local] = Value::path((mod.empty() ? s->name : mod) + "." + name);
-  }
-}
-
-std::string KernelEvaluator::normalizePath(std::string p) {
-  auto rep = [&](std::string_view from, std::string_view to) {
-    if (p.rfind(from, 0) == 0) p = std::string(to) + p.substr(from.size());
-  };
-  rep("neuronxcc.nki.language.", "nl.");
-  rep("neuronxcc.nki.isa.", "nisa.");
-  rep("neuronxcc.nki.", "nki.");
-  rep("nki.isa.", "nisa.");
-  rep("nki.language.", "nl.");
-  rep("numpy.", "np.");
-  if (p == "nki.isa") p = "nisa";
-  if (p == "nki.language") p = "nl";
-  return p;
+  for (auto &[local, path] : nki::pycore::importBindings(*s)) scope[local] = Value::path(path);
 }
 
 Value KernelEvaluator::lookup(const Expr *e) {
@@ -60,10 +27,8 @@ Value KernelEvaluator::lookup(const Expr *e) {
     auto g = Globals->find(e->name);
     if (g != Globals->end()) return g->second;
   }
-  static const char *builtins[] = {"range", "len", "min", "max", "int", "float", "abs", "tuple", "list",
-                                   "print", "isinstance", "bool", "str", "enumerate", "zip", "sum", "round"};
-  for (const char *b : builtins)
-    if (e->name == b) return Value::path(std::string("builtins.") + b);
+  if (const nki::pycore::BuiltinInfo *b = nki::pycore::lookupBuiltin(e->name); b && b->evaluated)
+    return Value::path("builtins." + e->name);
   fail(e->range, "name '" + e->name + "' is not defined");
 }
 
@@ -82,22 +47,7 @@ std::string KernelEvaluator::describe(const Value &v) {
   }
 }
 
-std::string KernelEvaluator::toText(const Value &v) {
-  switch (v.kind) {
-  case Value::Str: return v.s;
-  case Value::Int: return std::to_string(v.i);
-  case Value::Bool: return v.i ? "True" : "False";
-  case Value::Float: return llvm::formatv("{0}", v.f).str();
-  case Value::None: return "None";
-  case Value::Tuple: case Value::List: {
-    std::string out = v.kind == Value::Tuple ? "(" : "[";
-    for (size_t i = 0; i < v.elts->size(); ++i) out += (i ? ", " : "") + toText((*v.elts)[i]);
-    if (v.kind == Value::Tuple && v.elts->size() == 1) out += ",";
-    return out + (v.kind == Value::Tuple ? ")" : "]");
-  }
-  default: return describe(v);
-  }
-}
+std::string KernelEvaluator::toText(const Value &v) { return nki::pycore::toText(toPy(v, nullptr)); }
 
 bool KernelEvaluator::truthy(const Value &v, const Expr *at) {
   switch (v.kind) {
@@ -325,7 +275,7 @@ Value KernelEvaluator::binary(const std::string &op, const Value &l, const Value
 Value KernelEvaluator::attribute(const Expr *e) {
   Value base = eval(e->base);
   if (base.kind == Value::Path) {
-    std::string p = normalizePath(base.s + "." + e->name);
+    std::string p = nki::pycore::canonicalPath(base.s + "." + e->name);
     if (const nki::NamedConstant *c = nki::lookupConstant(p); c && c->kind == nki::NamedConstant::Int)
       return Value::integer(c->value);
     return Value::path(p);
@@ -390,14 +340,16 @@ Value KernelEvaluator::subscript(const Expr *e) {
     int rank = int(e->elts.size());
     for (int a = 0; a < rank; ++a) {
       Value sl = eval(e->elts[a]);
-      if (sl.kind != Value::SliceV) fail(e->range, "nl.mgrid takes slices");
-      int64_t lo = (*sl.elts)[0].kind == Value::None ? 0 : (*sl.elts)[0].i, hi = (*sl.elts)[1].i;
+      if (sl.kind != Value::SliceV) fail(e->range, std::string(nki::pycore::lookupIntrinsic("nl.mgrid")->usage));
+      nki::pycore::ArangeBounds axis = nki::pycore::mgridAxis(toPy((*sl.elts)[0], e), toPy((*sl.elts)[1], e));
+      if (!axis.error.empty()) fail(e->elts[a]->range, axis.error);
+      if (!axis.extent) fail(e->elts[a]->range, "nl.mgrid needs the upper bound of every axis");
       IndexArr x;
-      x.c = lo;
+      x.c = *axis.start;
       x.coeff.assign(rank, 0);
       x.extent.assign(rank, 1);
       x.coeff[a] = 1;
-      x.extent[a] = hi - lo;
+      x.extent[a] = *axis.extent;
       grids.push_back(Value::ofIndex(x));
     }
     return Value::seq(std::move(grids));

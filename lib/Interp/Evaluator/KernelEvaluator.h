@@ -7,6 +7,7 @@
 #include "Interp/Evaluator/Values.h"
 #include "Interp/TileOps.h"
 #include "NKI/OpTable.h"
+#include "NKI/PyCore.h"
 
 #include <chrono>
 #include <functional>
@@ -41,6 +42,7 @@ protected:
   uint32_t CurrentSerial = 0;
   uint32_t NextInstance = 1;
   int CallDepth = 0;
+  nki::pycore::LaunchGrid Grid;  // one instance: nl.program_id is 0
 
   struct ReturnSignal { Value value; };
   struct BreakSignal {};
@@ -48,12 +50,8 @@ protected:
 
   std::string text(const Expr *e) const { return e ? M.text(e).str() : ""; }
 
-  static bool simpleExpr(const Expr *e);
-
   // ----- names and imports -----
   void importInto(const Stmt *s, Scope &scope);
-
-  static std::string normalizePath(std::string p);
 
   Value lookup(const Expr *e);
 
@@ -193,7 +191,11 @@ protected:
 
   int64_t intArg(const Value &v, const Expr *at);
 
+  /// Builtins and NKI intrinsics are the trace-time Python core's (NKI/PyCore); these translate values.
+  nki::pycore::PyValue toPy(const Value &v, const Expr *at);
+  Value fromPy(const nki::pycore::PyValue &p, const std::vector<Value> &args, const Expr *at);
   Value builtin(const std::string &fn, const Expr *e);
+  Value callIntrinsic(const nki::pycore::IntrinsicInfo &intrinsic, const Expr *e);
 
   Value callPython(const Stmt *fn, const Expr *e);
 

@@ -1,6 +1,7 @@
 // Statements of the kernel evaluator: the kernel launch (arguments, module constants, outputs),
 // assignment, loops (with affine_range race frames), control flow and time limits.
 #include "Interp/Evaluator/KernelEvaluator.h"
+#include "NKI/PyCore.h"
 
 #include "Interp/DTypeRounding.h"
 #include "Interp/Uninit.h"
@@ -24,7 +25,7 @@ RunResult KernelEvaluator::run(std::vector<KernelArg> args) {
   }
   // Module-level constants (no calls, so nothing with side effects runs).
   for (const Stmt *s : M.body())
-    if (s->kind == PyStmt::StmtKind::Assign && simpleExpr(s->value)) {
+    if (s->kind == PyStmt::StmtKind::Assign && nki::pycore::isModuleConstant(s->value)) {
       Env = &globals;
       try {
         Value v = eval(s->value);
@@ -36,12 +37,21 @@ RunResult KernelEvaluator::run(std::vector<KernelArg> args) {
   std::vector<Value> argv;
   const Stmt *def = K.def;
   Scope local;
+  // Arguments with a name bind by name (as keywords), the others by position.
+  std::vector<const KernelArg *> byPosition, byName;
+  std::vector<std::string_view> names;
+  for (auto &a : args) {
+    if (a.name.empty()) byPosition.push_back(&a);
+    else byName.push_back(&a), names.push_back(a.name);
+  }
+  nki::pycore::Binding binding = nki::pycore::bindArguments(nki::pycore::paramsOf(*def), byPosition.size(), names);
   for (size_t p = 0; p < def->params.size(); ++p) {
     const auto &param = def->params[p];
-    const KernelArg *arg = nullptr;
-    for (auto &a : args)
-      if (a.name == param.name) arg = &a;
-    if (!arg && p < args.size() && args[p].name.empty()) arg = &args[p];
+    if (param.isVarArgs) continue;
+    int at = binding.argOf[p];
+    const KernelArg *arg = at == nki::pycore::Binding::Unbound ? nullptr
+                           : size_t(at) < byPosition.size()   ? byPosition[size_t(at)]
+                                                              : byName[size_t(at) - byPosition.size()];
     if (!arg) {
       if (param.defaultValue) {
         Env = &globals;
@@ -86,15 +96,6 @@ RunResult KernelEvaluator::run(std::vector<KernelArg> args) {
   Stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
   result.stats = Stats;
   return result;
-}
-
-bool KernelEvaluator::simpleExpr(const Expr *e) {
-  if (!e) return true;
-  if (e->kind == ExprKind::Call || e->kind == ExprKind::Lambda) return false;
-  if (e->base && !simpleExpr(e->base)) return false;
-  for (auto *x : e->elts)
-    if (!simpleExpr(x)) return false;
-  return true;
 }
 
 void KernelEvaluator::chargeValue(uint64_t count, uint64_t itemBytes, llvm::StringRef what, const syntax::ByteRange &at) {

@@ -14,9 +14,7 @@
 
 namespace accelopt::interp::evaluator {
 
-using syntax::Expr;
-using syntax::ExprKind;
-using syntax::Stmt;
+using syntax::Expr, syntax::ExprKind, syntax::Stmt;
 namespace PyStmt = syntax;
 
 /// A runtime failure at a source position; converted to llvm::Error at the API boundary.

@@ -1,6 +1,7 @@
 // The KernelBuilder's set-up: module imports and constants, kernel parameters bound to the
 // input specs, names resolved to canonical NKI paths, diagnostics, and which decorators mark kernels.
 #include "NKI/FrontEnd/KernelBuilder.h"
+#include "NKI/PyCore.h"
 #include "NKI/PyInt.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -27,49 +28,12 @@ void KernelBuilder::diag(Diagnostic::Severity sev, ByteRange r, std::string msg,
   K.diagnostics.push_back({sev, r.begin, r.end, std::move(msg), std::move(rule)});
 }
 
-std::string KernelBuilder::canonical(const Expr *e) const {
-  std::string dotted = e ? e->dottedName() : "";
-  if (dotted.empty()) return "";
-  auto dot = dotted.find('.');
-  std::string head = dotted.substr(0, dot);
-  auto it = Aliases.find(head);
-  if (it == Aliases.end()) return "";
-  std::string full = it->second + (dot == std::string::npos ? "" : dotted.substr(dot));
-  return normalizePath(full);
-}
-
-const char *KernelBuilder::conventionalModule(llvm::StringRef alias) {
-  return llvm::StringSwitch<const char *>(alias)
-      .Case("nl", "neuronxcc.nki.language")
-      .Case("nisa", "neuronxcc.nki.isa")
-      .Case("nki", "neuronxcc.nki")
-      .Case("np", "numpy")
-      .Default(nullptr);
-}
-
-std::string KernelBuilder::normalizePath(std::string p) {
-  auto replacePrefix = [&](std::string_view from, std::string_view to) {
-    if (p.rfind(from, 0) == 0) p = std::string(to) + p.substr(from.size());
-  };
-  replacePrefix("nki.isa.", "nisa.");
-  replacePrefix("nki.language.", "nl.");
-  if (p == "nki.isa") p = "nisa";
-  if (p == "nki.language") p = "nl";
-  return p;
-}
+std::string KernelBuilder::canonical(const Expr *e) const { return canonicalOf(e, Aliases); }
 
 void KernelBuilder::bindModuleConstants() {
-  std::function<bool(const Expr *)> simple = [&](const Expr *e) {
-    if (!e) return true;
-    if (e->kind == ExprKind::Call || e->kind == ExprKind::Lambda) return false;
-    if (e->base && !simple(e->base)) return false;
-    for (auto *x : e->elts)
-      if (!simple(x)) return false;
-    return true;
-  };
   for (const Stmt *s : M.body()) {
     if (s->kind == PyStmt::StmtKind::FunctionDef) Helpers[s->name] = s, Env[s->name] = Value::path("helper." + s->name);
-    if (s->kind != PyStmt::StmtKind::Assign || !simple(s->value)) continue;
+    if (s->kind != PyStmt::StmtKind::Assign || !pycore::isModuleConstant(s->value)) continue;
     Value v = eval(s->value);
     for (const Expr *t : s->targets) bind(t, v);
   }
@@ -128,31 +92,7 @@ void KernelBuilder::bindParams(const Stmt *def) {
 }
 
 void KernelBuilder::recordImport(const Stmt *s, std::map<std::string, std::string> &aliases) {
-  if (s->kind == PyStmt::StmtKind::Import) {
-    for (auto &[name, alias] : s->imports) {
-      std::string canon(canonicalModule(name));
-      if (alias.empty()) {
-        // `import neuronxcc.nki.language` binds `neuronxcc`; handle the common roots.
-        std::string head = name.substr(0, name.find('.'));
-        std::string headCanon(canonicalModule(head));
-        aliases[head] = headCanon.empty() ? head : headCanon;
-        if (head == "neuronxcc") aliases[head] = "neuronxcc";
-      } else if (!canon.empty()) {
-        aliases[alias] = canon;
-      } else {
-        aliases[alias] = name;
-      }
-    }
-  } else {
-    std::string mod(canonicalModule(s->name));
-    for (auto &[name, alias] : s->imports) {
-      if (name == "*") continue;
-      std::string local = alias.empty() ? name : alias;
-      std::string sub(canonicalModule(s->name + "." + name));
-      if (!sub.empty()) aliases[local] = sub;           // from neuronxcc.nki import language as nl
-      else if (!mod.empty()) aliases[local] = mod + "." + name;  // from neuronxcc.nki.language import par_dim
-    }
-  }
+  for (auto &[local, path] : pycore::importBindings(*s)) aliases[local] = path;
 }
 
 void KernelBuilder::recordModuleImports(const syntax::Module &m, std::map<std::string, std::string> &aliases) {
@@ -167,7 +107,7 @@ std::string KernelBuilder::canonicalOf(const Expr *e, const std::map<std::string
   auto dot = dotted.find('.');
   auto it = aliases.find(dotted.substr(0, dot));
   if (it == aliases.end()) return "";
-  return normalizePath(it->second + (dot == std::string::npos ? "" : dotted.substr(dot)));
+  return pycore::canonicalPath(it->second + (dot == std::string::npos ? "" : dotted.substr(dot)));
 }
 
 bool isKernelDecorator(const Expr *d, const std::map<std::string, std::string> &aliases) {

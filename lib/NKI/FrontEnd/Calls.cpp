@@ -1,6 +1,7 @@
 // Calls: builtins, NKI intrinsics, host code, NKI op calls bound to the op table with their
 // reads, writes, result tiles and allocations, and tensor methods.
 #include "NKI/FrontEnd/KernelBuilder.h"
+#include "NKI/PyCore.h"
 #include "NKI/PyInt.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -13,12 +14,6 @@
 namespace accelopt::nki::frontend {
 
 std::optional<std::string> KernelBuilder::hostCodeCall(const Value &fn, const Expr *e) const {
-  static const std::set<std::string, std::less<>> pureBuiltins = {
-      "abs",  "all",       "any",        "bool", "callable", "chr",   "complex", "dict",     "divmod", "enumerate",
-      "filter", "float",   "format",     "frozenset", "hash", "hex",  "int",     "isinstance", "issubclass",
-      "iter", "len",       "list",       "map",  "max",      "min",   "next",    "oct",      "ord",    "pow",
-      "range", "repr",     "reversed",   "round", "set",     "slice", "sorted",  "str",      "sum",    "tuple",
-      "type", "zip"};
   static const std::set<std::string, std::less<>> traceRoots = {"nl", "nisa", "nki", "nt", "np", "math",
                                                                 "builtins", "dtype", "helper", "neuronxcc"};
   // numpy functions that read or write host files.
@@ -32,13 +27,18 @@ std::optional<std::string> KernelBuilder::hostCodeCall(const Value &fn, const Ex
   if (fn.kind == Value::Path) {
     std::string_view root = std::string_view(fn.s).substr(0, fn.s.find('.'));
     if (!traceRoots.count(root) || numpyHostIo.count(fn.s) || fn.s.rfind("np.lib.", 0) == 0 ||
-        fn.s.rfind("np.ctypeslib", 0) == 0 || fn.s == "builtins.print")
+        fn.s.rfind("np.ctypeslib", 0) == 0)
+      return ranOnHost(fn.s);
+    const pycore::BuiltinInfo *builtin = root == "builtins" ? pycore::lookupBuiltin(fn.s.substr(9)) : nullptr;
+    if (builtin && builtin->hostEffect)
       return ranOnHost(fn.s);
     return std::nullopt;
   }
   if (fn.kind == Value::Unknown && e->base->kind == ExprKind::Name && !Env.count(e->base->name) &&
-      !Aliases.count(e->base->name) && !pureBuiltins.count(e->base->name))
-    return ranOnHost(e->base->name);
+      !Aliases.count(e->base->name)) {
+    const pycore::BuiltinInfo *builtin = pycore::lookupBuiltin(e->base->name);
+    if (!builtin || builtin->hostEffect) return ranOnHost(e->base->name);
+  }
   return std::nullopt;
 }
 
@@ -48,37 +48,7 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
   if (auto why = hostCodeCall(fn, e)) diag(Diagnostic::Warning, e->base->range, std::move(*why), "host-code");
   std::string name = fn.kind == Value::Path ? fn.s : "";
   if (name.rfind("builtins.", 0) == 0) return builtinCall(name.substr(9), e);
-  if (name == "nl.arange") {
-    std::vector<Value> args;
-    for (auto *a : e->elts) args.push_back(eval(a));
-    IndexVal x;
-    x.rank = 1;
-    if (args.size() == 1 && args[0].isKnownInt()) {
-      x.aranges.push_back({0, *args[0].i.value, 1});
-    } else if (args.size() >= 2 && args[0].isKnownInt() && args[1].isKnownInt()) {
-      x.base = Affine::constantOf(*args[0].i.value);
-      x.aranges.push_back({0, *args[1].i.value - *args[0].i.value, 1});
-    } else {
-      x.base = Affine::unknown();
-      x.aranges.push_back({0, 0, 1});
-    }
-    Value v = Value::index(x);
-    v.s = text(e);
-    return v;
-  }
-  if (name == "nl.par_dim") {
-    Value v = e->elts.empty() ? Value::unknown() : eval(e->elts[0]);
-    v.s = "par_dim";
-    if (v.kind == Value::Int) v.i.text = v.i.text;  // keep the value; flagged below
-    Value marked = Value::seq({v});
-    marked.s = "par_dim";
-    return marked;
-  }
-  if (name == "nl.program_id") {
-    IndexVal x;
-    x.base = Affine::unknown();
-    return Value::index(x);
-  }
+  if (const pycore::IntrinsicInfo *intrinsic = pycore::lookupIntrinsic(name)) return callIntrinsic(*intrinsic, e);
   if (name == "np.dtype" || name.rfind("dtype.", 0) == 0) {
     Value arg = e->elts.empty() ? Value::unknown() : eval(e->elts[0]);
     Value v = Value::path("np.dtype");
@@ -116,54 +86,136 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
   return opCall(op, e, resultBuffer, dest);
 }
 
-Value KernelBuilder::builtinCall(const std::string &fn, const Expr *e) {
-  std::vector<Value> args;
-  for (auto *a : e->elts) args.push_back(eval(a));
-  if (fn == "len" && args.size() == 1 && args[0].kind == Value::Seq)
-    return Value::integer(int64_t(args[0].elts.size()));
-  if ((fn == "min" || fn == "max") && !args.empty()) {
-    std::vector<Value> items = args.size() == 1 && args[0].kind == Value::Seq ? args[0].elts : args;
-    std::optional<int64_t> best;
-    for (auto &v : items) {
-      if (!v.isKnownInt()) return Value::integer(SymInt::symbolic(text(e)));
-      int64_t x = *v.i.value;
-      best = !best ? x : fn == "min" ? std::min(*best, x) : std::max(*best, x);
-    }
-    if (best) return Value::integer(*best);
+pycore::PyValue KernelBuilder::toPy(const Value &v) const {
+  using P = pycore::PyValue;
+  switch (v.kind) {
+  case Value::None: return P::none();
+  case Value::Bool: return v.isKnownInt() ? P::boolean(*v.i.value != 0) : P::unknown();
+  case Value::Int: return v.isKnownInt() ? P::integer(*v.i.value) : P::unknown();
+  case Value::Float: return v.fKnown ? P::floating(v.f) : P::unknown();
+  case Value::Str: return P::str(v.s);
+  case Value::Seq: {
+    if (v.s == "par_dim") break;  // nl.par_dim(n) is a marked dimension, not a tuple
+    std::vector<P> elts;
+    for (const Value &x : v.elts) elts.push_back(toPy(x));
+    return P::seq(std::move(elts), v.isList);
   }
-  if (fn == "int" && args.size() == 1) {
-    if (auto n = args[0].number()) return Value::integer(int64_t(*n));
-    return Value::integer(SymInt::symbolic(text(e)));
+  case Value::Unknown: return P::unknown();
+  default: break;
   }
-  if (fn == "float" && args.size() == 1) {
-    if (auto n = args[0].number()) return Value::floating(*n);
+  P p;
+  p.kind = P::Kind::Opaque;
+  p.s = v.text();
+  if (v.kind == Value::Tensor) {
+    auto shape = tileShapeOf(v);
+    if (!shape.empty() && shape[0] > 0 && !unknownShape.count(v.tensor)) p.length = shape[0];
+    p.truth = true;
   }
-  if (fn == "tuple" || fn == "list") {
-    if (args.size() == 1 && args[0].kind == Value::Seq) return Value::seq(args[0].elts, fn == "list");
-    if (args.size() == 1) return Value::unknown(text(e));
+  return p;
+}
+
+Value KernelBuilder::fromPy(const pycore::PyValue &p, const std::vector<Value> &args, const Expr *e) const {
+  using K = pycore::PyValue::Kind;
+  switch (p.kind) {
+  case K::None: return Value::none();
+  case K::Bool: return Value::boolean(p.i != 0);
+  case K::Int: return Value::integer(p.i);
+  case K::Float: return Value::floating(p.f);
+  case K::Str: return Value::str(p.s);
+  case K::Seq: {
+    std::vector<Value> out;
+    for (const auto &x : p.elts) out.push_back(fromPy(x, args, e));
+    return Value::seq(std::move(out), p.isList);
   }
-  if (fn == "abs" && args.size() == 1) {
-    if (args[0].isKnownInt()) return Value::integer(std::abs(*args[0].i.value));
+  case K::Ref: {
+    const Value &a = args[size_t(p.arg)];
+    return p.elt < 0 ? a : a.elts[size_t(p.elt)];
+  }
+  case K::Range: case K::Unknown: case K::Opaque: break;  // a range outside a loop header stays opaque
   }
   return Value::unknown(text(e));
 }
 
-std::vector<const Expr *> KernelBuilder::bindArgs(const OpInfo *op, const Expr *e) {
-  std::vector<const Expr *> bound(op->params.size(), nullptr);
-  for (size_t i = 0; i < e->elts.size(); ++i) {
-    if (i < bound.size()) bound[i] = e->elts[i];
-    else diag(Diagnostic::Warning, e->elts[i]->range,
-              llvm::formatv("too many arguments to {0}", op->name).str(), "call-args");
-  }
-  for (const auto &kw : e->keywords) {
-    int idx = op->paramIndex(kw.name);
-    if (idx < 0) {
-      if (kw.name != "name" && kw.name != "lazy_initialization")
-        diag(Diagnostic::Warning, kw.range,
-             "unknown keyword '" + kw.name + "' for " + std::string(op->name), "call-args");
-      continue;
+Value KernelBuilder::builtinCall(const std::string &fn, const Expr *e) {
+  std::vector<Value> args;
+  for (auto *a : e->elts) args.push_back(eval(a));
+  std::vector<pycore::PyValue> py;
+  for (const Value &a : args) py.push_back(toPy(a));
+  pycore::BuiltinResult r = pycore::callBuiltin(fn, py);
+  const pycore::BuiltinInfo *info = pycore::lookupBuiltin(fn);
+  if (!r.ok() || r.value.kind == pycore::PyValue::Kind::Unknown)
+    // Not known at trace time (or an error `run` reports): an integer stays a symbolic integer.
+    return info && info->unknownIsInt ? Value::integer(SymInt::symbolic(text(e))) : Value::unknown(text(e));
+  return fromPy(r.value, args, e);
+}
+
+Value KernelBuilder::callIntrinsic(const pycore::IntrinsicInfo &intrinsic, const Expr *e) {
+  using pycore::Intrinsic;
+  std::vector<Value> args;
+  for (auto *a : e->elts) args.push_back(eval(a));
+  std::vector<pycore::PyValue> py;
+  for (const Value &a : args) py.push_back(toPy(a));
+  switch (intrinsic.id) {
+  case Intrinsic::Arange: {
+    pycore::ArangeBounds r = pycore::arangeBounds(py);
+    if (!r.error.empty()) diag(Diagnostic::Error, e->range, r.error, "call-args");
+    IndexVal x;
+    x.rank = 1;
+    if (r.start && r.extent) {
+      if (args.size() >= 2) x.base = Affine::constantOf(*r.start);
+      x.aranges.push_back({0, *r.extent, 1});
+    } else {
+      x.base = Affine::unknown();
+      x.aranges.push_back({0, 0, 1});
     }
-    bound[idx] = kw.value;
+    Value v = Value::index(x);
+    v.s = text(e);
+    return v;
+  }
+  case Intrinsic::ParDim: {
+    Value v = args.empty() ? Value::unknown() : args[0];
+    v.s = "par_dim";
+    Value marked = Value::seq({v});
+    marked.s = "par_dim";
+    return marked;
+  }
+  case Intrinsic::ProgramId: case Intrinsic::NumPrograms: case Intrinsic::ProgramNdim: {
+    // The launch grid is not part of the kernel: its coordinates and sizes stay symbolic here.
+    if (intrinsic.id == Intrinsic::ProgramNdim) {
+      if (!args.empty()) diag(Diagnostic::Error, e->range, std::string(intrinsic.usage), "call-args");
+    } else {
+      pycore::AxisArg axis = pycore::launchAxis(intrinsic.name, py, intrinsic.id == Intrinsic::NumPrograms);
+      if (!axis.error.empty()) diag(Diagnostic::Error, e->range, axis.error, "call-args");
+    }
+    if (intrinsic.id != Intrinsic::ProgramId) return Value::integer(SymInt::symbolic(text(e)));
+    IndexVal x;
+    x.base = Affine::unknown();
+    return Value::index(x);
+  }
+  case Intrinsic::Mgrid: break;
+  }
+  diag(Diagnostic::Error, e->range, std::string(intrinsic.usage), "call-args");
+  return Value::unknown(text(e));
+}
+
+std::vector<const Expr *> KernelBuilder::bindArgs(const OpInfo *op, const Expr *e) {
+  std::vector<pycore::ParamSpec> params;
+  for (const auto &p : op->params) params.push_back({p.name, p.required});
+  std::vector<std::string_view> keywords;
+  for (const auto &kw : e->keywords) keywords.push_back(kw.name);
+  pycore::Binding b = pycore::bindArguments(params, e->elts.size(), keywords);
+  for (size_t i : b.extraPositional)
+    diag(Diagnostic::Warning, e->elts[i]->range, llvm::formatv("too many arguments to {0}", op->name).str(), "call-args");
+  for (size_t k : b.unknownKeywords) {
+    const auto &kw = e->keywords[k];
+    if (kw.name != "name" && kw.name != "lazy_initialization")
+      diag(Diagnostic::Warning, kw.range, "unknown keyword '" + kw.name + "' for " + std::string(op->name), "call-args");
+  }
+  std::vector<const Expr *> bound(op->params.size(), nullptr);
+  for (size_t i = 0; i < bound.size(); ++i) {
+    int at = b.argOf[i];
+    if (at != pycore::Binding::Unbound)
+      bound[i] = size_t(at) < e->elts.size() ? e->elts[size_t(at)] : e->keywords[size_t(at) - e->elts.size()].value;
   }
   return bound;
 }

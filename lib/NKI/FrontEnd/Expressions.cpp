@@ -1,6 +1,7 @@
 // Expressions: constants, names, Python operators (integers with PyInt semantics, affine index
 // arithmetic, tile operators as nl.* ops), comparisons, attributes and subscripts.
 #include "NKI/FrontEnd/KernelBuilder.h"
+#include "NKI/PyCore.h"
 #include "NKI/PyInt.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -38,16 +39,14 @@ Value KernelBuilder::eval(const Expr *e, std::optional<Buffer> resultBuffer,
     if (it != Env.end()) return it->second;
     auto al = Aliases.find(e->name);
     if (al != Aliases.end()) return Value::path(al->second);
-    if (e->name == "range" || e->name == "len" || e->name == "min" || e->name == "max" ||
-        e->name == "int" || e->name == "float" || e->name == "tuple" || e->name == "abs" ||
-        e->name == "print" || e->name == "isinstance" || e->name == "list")
+    if (const pycore::BuiltinInfo *b = pycore::lookupBuiltin(e->name); b && b->evaluated)
       return Value::path("builtins." + e->name);
     // The usual module aliases, used but never imported (AccelOpt stores kernels that way and its
     // harness prepends the imports): CPython stops with a NameError, so nothing here is modelled.
-    if (const char *module = conventionalModule(e->name)) {
+    if (std::string_view module = pycore::conventionalModule(e->name); !module.empty()) {
       if (ReportedMissingImports.insert(e->name).second)
         diag(Diagnostic::Error, e->range,
-             "name '" + e->name + "' is not defined: the file does not import it (add `import " + module + " as " +
+             "name '" + e->name + "' is not defined: the file does not import it (add `import " + std::string(module) + " as " +
                  e->name + "`)",
              "imports");
     }
@@ -309,12 +308,17 @@ Value KernelBuilder::subscript(const Expr *e) {
       if (sl && sl->kind == ExprKind::Slice) {
         Value lo = sl->elts[0] ? eval(sl->elts[0]) : Value::integer(0);
         Value hi = eval(sl->elts[1]);
-        if (lo.isKnownInt() && hi.isKnownInt()) {
-          x.base = Affine::constantOf(*lo.i.value);
-          x.aranges.push_back({i, *hi.i.value - *lo.i.value, 1});
+        pycore::ArangeBounds axis = pycore::mgridAxis(toPy(lo), toPy(hi));
+        if (!axis.error.empty()) diag(Diagnostic::Error, sl->range, axis.error, "call-args");
+        if (axis.start && axis.extent) {
+          x.base = Affine::constantOf(*axis.start);
+          x.aranges.push_back({i, *axis.extent, 1});
         } else {
           x.base = Affine::unknown();
         }
+      } else if (sl) {
+        eval(sl);
+        diag(Diagnostic::Error, sl->range, std::string(pycore::lookupIntrinsic("nl.mgrid")->usage), "call-args");
       }
       grids.push_back(Value::index(x));
     }

@@ -5,6 +5,7 @@
 
 #include "NKI/FrontEnd.h"
 #include "NKI/OpTable.h"
+#include "NKI/PyCore.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -114,10 +115,6 @@ private:
   // ----- names -----
   std::string canonical(const Expr *e) const;
 
-  static const char *conventionalModule(llvm::StringRef alias);
-
-  static std::string normalizePath(std::string p);
-
   /// Module-level constants (TILE = 128, sizes computed from them) are visible
   /// inside kernels; anything with a call is left alone.
   void bindModuleConstants();
@@ -200,7 +197,11 @@ private:
 
   Value call(const Expr *e, std::optional<Buffer> resultBuffer, const Expr *dest);
 
+  /// Builtins and NKI intrinsics are the trace-time Python core's (NKI/PyCore); these translate values.
+  pycore::PyValue toPy(const Value &v) const;
+  Value fromPy(const pycore::PyValue &p, const std::vector<Value> &args, const Expr *e) const;
   Value builtinCall(const std::string &fn, const Expr *e);
+  Value callIntrinsic(const pycore::IntrinsicInfo &intrinsic, const Expr *e);
 
   /// Positional and keyword arguments matched to the op's parameters.
   std::vector<const Expr *> bindArgs(const OpInfo *op, const Expr *e);
