@@ -1,6 +1,7 @@
 #include "Interp/TileOps.h"
 
 #include "Interp/Uninit.h"
+#include "NKI/PyCore.h"
 
 #include <cblas.h>
 
@@ -284,14 +285,10 @@ constexpr NameEntry<ActFunc> kActFuncNames[] = {
 };
 
 /// Splits "np.add" into the namespace it may come from and the bare name.
-std::pair<uint8_t, std::string_view> splitModule(std::string_view name) {
-  static constexpr std::pair<std::string_view, uint8_t> kPrefixes[] = {
-      {"nl.", kNki},     {"nki.language.", kNki}, {"neuronxcc.nki.language.", kNki},
-      {"np.", kNumpy},   {"numpy.", kNumpy},
-  };
-  for (auto [prefix, space] : kPrefixes)
-    if (name.starts_with(prefix))
-      return {space, name.substr(prefix.size())};
+std::pair<uint8_t, std::string> splitModule(std::string_view spelled) {
+  std::string name = nki::pycore::canonicalPath(spelled);
+  if (name.starts_with("nl.")) return {kNki, name.substr(3)};
+  if (name.starts_with("np.")) return {kNumpy, name.substr(3)};
   return {kNki, name};
 }
 

@@ -274,16 +274,6 @@ const OpInfo *lookupOp(std::string_view canonicalName) {
 
 std::span<const OpInfo> allOps() { return opTable; }
 
-std::string_view canonicalModule(std::string_view m) {
-  if (m == "neuronxcc.nki.language" || m == "nki.language") return "nl";
-  if (m == "neuronxcc.nki.isa" || m == "nki.isa") return "nisa";
-  if (m == "neuronxcc.nki" || m == "nki") return "nki";
-  if (m == "neuronxcc.nki.typing" || m == "nki.typing") return "nt";
-  if (m == "numpy") return "np";
-  if (m == "math") return "math";
-  return "";
-}
-
 const NamedConstant *lookupConstant(std::string_view n) {
   for (const auto &c : constants)
     if (c.name == n) return &c;

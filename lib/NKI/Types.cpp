@@ -1,4 +1,5 @@
 #include "NKI/Types.h"
+#include "NKI/PyCore.h"
 
 #include <string>
 
@@ -23,8 +24,10 @@ std::string_view dtypeName(DType t) {
   return "?";
 }
 
-std::optional<DType> parseDType(std::string_view s) {
-  for (std::string_view prefix : {"np.", "nl.", "numpy.", "nki.language."})
+std::optional<DType> parseDType(std::string_view spelled) {
+  std::string canonical = pycore::canonicalPath(spelled);
+  std::string_view s = canonical;
+  for (std::string_view prefix : {"np.", "nl."})
     if (s.substr(0, prefix.size()) == prefix) {
       s.remove_prefix(prefix.size());
       break;

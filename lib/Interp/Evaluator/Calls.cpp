@@ -1,0 +1,334 @@
+// Calls: builtins, Python helper functions, tensor methods and the arguments of NKI calls.
+#include "Interp/Evaluator/KernelEvaluator.h"
+#include "NKI/PyCore.h"
+
+#include "Interp/DTypeRounding.h"
+#include "Interp/Uninit.h"
+#include "NKI/PyInt.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace accelopt::interp::evaluator {
+
+Value KernelEvaluator::call(const Expr *e, View *dest) {
+  Value fn = eval(e->base);
+  if (fn.kind == Value::Method) return methodCall(fn, e);
+  if (fn.kind == Value::PyFunc) return callPython(fn.fn, e);
+  if (fn.kind != Value::Path) fail(e->range, "'" + text(e->base) + "' is not callable");
+  const std::string &name = fn.s;
+  if (name.rfind("builtins.", 0) == 0) return builtin(name.substr(9), e);
+  if (const nki::pycore::IntrinsicInfo *intrinsic = nki::pycore::lookupIntrinsic(name)) return callIntrinsic(*intrinsic, e);
+  if (isLoopIterator(name)) {
+    // nl.affine_range(...) and its kin take range()'s arguments; the loop kind says how iterations relate.
+    Value v = builtin("range", e);
+    v.loopKind = name == "nl.affine_range" ? nki::LoopKind::Affine
+                 : name == "nl.sequential_range" ? nki::LoopKind::Sequential : nki::LoopKind::Static;
+    return v;
+  }
+  if (name == "np.dtype") {
+    Value v = eval(e->elts.empty() ? nullptr : e->elts[0]);
+    return Value::path("npdtype." + v.s);
+  }
+  if (name.rfind("npdtype.", 0) == 0 && name.size() > 5 && name.substr(name.size() - 5) == ".type") {
+    Value v = eval(e->elts.empty() ? nullptr : e->elts[0]);
+    return v;
+  }
+  if (name == "np.float32" || name == "np.float16" || name == "np.int32" || name == "np.uint16" ||
+      name == "np.uint8" || name == "np.int8" || name == "np.float64" || name == "nl.float32") {
+    Value v = eval(e->elts.empty() ? nullptr : e->elts[0]);
+    if (name.find("int") != std::string::npos && v.isNumber()) return Value::integer(int64_t(v.num()));
+    if (v.isNumber()) return Value::number(double(float(v.num())));
+    return v;
+  }
+  if (name == "np.identity" || name == "np.eye") {
+    auto args = positional(e);
+    int64_t n = intArg(argument(e, args, 0, name == "np.eye" ? "N" : "n", name), e);
+    auto arr = NDArray::full({n, n}, nki::DType::Float32, 0.0f);
+    if (!arr) fail(e->range, llvm::toString(arr.takeError()));
+    for (int64_t k = 0; k < n; ++k) arr->data()[k * n + k] = 1.0f;
+    Value v;
+    v.kind = Value::HostArray;
+    v.host = std::make_shared<NDArray>(std::move(*arr));
+    return v;
+  }
+  if (name.rfind("math.", 0) == 0) {
+    auto args = positional(e);
+    double x = args.empty() ? 0 : scalarOf(args[0], e);
+    if (name == "math.ceil") return Value::integer(int64_t(std::ceil(x)));
+    if (name == "math.floor") return Value::integer(int64_t(std::floor(x)));
+    if (name == "math.sqrt") return Value::number(std::sqrt(x));
+    if (name == "math.exp") return Value::number(std::exp(x));
+    if (name == "math.log") return Value::number(std::log(x));
+  }
+  const nki::OpInfo *op = nki::lookupOp(name);
+  if (!op) fail(e->base->range, "'" + name + "' is not supported by the interpreter");
+  return nkiCall(op, e, dest);
+}
+
+Value KernelEvaluator::argument(const Expr *e, const std::vector<Value> &args, size_t position, std::string_view keyword,
+                                const std::string &callee) {
+  // The one parameter of interest at `position`; the binder sees the earlier ones as optional.
+  std::vector<nki::pycore::ParamSpec> params(position + 1, nki::pycore::ParamSpec{"", false});
+  params[position] = {keyword, true};
+  std::vector<std::string_view> keywords;
+  for (const auto &kw : e->keywords) keywords.push_back(kw.name);
+  nki::pycore::Binding b = nki::pycore::bindArguments(params, args.size(), keywords);
+  int at = b.argOf[position];
+  if (at == nki::pycore::Binding::Unbound)
+    fail(e->range, callee + " is missing its argument '" + std::string(keyword) + "'");
+  return size_t(at) < args.size() ? args[size_t(at)] : eval(e->keywords[size_t(at) - args.size()].value);
+}
+
+std::vector<Value> KernelEvaluator::positional(const Expr *e) {
+  std::vector<Value> out;
+  for (auto *a : e->elts) out.push_back(eval(a));
+  return out;
+}
+
+int64_t KernelEvaluator::intArg(const Value &v, const Expr *at) {
+  if (v.isIntLike()) return v.i;
+  if (v.kind == Value::Float && v.f == std::floor(v.f)) return int64_t(v.f);
+  fail(at->range, "expected an integer, got " + describe(v));
+}
+
+nki::pycore::PyValue KernelEvaluator::toPy(const Value &v, const Expr *at) {
+  using P = nki::pycore::PyValue;
+  switch (v.kind) {
+  case Value::None: return P::none();
+  case Value::Bool: return P::boolean(v.i != 0);
+  case Value::Int: return P::integer(v.i);
+  case Value::Float: return P::floating(v.f);
+  case Value::Str: return P::str(v.s);
+  case Value::Tuple: case Value::List: {
+    std::vector<P> elts;
+    for (const Value &x : *v.elts) elts.push_back(toPy(x, at));
+    return P::seq(std::move(elts), v.kind == Value::List);
+  }
+  case Value::RangeV: return P::range((*v.elts)[0].i, (*v.elts)[1].i, (*v.elts)[2].i);
+  default: {
+    P p;
+    p.kind = P::Kind::Opaque;
+    p.s = describe(v);
+    if (v.isTile()) p.length = viewOf(v, at).extent[0];
+    if (v.kind != Value::Index && v.kind != Value::MaskV) p.truth = truthy(v, at);
+    return p;
+  }
+  }
+}
+
+Value KernelEvaluator::fromPy(const nki::pycore::PyValue &p, const std::vector<Value> &args, const Expr *at) {
+  using K = nki::pycore::PyValue::Kind;
+  switch (p.kind) {
+  case K::None: return Value::none();
+  case K::Bool: return Value::boolean(p.i != 0);
+  case K::Int: return Value::integer(p.i);
+  case K::Float: return Value::number(p.f);
+  case K::Str: return Value::str(p.s);
+  case K::Seq: {
+    ValueList out;
+    for (const auto &x : p.elts) out.push_back(fromPy(x, args, at));
+    return Value::seq(std::move(out), p.isList ? Value::List : Value::Tuple);
+  }
+  case K::Range: {
+    Value v = Value::seq({Value::integer(p.i), Value::integer(p.stop), Value::integer(p.step)});
+    v.kind = Value::RangeV;
+    return v;
+  }
+  case K::Ref: {
+    const Value &a = args[size_t(p.arg)];
+    return p.elt < 0 ? a : (*a.elts)[size_t(p.elt)];
+  }
+  case K::Unknown: case K::Opaque: break;
+  }
+  fail(at->range, "this value is not known at trace time");
+}
+
+Value KernelEvaluator::builtin(const std::string &fn, const Expr *e) {
+  auto args = positional(e);
+  std::vector<nki::pycore::PyValue> py;
+  for (const Value &a : args) py.push_back(toPy(a, e));
+  auto charge = [&](uint64_t items) { chargeValue(items, sizeof(Value), "a list or tuple", e->range); };
+  nki::pycore::BuiltinResult r = nki::pycore::callBuiltin(fn, py, charge);
+  if (!r.ok()) fail(e->range, r.error);
+  if (r.value.kind == nki::pycore::PyValue::Kind::Unknown)
+    fail(e->range, fn + "() of " + (args.empty() ? std::string("nothing") : describe(args[0])) + " is not supported here");
+  return fromPy(r.value, args, e);
+}
+
+Value KernelEvaluator::callIntrinsic(const nki::pycore::IntrinsicInfo &intrinsic, const Expr *e) {
+  using nki::pycore::Intrinsic;
+  auto args = positional(e);
+  std::vector<nki::pycore::PyValue> py;
+  for (const Value &a : args) py.push_back(toPy(a, e));
+  switch (intrinsic.id) {
+  case Intrinsic::Arange: {
+    nki::pycore::ArangeBounds r = nki::pycore::arangeBounds(py);
+    if (!r.error.empty()) fail(e->range, r.error);
+    IndexArr x;
+    x.c = *r.start;
+    x.coeff = {1};
+    x.extent = {*r.extent};
+    Value v;
+    v.kind = Value::Index;
+    v.idx = x;
+    return v;
+  }
+  case Intrinsic::ParDim: {
+    Value v = args.empty() ? Value::none() : args[0];
+    v.kind = Value::ParDim;
+    return v;
+  }
+  case Intrinsic::ProgramId: case Intrinsic::NumPrograms: {
+    bool id = intrinsic.id == Intrinsic::ProgramId;
+    nki::pycore::AxisArg axis = nki::pycore::launchAxis(intrinsic.name, py, /*optional=*/!id);
+    if (!axis.error.empty()) fail(e->range, axis.error);
+    return Value::integer(id ? Grid.programId(*axis.axis) : Grid.numPrograms(*axis.axis));
+  }
+  case Intrinsic::ProgramNdim:
+    if (!args.empty()) fail(e->range, std::string(intrinsic.usage));
+    return Value::integer(Grid.ndim());
+  case Intrinsic::Mgrid: break;
+  }
+  fail(e->range, std::string(intrinsic.usage));
+}
+
+Value KernelEvaluator::callPython(const Stmt *fn, const Expr *e) {
+  if (++CallDepth > 200) fail(e->range, "recursion too deep");
+  // Loop headers are not the only place time goes: f(n) = f(n-1) + f(n-1) has none (D7).
+  checkTime(e->range);
+  Scope frame;
+  auto args = positional(e);
+  std::vector<std::string_view> keywords;
+  for (const auto &kw : e->keywords) keywords.push_back(kw.name);
+  nki::pycore::Binding b = nki::pycore::bindArguments(nki::pycore::paramsOf(*fn), args.size(), keywords);
+  if (!b.repeated.empty())
+    fail(e->range, fn->name + "() got multiple values for argument '" + fn->params[b.repeated[0]].name + "'");
+  if (!b.missing.empty())
+    fail(e->range, "missing argument '" + fn->params[b.missing[0]].name + "' in call to " + fn->name);
+  for (size_t p = 0; p < fn->params.size(); ++p) {
+    const auto &param = fn->params[p];
+    int at = b.argOf[p];
+    if (param.isVarArgs) continue;
+    if (at == nki::pycore::Binding::Unbound) frame[param.name] = eval(param.defaultValue);
+    else if (size_t(at) < args.size()) frame[param.name] = args[size_t(at)];
+    else frame[param.name] = eval(e->keywords[size_t(at) - args.size()].value);
+  }
+  Scope *saved = Env;
+  Env = &frame;
+  Value result = Value::none();
+  try {
+    execBlock(fn->body);
+  } catch (ReturnSignal &r) {
+    result = std::move(r.value);
+  } catch (...) {
+    Env = saved;
+    --CallDepth;
+    throw;
+  }
+  Env = saved;
+  --CallDepth;
+  return result;
+}
+
+Value KernelEvaluator::methodCall(const Value &m, const Expr *e) {
+  auto args = positional(e);
+  // reshape(shape=...) / broadcast_to(shape=...): the keyword form of the one shape argument.
+  if (const Expr *kw = args.empty() ? e->keyword("shape") : nullptr) args.push_back(eval(kw));
+  Value shapeArg = args.size() == 1 && args[0].isSeq() ? args[0] : Value::seq(args);
+  std::vector<int64_t> shape;
+  for (auto &x : *shapeArg.elts) shape.push_back(intArg(x, e));
+  Value self = m;
+  self.kind = m.view ? Value::ViewV : Value::TensorV;
+  if (m.s == "reshape" || m.s == "view") {
+    if (self.kind != Value::TensorV) fail(e->range, "reshape of a tile view is not supported");
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    if (n != m.tensor->data.numel())
+      fail(e->range, "cannot reshape " + formatShape(m.tensor->data.shape()) + " to " + formatShape(shape));
+    // NKI's reshape is a free view: stores through it reach the tensor (out.reshape(...)).
+    auto alias = std::make_shared<Tensor>();
+    alias->buffer = m.tensor->buffer;
+    alias->name = m.tensor->name;
+    alias->parDim = m.tensor->parDim;
+    auto arr = NDArray::viewOf(m.tensor->data, shape);
+    if (!arr) fail(e->range, llvm::toString(arr.takeError()));
+    alias->data = std::move(*arr);
+    alias->viewed = m.tensor;
+    return Value::ofTensor(alias);
+  }
+  if (m.s == "broadcast_to") {
+    ++Stats.instructions;
+    NDArray src = tileOf(self, e->base, nullptr);
+    auto out = newTile(shape, src.dtype(), nki::Buffer::SBUF, "broadcast", e->range);
+    if (auto err = applyBinary(AluOp::Add, out->data.asTile(), src.asTile(), 0.0f)) fail(e->range, llvm::toString(std::move(err)));
+    return Value::ofTensor(out);
+  }
+  fail(e->range, "method '" + m.s + "' is not supported");
+}
+
+KernelEvaluator::Bound KernelEvaluator::bindArgs(const nki::OpInfo *op, const Expr *e) {
+  Bound b;
+  size_t n = op->params.size();
+  b.exprs.assign(n, nullptr);
+  b.values.assign(n, Value::none());
+  b.given.assign(n, false);
+  std::vector<nki::pycore::ParamSpec> params;
+  for (const auto &p : op->params) params.push_back({p.name, p.required});
+  std::vector<std::string_view> keywords;
+  for (const auto &kw : e->keywords) keywords.push_back(kw.name);
+  nki::pycore::Binding binding = nki::pycore::bindArguments(params, e->elts.size(), keywords);
+  for (size_t i = 0; i < n; ++i) {
+    int at = binding.argOf[i];
+    if (at != nki::pycore::Binding::Unbound)
+      b.exprs[i] = size_t(at) < e->elts.size() ? e->elts[size_t(at)] : e->keywords[size_t(at) - e->elts.size()].value;
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (b.exprs[i]) {
+      b.values[i] = eval(b.exprs[i]);
+      b.given[i] = true;
+    } else if (op->params[i].required) {
+      fail(e->range, std::string(op->name) + " is missing its required argument '" + std::string(op->params[i].name) + "'");
+    }
+  return b;
+}
+
+const Value *KernelEvaluator::param(const nki::OpInfo *op, const Bound &b, std::string_view name) {
+  int i = op->paramIndex(name);
+  return i >= 0 && b.given[i] ? &b.values[i] : nullptr;
+}
+
+const Expr *KernelEvaluator::paramExpr(const nki::OpInfo *op, const Bound &b, std::string_view name) {
+  int i = op->paramIndex(name);
+  return i >= 0 ? b.exprs[i] : nullptr;
+}
+
+bool KernelEvaluator::flag(const nki::OpInfo *op, const Bound &b, std::string_view name) {
+  const Value *v = param(op, b, name);
+  return v && v->isNumber() && v->num() != 0;
+}
+
+AluOp KernelEvaluator::aluFrom(const Value *v, const Expr *at) {
+  if (!v || v->kind != Value::Path) fail(at->range, "expected an operator such as nl.add or np.multiply");
+  auto op = aluOpFromName(v->s);
+  if (!op) fail(at->range, "'" + v->s + "' is not an ALU operator");
+  return *op;
+}
+
+PerPartition KernelEvaluator::perPartition(const Value *v, const Expr *at, std::vector<NDArray> &keep, float dflt) {
+  if (!v || v->kind == Value::None) return PerPartition(dflt);
+  if (v->isNumber()) return PerPartition(float(v->num()));
+  if (v->isTile()) {
+    keep.push_back(gather(viewOf(*v, at), nullptr, at->range, true));
+    NDArray &a = keep.back();
+    return PerPartition(ConstTile{a.data(), a.dim(0), a.numel() / std::max<int64_t>(1, a.dim(0)),
+                                  a.numel() / std::max<int64_t>(1, a.dim(0))});
+  }
+  fail(at->range, "expected a number or a (P, 1) tile, got " + describe(*v));
+}
+
+} // namespace accelopt::interp::evaluator

@@ -1,0 +1,278 @@
+// Statements of the kernel evaluator: the kernel launch (arguments, module constants, outputs),
+// assignment, loops (with affine_range race frames), control flow and time limits.
+#include "Interp/Evaluator/KernelEvaluator.h"
+#include "NKI/PyCore.h"
+
+#include "Interp/DTypeRounding.h"
+#include "Interp/Uninit.h"
+#include "NKI/PyInt.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace accelopt::interp::evaluator {
+
+RunResult KernelEvaluator::run(std::vector<KernelArg> args) {
+  Start = std::chrono::steady_clock::now();
+  Scope globals;
+  for (const Stmt *s : M.body()) {
+    if (s->kind == PyStmt::StmtKind::Import || s->kind == PyStmt::StmtKind::ImportFrom) importInto(s, globals);
+    else if (s->kind == PyStmt::StmtKind::FunctionDef) { Value f; f.kind = Value::PyFunc; f.fn = s; globals[s->name] = f; }
+  }
+  // Module-level constants (no calls, so nothing with side effects runs).
+  for (const Stmt *s : M.body())
+    if (s->kind == PyStmt::StmtKind::Assign && nki::pycore::isModuleConstant(s->value)) {
+      Env = &globals;
+      try {
+        Value v = eval(s->value);
+        for (auto *t : s->targets) bind(t, v);
+      } catch (const RuntimeError &) {
+      }
+    }
+  Globals = &globals;
+  std::vector<Value> argv;
+  const Stmt *def = K.def;
+  Scope local;
+  // Arguments with a name bind by name (as keywords), the others by position.
+  std::vector<const KernelArg *> byPosition, byName;
+  std::vector<std::string_view> names;
+  for (auto &a : args) {
+    if (a.name.empty()) byPosition.push_back(&a);
+    else byName.push_back(&a), names.push_back(a.name);
+  }
+  nki::pycore::Binding binding = nki::pycore::bindArguments(nki::pycore::paramsOf(*def), byPosition.size(), names);
+  for (size_t p = 0; p < def->params.size(); ++p) {
+    const auto &param = def->params[p];
+    if (param.isVarArgs) continue;
+    int at = binding.argOf[p];
+    const KernelArg *arg = at == nki::pycore::Binding::Unbound ? nullptr
+                           : size_t(at) < byPosition.size()   ? byPosition[size_t(at)]
+                                                              : byName[size_t(at) - byPosition.size()];
+    if (!arg) {
+      if (param.defaultValue) {
+        Env = &globals;
+        local[param.name] = eval(param.defaultValue);
+        continue;
+      }
+      fail(param.range, "no value for kernel argument '" + param.name + "'");
+    }
+    if (arg->array) {
+      auto t = std::make_shared<Tensor>();
+      t->data = std::move(*const_cast<KernelArg *>(arg)->array);
+      t->buffer = nki::Buffer::SharedHBM;
+      t->parDim = -1;
+      t->name = param.name;
+      local[param.name] = Value::ofTensor(t);
+    } else {
+      local[param.name] = arg->isInt ? Value::integer(int64_t(arg->scalar)) : Value::number(arg->scalar);
+    }
+  }
+  Env = &local;
+  Value ret = Value::none();
+  try {
+    execBlock(def->body);
+  } catch (ReturnSignal &r) {
+    ret = std::move(r.value);
+  }
+  RunResult result;
+  auto collect = [&](const Value &v) {
+    if (v.kind == Value::TensorV) {
+      if (auto bad = firstUninit(v.tensor->data.data(), v.tensor->data.numel()))
+        Warnings.push_back(File.source().location(def->range.begin) +
+                           llvm::formatv(": warning: output '{0}' has never-written elements (first at flat index {1})",
+                                         v.tensor->name, *bad).str());
+      auto copy = v.tensor->data.clone();
+      if (!copy) fail(def->range, llvm::toString(copy.takeError()));
+      result.outputs.push_back(std::move(*copy));
+    }
+  };
+  if (ret.isSeq()) for (auto &e : *ret.elts) collect(e);
+  else collect(ret);
+  result.warnings = std::move(Warnings);
+  Stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  result.stats = Stats;
+  return result;
+}
+
+void KernelEvaluator::chargeValue(uint64_t count, uint64_t itemBytes, llvm::StringRef what, const syntax::ByteRange &at) {
+  if (llvm::Error err = checkValueBytes(count, itemBytes, what)) fail(at, llvm::toString(std::move(err)));
+}
+
+void KernelEvaluator::checkTime(const syntax::ByteRange &r) {
+  if (Opts.timeoutSeconds <= 0) return;
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  if (elapsed > Opts.timeoutSeconds)
+    fail(r, llvm::formatv("timed out after {0:F1} s (--timeout {1})", elapsed, Opts.timeoutSeconds).str());
+}
+
+void KernelEvaluator::execBlock(const std::vector<const Stmt *> &stmts) {
+  for (const Stmt *s : stmts) exec(s);
+}
+
+void KernelEvaluator::exec(const Stmt *s) {
+  using SK = PyStmt::StmtKind;
+  switch (s->kind) {
+  case SK::Expr: {
+    // A docstring does nothing; an f-string runs its interpolations when CPython traces the kernel.
+    if (s->value && s->value->kind == ExprKind::Str && !s->value->isFString) return;
+    eval(s->value);
+    return;
+  }
+  case SK::Assign: {
+    const Expr *target = s->targets.back();
+    if (target->kind == ExprKind::Subscript) {
+      assignInto(target, s->value, /*accumulate=*/nullptr);
+      for (size_t t = 0; t + 1 < s->targets.size(); ++t) bind(s->targets[t], eval(s->targets.back()));
+      return;
+    }
+    Value v = eval(s->value);
+    for (auto *t : s->targets) bind(t, v);
+    return;
+  }
+  case SK::AnnAssign: return;
+  case SK::AugAssign: return augAssign(s);
+  case SK::For: return forLoop(s);
+  case SK::While: {
+    int64_t guard = 0;
+    while (truthy(eval(s->value), s->value)) {
+      if (++guard > 100000000) fail(s->headerRange, "while loop did not terminate");
+      checkTime(s->headerRange);
+      try { execBlock(s->body); } catch (BreakSignal &) { break; } catch (ContinueSignal &) {}
+    }
+    return;
+  }
+  case SK::If:
+    if (truthy(eval(s->value), s->value)) execBlock(s->body);
+    else execBlock(s->orelse);
+    return;
+  case SK::Return: throw ReturnSignal{s->value ? eval(s->value) : Value::none()};
+  case SK::Assert: {
+    if (!truthy(eval(s->value), s->value)) {
+      std::string msg = s->msg ? toText(eval(s->msg)) : "";
+      fail(s->range, "assertion failed" + (msg.empty() ? std::string() : ": " + msg));
+    }
+    return;
+  }
+  case SK::Pass: return;
+  case SK::Break: throw BreakSignal{};
+  case SK::Continue: throw ContinueSignal{};
+  case SK::FunctionDef: { Value f; f.kind = Value::PyFunc; f.fn = s; (*Env)[s->name] = f; return; }
+  case SK::Import: case SK::ImportFrom: importInto(s, *Env); return;
+  case SK::Other:
+    fail(s->range, "statement '" + s->name + "' is not supported by the interpreter");
+  }
+}
+
+void KernelEvaluator::bind(const Expr *target, const Value &v) {
+  if (target->kind == ExprKind::Name) {
+    if (v.kind == Value::TensorV && (v.tensor->name.empty() || v.tensor->name.rfind("tile", 0) == 0))
+      v.tensor->name = target->name;  // name tensors after their Python variable for messages
+    (*Env)[target->name] = v;
+    return;
+  }
+  if (target->kind == ExprKind::Tuple || target->kind == ExprKind::List) {
+    if (!v.isSeq() || v.elts->size() != target->elts.size())
+      fail(target->range, llvm::formatv("cannot unpack {0} into {1} names", describe(v), target->elts.size()).str());
+    for (size_t i = 0; i < target->elts.size(); ++i) bind(target->elts[i], (*v.elts)[i]);
+    return;
+  }
+  fail(target->range, "cannot assign to '" + text(target) + "'");
+}
+
+bool KernelEvaluator::isRangeCall(const Expr *call) {
+  llvm::StringRef callee = call->base ? llvm::StringRef(call->base->dottedName()) : "";
+  return callee == "range" || callee.endswith(".affine_range") || callee.endswith(".sequential_range") ||
+         callee.endswith(".static_range");
+}
+
+bool KernelEvaluator::hasNoEffect(const std::vector<const Stmt *> &body) {
+  for (const Stmt *s : body) {
+    if (s->kind == PyStmt::StmtKind::Pass) continue;
+    if (s->kind == PyStmt::StmtKind::Expr && s->value && s->value->kind == ExprKind::Str && !s->value->isFString)
+      continue;
+    // An inner loop over nl.*_range / range of plain names and numbers, itself without effect.
+    if (s->kind == PyStmt::StmtKind::For && s->orelse.empty() && s->targets.size() == 1 &&
+        s->targets[0]->kind == ExprKind::Name && s->value && s->value->kind == ExprKind::Call &&
+        isRangeCall(s->value) &&
+        std::all_of(s->value->elts.begin(), s->value->elts.end(), [](const Expr *a) {
+          return a->kind == ExprKind::Int || a->kind == ExprKind::Name;
+        }) &&
+        hasNoEffect(s->body))
+      continue;
+    return false;
+  }
+  return true;
+}
+
+void KernelEvaluator::forLoop(const Stmt *s) {
+  Value it = eval(s->value);
+  const Expr *target = s->targets[0];
+  if (it.kind == Value::RangeV) {
+    int64_t start = (*it.elts)[0].i, stop = (*it.elts)[1].i, step = (*it.elts)[2].i;
+    if (step == 0) fail(s->value->range, "range step must not be zero");
+    if (hasNoEffect(s->body)) {
+      // Nothing to run, however many iterations (reliability report D5): only the loop variable
+      // keeps its last value, as in Python. 128-bit: stop - start may not fit 64 bits.
+      __int128 span = step > 0 ? __int128(stop) - start : __int128(start) - stop;
+      __int128 stride = step > 0 ? __int128(step) : -__int128(step);
+      __int128 count = span > 0 ? (span + stride - 1) / stride : 0;
+      if (count > 0) bind(target, Value::integer(int64_t(__int128(start) + (count - 1) * __int128(step))));
+      return;
+    }
+    bool affine = it.loopKind == nki::LoopKind::Affine && Opts.detectRaces;
+    uint32_t instance = affine ? NextInstance++ : 0;
+    uint32_t outerSerial = CurrentSerial;
+    int64_t n = 0;
+    bool past = false;  // the next value would pass int64's end: the range is over
+    for (int64_t v = start; !past && (step > 0 ? v < stop : v > stop); past = __builtin_add_overflow(v, step, &v), ++n) {
+      checkTime(s->headerRange);
+      if (affine) {
+        Frames.push_back({instance, n, outerSerial});
+        CurrentSerial = uint32_t(Frames.size() - 1);
+      }
+      bind(target, Value::integer(v));
+      bool stop = false;
+      try { execBlock(s->body); } catch (BreakSignal &) { stop = true; } catch (ContinueSignal &) {}
+      CurrentSerial = outerSerial;
+      if (stop) break;
+    }
+    return;
+  }
+  if (it.isSeq()) {
+    for (const Value &v : *it.elts) {
+      bind(target, v);
+      bool stop = false;
+      try { execBlock(s->body); } catch (BreakSignal &) { stop = true; } catch (ContinueSignal &) {}
+      if (stop) break;
+    }
+    return;
+  }
+  fail(s->value->range, "cannot iterate over " + describe(it));
+}
+
+void KernelEvaluator::augAssign(const Stmt *s) {
+  const Expr *target = s->targets[0];
+  if (target->kind == ExprKind::Subscript) {
+    assignInto(target, s->value, &s->op);
+    return;
+  }
+  Value cur = eval(target);
+  if (cur.isTile()) {
+    // `acc += nl.matmul(...)`: accumulate into the whole tile in place.
+    View dst = cur.kind == Value::ViewV ? *cur.view : wholeView(cur.tensor);
+    if (accumulateMatmulInPlace(dst, s->value, s->op)) return;
+    LastMask.reset();
+    Value rhs = eval(s->value);
+    auto mask = std::move(LastMask);
+    accumulateInto(dst, rhs, s->op, s->value->range, mask.get());
+    return;
+  }
+  Value rhs = eval(s->value);
+  bind(target, binary(s->op, cur, rhs, s->range));
+}
+
+} // namespace accelopt::interp::evaluator

@@ -1,0 +1,180 @@
+// The interpreter's runtime values: tensors, affine index arrays, strided views, masks and the
+// trace-time Python values the evaluator computes with.
+#pragma once
+
+#include "Interp/Interpreter.h"
+#include "NKI/KernelIR.h"
+#include "Syntax/PyAST.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace accelopt::interp::evaluator {
+
+using syntax::Expr, syntax::ExprKind, syntax::Stmt;
+namespace PyStmt = syntax;
+
+/// A runtime failure at a source position; converted to llvm::Error at the API boundary.
+struct RuntimeError {
+  uint32_t offset;
+  std::string message;
+};
+
+[[noreturn]] inline void fail(const syntax::ByteRange &r, std::string msg) { throw RuntimeError{r.begin, std::move(msg)}; }
+
+struct Tensor {
+  NDArray data;
+  nki::Buffer buffer = nki::Buffer::SBUF;
+  std::string name;
+  int parDim = 0;                   // -1 for HBM
+  std::vector<uint32_t> stamps;     // race detection: affine iteration serial of the last write
+  std::shared_ptr<Tensor> viewed;   // a reshape view: the tensor whose storage `data` borrows
+};
+using TensorPtr = std::shared_ptr<Tensor>;
+
+/// c + sum(coeff[a] * k[a]), k[a] in [0, extent[a]); rank = extent.size().
+struct IndexArr {
+  int64_t c = 0;
+  llvm::SmallVector<int64_t, 4> coeff;
+  llvm::SmallVector<int64_t, 4> extent;
+  int rank() const { return int(extent.size()); }
+  bool scalar() const {
+    for (int64_t x : coeff)
+      if (x) return false;
+    return true;
+  }
+  /// Right-aligned numpy broadcast to `r` axes.
+  IndexArr widened(int r) const {
+    IndexArr o;
+    o.c = c;
+    int pad = r - rank();
+    o.coeff.assign(pad, 0);
+    o.extent.assign(pad, 1);
+    o.coeff.append(coeff.begin(), coeff.end());
+    o.extent.append(extent.begin(), extent.end());
+    return o;
+  }
+  int64_t minValue() const {
+    int64_t v = c;
+    for (int a = 0; a < rank(); ++a) v += std::min<int64_t>(0, coeff[a] * (extent[a] - 1));
+    return v;
+  }
+  int64_t maxValue() const {
+    int64_t v = c;
+    for (int a = 0; a < rank(); ++a) v += std::max<int64_t>(0, coeff[a] * (extent[a] - 1));
+    return v;
+  }
+};
+
+/// A region of a tensor as a strided tile: element(k) = offset + sum(stride[a] * k[a]).
+struct View {
+  TensorPtr tensor;
+  int64_t offset = 0;
+  llvm::SmallVector<int64_t, 6> stride;
+  llvm::SmallVector<int64_t, 6> extent;
+  // Per index dimension, for bounds checks that respect masks.
+  struct DimIndex { IndexArr idx; int64_t size; };
+  std::vector<DimIndex> dims;
+
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t e : extent) n *= e;
+    return n;
+  }
+  std::vector<int64_t> shape() const { return {extent.begin(), extent.end()}; }
+};
+
+/// A conjunction of affine constraints `expr >= 0` over the tile axes.
+struct Mask {
+  std::vector<IndexArr> geZero;
+  /// For a row of the tile (outer coordinates `k`, last axis free), the allowed
+  /// range [lo, hi) of the last coordinate: each constraint is affine in it.
+  std::pair<int64_t, int64_t> rowRange(const int64_t *k, int rank, int64_t inner) const {
+    int64_t lo = 0, hi = inner;
+    for (const auto &g : geZero) {
+      int64_t base = g.c, c = 0;
+      int off = rank - g.rank();
+      for (int a = 0; a < g.rank(); ++a) {
+        int ax = a + off;
+        if (ax < 0 || !g.coeff[a]) continue;
+        if (ax == rank - 1) c = g.coeff[a];
+        else base += g.coeff[a] * k[ax];
+      }
+      if (c == 0) {
+        if (base < 0) return {0, 0};
+      } else if (c > 0) {
+        lo = std::max(lo, base >= 0 ? 0 : (-base + c - 1) / c);   // j >= ceil(-base / c)
+      } else {
+        if (base < 0) return {0, 0};
+        hi = std::min(hi, base / -c + 1);                          // j <= floor(base / -c)
+      }
+    }
+    return {lo, std::max(lo, hi)};
+  }
+  bool allows(const int64_t *k, int rank) const {
+    for (const auto &g : geZero) {
+      int64_t v = g.c;
+      int off = rank - g.rank();
+      for (int a = 0; a < g.rank(); ++a) {
+        int ax = a + off;
+        if (ax >= 0 && g.coeff[a]) v += g.coeff[a] * k[ax];
+      }
+      if (v < 0) return false;
+    }
+    return true;
+  }
+};
+
+struct Value;
+using ValueList = std::vector<Value>;
+
+struct Value {
+  enum Kind : uint8_t {
+    None, Bool, Int, Float, Str, Tuple, List, Dict, Path, PyFunc, TensorV, ViewV, Index, SliceV, EllipsisV,
+    MaskV, HostArray, Method, ParDim, RangeV,
+  } kind = None;
+  int64_t i = 0;
+  double f = 0;
+  std::string s;                       // Str; Path (canonical dotted name); Method name
+  std::shared_ptr<ValueList> elts;     // Tuple/List/Dict(k,v,k,v)/SliceV(lo,hi,step)/RangeV(start,stop,step)
+  TensorPtr tensor;                    // TensorV / Method receiver
+  std::shared_ptr<View> view;          // ViewV
+  IndexArr idx;                        // Index
+  std::shared_ptr<Mask> mask;          // MaskV
+  std::shared_ptr<NDArray> host;       // HostArray (numpy constants)
+  const Stmt *fn = nullptr;            // PyFunc
+  nki::LoopKind loopKind = nki::LoopKind::PyRange;  // RangeV
+
+  static Value none() { return {}; }
+  static Value integer(int64_t v) { Value x; x.kind = Int; x.i = v; return x; }
+  static Value boolean(bool b) { Value x; x.kind = Bool; x.i = b; return x; }
+  static Value number(double v) { Value x; x.kind = Float; x.f = v; return x; }
+  static Value str(std::string v) { Value x; x.kind = Str; x.s = std::move(v); return x; }
+  static Value path(std::string p) { Value x; x.kind = Path; x.s = std::move(p); return x; }
+  static Value seq(ValueList e, Kind k = Tuple) { Value x; x.kind = k; x.elts = std::make_shared<ValueList>(std::move(e)); return x; }
+  static Value ofTensor(TensorPtr t) { Value x; x.kind = TensorV; x.tensor = std::move(t); return x; }
+  static Value ofView(View v) { Value x; x.kind = ViewV; x.view = std::make_shared<View>(std::move(v)); return x; }
+  static Value ofIndex(IndexArr a) {
+    if (a.scalar()) return integer(a.c);
+    Value x; x.kind = Index; x.idx = std::move(a); return x;
+  }
+
+  bool isNumber() const { return kind == Int || kind == Bool || kind == Float; }
+  bool isIntLike() const { return kind == Int || kind == Bool; }
+  double num() const { return kind == Float ? f : double(i); }
+  bool isSeq() const { return kind == Tuple || kind == List; }
+  bool isTile() const { return kind == TensorV || kind == ViewV; }
+};
+
+/// Iteration identity for race detection: each iteration of an affine loop gets a
+/// serial; a serial knows its loop instance, iteration and enclosing serial.
+struct AffineFrame {
+  uint32_t instance;
+  int64_t iteration;
+  uint32_t parent;
+};
+
+} // namespace accelopt::interp::evaluator

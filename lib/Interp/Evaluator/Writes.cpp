@@ -1,0 +1,92 @@
+// Writes into tensors: `t[...] = value`, `t[...] op= value` and PSUM accumulation of matmuls in place.
+#include "Interp/Evaluator/KernelEvaluator.h"
+
+#include "Interp/DTypeRounding.h"
+#include "Interp/Uninit.h"
+#include "NKI/PyInt.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace accelopt::interp::evaluator {
+
+void KernelEvaluator::assignInto(const Expr *target, const Expr *valueExpr, const std::string *augOp) {
+  Value base = eval(target->base);
+  if (!base.isTile()) fail(target->range, "cannot assign into " + describe(base));
+  View dst = makeView(base, target, nullptr);
+  if (augOp) {
+    if (accumulateMatmulInPlace(dst, valueExpr, *augOp)) return;
+    LastMask.reset();
+    Value rhs = eval(valueExpr);
+    auto mask = std::move(LastMask);
+    accumulateInto(dst, rhs, *augOp, valueExpr->range, mask.get());
+    return;
+  }
+  LastMask.reset();
+  Value rhs = valueExpr->kind == ExprKind::Call ? call(valueExpr, &dst) : eval(valueExpr);
+  if (rhs.kind == Value::None && valueExpr->kind == ExprKind::Call) return;  // the call wrote dst itself
+  auto mask = std::move(LastMask);
+  writeValue(dst, rhs, valueExpr, mask.get(), nullptr);
+}
+
+void KernelEvaluator::writeValue(const View &dst, const Value &rhs, const Expr *at, const Mask *mask,
+                const std::function<float(float, float)> *combine, const Expr *dstAt) {
+  const syntax::ByteRange &where = (dstAt ? dstAt : at)->range;
+  if (rhs.isTile()) {
+    NDArray val = gather(viewOf(rhs, at), mask, at->range, /*checkUninit=*/true);
+    scatter(dst, val, mask, where, combine, combine == nullptr);
+  } else if (rhs.isNumber()) {
+    auto val = NDArray::full({1}, nki::DType::Float32, float(rhs.num()));
+    if (!val) fail(at->range, llvm::toString(val.takeError()));
+    scatter(dst, *val, mask, where, combine, combine == nullptr);
+  } else {
+    fail(at->range, "cannot store " + describe(rhs) + " into a tensor");
+  }
+}
+
+bool KernelEvaluator::accumulateMatmulInPlace(const View &dst, const Expr *valueExpr, const std::string &op) {
+  if (op != "+" || valueExpr->kind != ExprKind::Call) return false;
+  auto tile = directTile(dst, valueExpr->range);
+  if (!tile) return false;
+  if (Opts.detectUninitReads)
+    for (int64_t r = 0; r < tile->rows; ++r)
+      if (firstUninit(tile->row(r), tile->cols)) return false;  // let the generic path report it
+  MatmulAccumulator = tile;
+  MatmulAccumulated = false;
+  LastMask.reset();
+  Value rhs;
+  try {
+    rhs = eval(valueExpr);
+  } catch (...) {
+    MatmulAccumulator.reset();
+    throw;
+  }
+  MatmulAccumulator.reset();
+  if (MatmulAccumulated) return true;
+  // Not a matmul after all: accumulate its result the ordinary way.
+  auto mask = std::move(LastMask);
+  accumulateInto(dst, rhs, op, valueExpr->range, mask.get());
+  return true;
+}
+
+void KernelEvaluator::accumulateInto(const View &dst, const Value &rhs, const std::string &op, const syntax::ByteRange &at,
+                    const Mask *mask) {
+  auto alu = interp::aluOpFromName(op == "+" ? "add" : op == "-" ? "subtract" : op == "*" ? "multiply"
+                                   : op == "/" ? "divide" : op == "max" ? "maximum" : op);
+  if (!alu) fail(at, "unsupported accumulation '" + op + "='");
+  // Accumulating reads the destination: it must have been written.
+  NDArray acc = gather(dst, mask, at, /*checkUninit=*/true);
+  auto check = [&](llvm::Error err) {
+    if (err) fail(at, llvm::toString(std::move(err)));
+  };
+  if (rhs.isTile()) check(applyBinary(*alu, acc.asTile(), acc.asTile(), gather(viewOf(rhs, nullptr), mask, at, true).asTile()));
+  else if (rhs.isNumber()) check(applyBinary(*alu, acc.asTile(), acc.asTile(), float(rhs.num())));
+  else fail(at, "cannot accumulate " + describe(rhs));
+  scatter(dst, acc, mask, at, nullptr, /*raceCheck=*/false);
+}
+
+} // namespace accelopt::interp::evaluator

@@ -1,0 +1,178 @@
+// Accesses: the affine index of every tensor subscript (basic and advanced indexing), whole-tensor
+// reads, and the tile shapes and dtypes of tensor values.
+#include "NKI/FrontEnd/KernelBuilder.h"
+#include "NKI/PyInt.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <cmath>
+#include <functional>
+#include <limits>
+
+namespace accelopt::nki::frontend {
+
+Access KernelBuilder::wholeAccess(const Value &t, const Expr *at) {
+  if (t.view) {
+    Access a = *t.view;
+    a.range = at ? at->range : a.range;
+    return a;
+  }
+  Access a;
+  a.tensor = t.tensor;
+  a.range = at ? at->range : ByteRange{};
+  const Tensor &T = K.tensors[t.tensor];
+  for (size_t d = 0; d < T.shape.size(); ++d) {
+    IndexDim dim;
+    dim.full = true;
+    a.dims.push_back(dim);
+    if (int(d) >= T.blockDims()) a.tileShape.push_back(T.shape[d].value.value_or(0));
+  }
+  a.exact = !unknownShape.count(t.tensor);
+  return a;
+}
+
+Access KernelBuilder::access(const Value &t, const Expr *sub) {
+  Access a;
+  a.tensor = t.tensor;
+  a.range = sub->range;
+  if (t.view) {  // subscripting a view: keep the view, mark inexact
+    a = *t.view;
+    a.range = sub->range;
+    a.exact = false;
+    return a;
+  }
+  const Tensor &T = K.tensors[t.tensor];
+  std::vector<const Expr *> items(sub->elts.begin(), sub->elts.end());
+  if (items.size() == 1 && items[0] && items[0]->kind == ExprKind::Tuple)
+    items = std::vector<const Expr *>(items[0]->elts.begin(), items[0]->elts.end());
+  size_t rank = T.shape.size();
+  bool rankKnown = !unknownShape.count(t.tensor);
+  int ellipsisAt = -1;
+  for (size_t i = 0; i < items.size(); ++i)
+    if (items[i] && items[i]->kind == ExprKind::Ellipsis) ellipsisAt = int(i);
+  size_t explicitCount = items.size() - (ellipsisAt >= 0 ? 1 : 0);
+  if (!rankKnown) rank = std::max(rank, explicitCount);
+  if (rankKnown && explicitCount > rank) {
+    diag(Diagnostic::Error, sub->range,
+         llvm::formatv("too many indices for tensor '{0}' of rank {1}", T.name, rank).str(),
+         "index-rank");
+    a.exact = false;
+  }
+  std::vector<IndexDim> dims;
+  int basicAxis = 0;
+  int advancedRank = 0;
+  auto fullDim = [&](size_t d) {
+    IndexDim dim;
+    dim.full = true;
+    if (d < T.shape.size()) {
+      int64_t ext = T.shape[d].value.value_or(0);
+      if (ext > 0) dim.aranges.push_back({basicAxis, ext, 1});
+      else a.exact = false;
+    }
+    dim.base = Affine::constantOf(0);
+    ++basicAxis;
+    return dim;
+  };
+  for (size_t i = 0; i < items.size(); ++i) {
+    const Expr *it = items[i];
+    if (int(i) == ellipsisAt) {
+      size_t fill = rank > explicitCount ? rank - explicitCount : 0;
+      for (size_t k = 0; k < fill; ++k) dims.push_back(fullDim(dims.size()));
+      continue;
+    }
+    if (it && it->kind == ExprKind::Slice) {
+      a.usesBasic = true;
+      IndexDim dim;
+      Value lo = it->elts[0] ? eval(it->elts[0]) : Value::integer(0);
+      Value hi = it->elts[1] ? eval(it->elts[1]) : Value();
+      Value st = it->elts[2] ? eval(it->elts[2]) : Value::integer(1);
+      size_t d = dims.size();
+      if (!it->elts[1] && d < T.shape.size()) hi = Value::integer(T.shape[d]);
+      auto loI = lo.asIndex(), hiI = hi.asIndex();
+      int64_t step = st.isKnownInt() ? *st.i.value : 1;
+      if (loI && hiI && loI->aranges.empty() && hiI->aranges.empty()) {
+        Affine diff = hiI->base;
+        diff.add(loI->base, -1);
+        dim.base = loI->base;
+        if (diff.isConstant() && step > 0) {
+          dim.aranges.push_back({basicAxis, (diff.constant + step - 1) / step, step});
+        } else if (!diff.known) {
+          a.exact = false;  // symbolic size (input shapes unknown): keep the axis, extent unknown
+          dim.aranges.push_back({basicAxis, 0, step});
+        } else {
+          diag(Diagnostic::Error, it->range,
+               "slice '" + text(it) + "' does not have a constant size", "slice-size");
+          a.exact = false;
+        }
+      } else {
+        dim.base = Affine::unknown();
+        a.exact = false;
+      }
+      ++basicAxis;
+      dims.push_back(dim);
+      continue;
+    }
+    Value v = it ? eval(it) : Value::none();
+    if (v.kind == Value::None) continue;  // newaxis: no tensor dimension
+    if (auto idx = v.asIndex()) {
+      IndexDim dim;
+      dim.base = idx->base;
+      dim.aranges = idx->aranges;
+      if (!idx->aranges.empty()) {
+        a.usesAdvanced = true;
+        advancedRank = std::max(advancedRank, idx->rank);
+      }
+      if (!idx->base.known) a.exact = false;
+      dims.push_back(dim);
+      continue;
+    }
+    IndexDim dim;
+    dim.base = Affine::unknown();
+    a.exact = false;
+    dims.push_back(dim);
+  }
+  while (dims.size() < rank) dims.push_back(fullDim(dims.size()));
+  // Tile shape: advanced -> the broadcast of the arange axes (numpy right-aligned);
+  // basic -> the slice extents in order.
+  if (a.usesAdvanced) {
+    a.tileShape.assign(advancedRank, 1);
+    for (auto &dim : dims)
+      for (auto &ar : dim.aranges) {
+        // Align ranks: an arange of lower rank broadcasts from the right.
+        if (ar.axis < advancedRank) a.tileShape[ar.axis] = std::max(a.tileShape[ar.axis], ar.extent);
+      }
+  } else {
+    for (auto &dim : dims)
+      for (auto &ar : dim.aranges) {
+        if (int(a.tileShape.size()) <= ar.axis) a.tileShape.resize(ar.axis + 1, 1);
+        a.tileShape[ar.axis] = ar.extent;
+      }
+  }
+  if (a.tileShape.empty()) a.tileShape.push_back(1);
+  a.dims = std::move(dims);
+  if (!rankKnown || (a.usesBasic && a.usesAdvanced)) a.exact = false;
+  return a;
+}
+
+void KernelBuilder::readOperand(const Value &v, const Expr *at, std::string_view param) {
+  if (!Cur || v.kind != Value::Tensor) return;
+  Access a = wholeAccess(v, at);
+  a.param = std::string(param);
+  Cur->reads.push_back(a);
+}
+
+std::vector<int64_t> KernelBuilder::tileShapeOf(const Value &v) const {
+  if (v.kind != Value::Tensor) return {};
+  if (v.view) return v.view->tileShape;
+  const Tensor &t = K.tensors[v.tensor];
+  std::vector<int64_t> s;
+  for (size_t d = std::max(0, t.blockDims()); d < t.shape.size(); ++d) s.push_back(t.shape[d].value.value_or(0));
+  return s;
+}
+
+DType KernelBuilder::dtypeOf(const Value &v) const {
+  return v.kind == Value::Tensor ? K.tensors[v.tensor].dtype : DType::Float32;
+}
+
+} // namespace accelopt::nki::frontend

@@ -1,0 +1,438 @@
+// Calls: builtins, NKI intrinsics, host code, NKI op calls bound to the op table with their
+// reads, writes, result tiles and allocations, and tensor methods.
+#include "NKI/FrontEnd/KernelBuilder.h"
+#include "NKI/PyCore.h"
+#include "NKI/PyInt.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <cmath>
+#include <functional>
+#include <limits>
+
+namespace accelopt::nki::frontend {
+
+std::optional<std::string> KernelBuilder::hostCodeCall(const Value &fn, const Expr *e) const {
+  static const std::set<std::string, std::less<>> traceRoots = {"nl", "nisa", "nki", "nt", "np", "math",
+                                                                "builtins", "dtype", "helper", "neuronxcc"};
+  // numpy functions that read or write host files.
+  static const std::set<std::string, std::less<>> numpyHostIo = {
+      "np.load", "np.save", "np.savez", "np.savez_compressed", "np.savetxt", "np.loadtxt", "np.genfromtxt",
+      "np.fromfile", "np.memmap", "np.fromregex", "np.DataSource"};
+  auto ranOnHost = [](llvm::StringRef what) {
+    what.consume_front("builtins.");
+    return "call to '" + what.str() + "' runs host code when the kernel is traced; accelopt neither runs nor analyses it";
+  };
+  if (fn.kind == Value::Path) {
+    std::string_view root = std::string_view(fn.s).substr(0, fn.s.find('.'));
+    if (!traceRoots.count(root) || numpyHostIo.count(fn.s) || fn.s.rfind("np.lib.", 0) == 0 ||
+        fn.s.rfind("np.ctypeslib", 0) == 0)
+      return ranOnHost(fn.s);
+    const pycore::BuiltinInfo *builtin = root == "builtins" ? pycore::lookupBuiltin(fn.s.substr(9)) : nullptr;
+    if (builtin && builtin->hostEffect)
+      return ranOnHost(fn.s);
+    return std::nullopt;
+  }
+  if (fn.kind == Value::Unknown && e->base->kind == ExprKind::Name && !Env.count(e->base->name) &&
+      !Aliases.count(e->base->name)) {
+    const pycore::BuiltinInfo *builtin = pycore::lookupBuiltin(e->base->name);
+    if (!builtin || builtin->hostEffect) return ranOnHost(e->base->name);
+  }
+  return std::nullopt;
+}
+
+Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, const Expr *dest) {
+  Value fn = eval(e->base);
+  if (fn.kind == Value::Method) return methodCall(fn, e);
+  if (auto why = hostCodeCall(fn, e)) diag(Diagnostic::Warning, e->base->range, std::move(*why), "host-code");
+  std::string name = fn.kind == Value::Path ? fn.s : "";
+  if (name.rfind("builtins.", 0) == 0) return builtinCall(name.substr(9), e);
+  if (const pycore::IntrinsicInfo *intrinsic = pycore::lookupIntrinsic(name)) return callIntrinsic(*intrinsic, e);
+  if (name == "np.dtype" || name.rfind("dtype.", 0) == 0) {
+    Value arg = e->elts.empty() ? Value::unknown() : eval(e->elts[0]);
+    Value v = Value::path("np.dtype");
+    v.s = "dtype." + (arg.kind == Value::Path ? arg.s : std::string("?"));
+    return v;
+  }
+  if (fn.kind == Value::Path && fn.s.rfind("dtype.", 0) == 0 && fn.s.find(".type") != std::string::npos)
+    return e->elts.empty() ? Value::unknown() : eval(e->elts[0]);
+  if (name.size() > 5 && name.substr(name.size() - 5) == ".type")
+    return e->elts.empty() ? Value::unknown() : eval(e->elts[0]);  // np.dtype(np.float32).type(1e-5)
+  if (name == "np.float32" || name == "np.int32" || name == "np.uint16" || name == "np.float16")
+    return e->elts.empty() ? Value::unknown() : eval(e->elts[0]);
+  if (name.rfind("np.", 0) == 0) {
+    for (auto *a : e->elts) eval(a);
+    return Value::unknown(text(e));
+  }
+  if (name.rfind("helper.", 0) == 0) {
+    for (auto *a : e->elts) {
+      Value v = eval(a);
+      if (v.kind == Value::Tensor) readOperand(v, a);
+    }
+    for (auto &kw : e->keywords) eval(kw.value);
+    return Value::unknown(text(e));
+  }
+  const OpInfo *op = lookupOp(name);
+  if (!op) {
+    bool nkiName = name.rfind("nl.", 0) == 0 || name.rfind("nisa.", 0) == 0 || name.rfind("nki.", 0) == 0;
+    if (nkiName && !isLoopIterator(name))
+      diag(Diagnostic::Warning, e->base->range,
+           "unknown NKI API '" + name + "'; its effects are not analysed", "unknown-api");
+    for (auto *a : e->elts) eval(a);
+    for (auto &kw : e->keywords) eval(kw.value);
+    return Value::unknown(text(e));
+  }
+  return opCall(op, e, resultBuffer, dest);
+}
+
+pycore::PyValue KernelBuilder::toPy(const Value &v) const {
+  using P = pycore::PyValue;
+  switch (v.kind) {
+  case Value::None: return P::none();
+  case Value::Bool: return v.isKnownInt() ? P::boolean(*v.i.value != 0) : P::unknown();
+  case Value::Int: return v.isKnownInt() ? P::integer(*v.i.value) : P::unknown();
+  case Value::Float: return v.fKnown ? P::floating(v.f) : P::unknown();
+  case Value::Str: return P::str(v.s);
+  case Value::Seq: {
+    if (v.s == "par_dim") break;  // nl.par_dim(n) is a marked dimension, not a tuple
+    std::vector<P> elts;
+    for (const Value &x : v.elts) elts.push_back(toPy(x));
+    return P::seq(std::move(elts), v.isList);
+  }
+  case Value::Unknown: return P::unknown();
+  default: break;
+  }
+  P p;
+  p.kind = P::Kind::Opaque;
+  p.s = v.text();
+  if (v.kind == Value::Tensor) {
+    auto shape = tileShapeOf(v);
+    if (!shape.empty() && shape[0] > 0 && !unknownShape.count(v.tensor)) p.length = shape[0];
+    p.truth = true;
+  }
+  return p;
+}
+
+Value KernelBuilder::fromPy(const pycore::PyValue &p, const std::vector<Value> &args, const Expr *e) const {
+  using K = pycore::PyValue::Kind;
+  switch (p.kind) {
+  case K::None: return Value::none();
+  case K::Bool: return Value::boolean(p.i != 0);
+  case K::Int: return Value::integer(p.i);
+  case K::Float: return Value::floating(p.f);
+  case K::Str: return Value::str(p.s);
+  case K::Seq: {
+    std::vector<Value> out;
+    for (const auto &x : p.elts) out.push_back(fromPy(x, args, e));
+    return Value::seq(std::move(out), p.isList);
+  }
+  case K::Ref: {
+    const Value &a = args[size_t(p.arg)];
+    return p.elt < 0 ? a : a.elts[size_t(p.elt)];
+  }
+  case K::Range: case K::Unknown: case K::Opaque: break;  // a range outside a loop header stays opaque
+  }
+  return Value::unknown(text(e));
+}
+
+Value KernelBuilder::builtinCall(const std::string &fn, const Expr *e) {
+  std::vector<Value> args;
+  for (auto *a : e->elts) args.push_back(eval(a));
+  std::vector<pycore::PyValue> py;
+  for (const Value &a : args) py.push_back(toPy(a));
+  pycore::BuiltinResult r = pycore::callBuiltin(fn, py);
+  const pycore::BuiltinInfo *info = pycore::lookupBuiltin(fn);
+  if (!r.ok() || r.value.kind == pycore::PyValue::Kind::Unknown)
+    // Not known at trace time (or an error `run` reports): an integer stays a symbolic integer.
+    return info && info->unknownIsInt ? Value::integer(SymInt::symbolic(text(e))) : Value::unknown(text(e));
+  return fromPy(r.value, args, e);
+}
+
+Value KernelBuilder::callIntrinsic(const pycore::IntrinsicInfo &intrinsic, const Expr *e) {
+  using pycore::Intrinsic;
+  std::vector<Value> args;
+  for (auto *a : e->elts) args.push_back(eval(a));
+  std::vector<pycore::PyValue> py;
+  for (const Value &a : args) py.push_back(toPy(a));
+  switch (intrinsic.id) {
+  case Intrinsic::Arange: {
+    pycore::ArangeBounds r = pycore::arangeBounds(py);
+    if (!r.error.empty()) diag(Diagnostic::Error, e->range, r.error, "call-args");
+    IndexVal x;
+    x.rank = 1;
+    if (r.start && r.extent) {
+      if (args.size() >= 2) x.base = Affine::constantOf(*r.start);
+      x.aranges.push_back({0, *r.extent, 1});
+    } else {
+      x.base = Affine::unknown();
+      x.aranges.push_back({0, 0, 1});
+    }
+    Value v = Value::index(x);
+    v.s = text(e);
+    return v;
+  }
+  case Intrinsic::ParDim: {
+    Value v = args.empty() ? Value::unknown() : args[0];
+    v.s = "par_dim";
+    Value marked = Value::seq({v});
+    marked.s = "par_dim";
+    return marked;
+  }
+  case Intrinsic::ProgramId: case Intrinsic::NumPrograms: case Intrinsic::ProgramNdim: {
+    // The launch grid is not part of the kernel: its coordinates and sizes stay symbolic here.
+    if (intrinsic.id == Intrinsic::ProgramNdim) {
+      if (!args.empty()) diag(Diagnostic::Error, e->range, std::string(intrinsic.usage), "call-args");
+    } else {
+      pycore::AxisArg axis = pycore::launchAxis(intrinsic.name, py, intrinsic.id == Intrinsic::NumPrograms);
+      if (!axis.error.empty()) diag(Diagnostic::Error, e->range, axis.error, "call-args");
+    }
+    if (intrinsic.id != Intrinsic::ProgramId) return Value::integer(SymInt::symbolic(text(e)));
+    IndexVal x;
+    x.base = Affine::unknown();
+    return Value::index(x);
+  }
+  case Intrinsic::Mgrid: break;
+  }
+  diag(Diagnostic::Error, e->range, std::string(intrinsic.usage), "call-args");
+  return Value::unknown(text(e));
+}
+
+std::vector<const Expr *> KernelBuilder::bindArgs(const OpInfo *op, const Expr *e) {
+  std::vector<pycore::ParamSpec> params;
+  for (const auto &p : op->params) params.push_back({p.name, p.required});
+  std::vector<std::string_view> keywords;
+  for (const auto &kw : e->keywords) keywords.push_back(kw.name);
+  pycore::Binding b = pycore::bindArguments(params, e->elts.size(), keywords);
+  for (size_t i : b.extraPositional)
+    diag(Diagnostic::Warning, e->elts[i]->range, llvm::formatv("too many arguments to {0}", op->name).str(), "call-args");
+  for (size_t k : b.unknownKeywords) {
+    const auto &kw = e->keywords[k];
+    if (kw.name != "name" && kw.name != "lazy_initialization")
+      diag(Diagnostic::Warning, kw.range, "unknown keyword '" + kw.name + "' for " + std::string(op->name), "call-args");
+  }
+  std::vector<const Expr *> bound(op->params.size(), nullptr);
+  for (size_t i = 0; i < bound.size(); ++i) {
+    int at = b.argOf[i];
+    if (at != pycore::Binding::Unbound)
+      bound[i] = size_t(at) < e->elts.size() ? e->elts[size_t(at)] : e->keywords[size_t(at) - e->elts.size()].value;
+  }
+  return bound;
+}
+
+Value KernelBuilder::newTile(const OpInfo *op, std::vector<int64_t> shape, Buffer buffer, DType dtype, ByteRange range) {
+  Tensor t;
+  t.id = int(K.tensors.size());
+  t.buffer = buffer;
+  t.dtype = dtype;
+  t.isTile = true;
+  t.parDim = isHBM(buffer) ? -1 : 0;
+  t.definedBy = Cur ? Cur->id : -1;
+  t.scope = CurLoop;
+  t.range = range;
+  for (int64_t d : shape) t.shape.push_back(d > 0 ? SymInt::known(d) : SymInt::symbolic("?"));
+  K.tensors.push_back(t);
+  if (Cur && Cur->definesTensor < 0) Cur->definesTensor = t.id;
+  (void)op;
+  return Value::tensorRef(t.id);
+}
+
+std::optional<DType> KernelBuilder::dtypeValue(const Value &v) const {
+  if (v.kind != Value::Path) return std::nullopt;
+  std::string s = v.s;
+  if (s.rfind("dtype.", 0) == 0) s = s.substr(6);
+  return parseDType(s);
+}
+
+Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffer> resultBuffer, const Expr *dest) {
+  if (Cur && !Cur->op) {
+    Cur->op = op;
+    Cur->callee = std::string(op->name);
+  }
+  auto bound = bindArgs(op, e);
+  std::vector<Value> vals(bound.size());
+  for (size_t i = 0; i < bound.size(); ++i) {
+    if (!bound[i]) continue;
+    const ParamInfo &p = op->params[i];
+    vals[i] = eval(bound[i]);
+    if (p.role == Role::Flag && Cur) {
+      auto n = vals[i].number();
+      if (n && *n != 0) Cur->setFlags.push_back(std::string(p.name));
+    }
+    if (p.role == Role::Tile || p.role == Role::Operand) readOperand(vals[i], bound[i], p.name);
+    if (p.role == Role::Mask && Cur && vals[i].kind != Value::None) Cur->hasMask = true;
+    if (p.role == Role::Dest && Cur && vals[i].kind == Value::Tensor) {
+      Access a = wholeAccess(vals[i], bound[i]);
+      a.isWrite = true;
+      a.param = std::string(p.name);
+      Cur->writes.push_back(a);
+    }
+  }
+  for (size_t i = 0; i < bound.size(); ++i)
+    if (op->params[i].required && !bound[i])
+      diag(Diagnostic::Error, e->range,
+           std::string(op->name) + " is missing its required argument '" +
+               std::string(op->params[i].name) + "'",
+           "call-args");
+  auto paramVal = [&](std::string_view n) -> const Value * {
+    int i = op->paramIndex(n);
+    return i >= 0 && bound[i] ? &vals[i] : nullptr;
+  };
+  auto firstTile = [&]() -> const Value * {
+    for (size_t i = 0; i < bound.size(); ++i)
+      if (bound[i] && op->params[i].role == Role::Tile) return &vals[i];
+    return nullptr;
+  };
+  DType dtype = DType::Float32;
+  if (const Value *t = firstTile()) dtype = dtypeOf(*t);
+  if (const Value *d = paramVal("dtype"))
+    if (auto dt = dtypeValue(*d)) dtype = *dt;
+  Buffer buffer = resultBuffer.value_or(op->result);
+  if (const Value *b = paramVal("buffer"))
+    if (b->kind == Value::Path)
+      if (const NamedConstant *c = lookupConstant(b->s); c && c->kind == NamedConstant::BufferKind)
+        buffer = Buffer(c->value);
+
+  switch (op->kind) {
+  case OpKind::Alloc: {
+    bool dtypeKnown = paramVal("dtype") && dtypeValue(*paramVal("dtype"));
+    return allocation(op, e, paramVal("shape") ? *paramVal("shape") : Value(), dtype, buffer, dtypeKnown,
+                      bound);
+  }
+  case OpKind::Store: case OpKind::DmaCopy: return Value::none();
+  default: break;
+  }
+  std::vector<int64_t> shape;
+  switch (op->shape) {
+  case ShapeRule::SameAsInput:
+    if (const Value *t = firstTile()) shape = tileShapeOf(*t);
+    break;
+  case ShapeRule::MatmulResult: {
+    const Value *a = bound[0] ? &vals[0] : nullptr;
+    const Value *b = bound.size() > 1 && bound[1] ? &vals[1] : nullptr;
+    auto sa = a ? tileShapeOf(*a) : std::vector<int64_t>{};
+    auto sb = b ? tileShapeOf(*b) : std::vector<int64_t>{};
+    if (op->name == "nl.matmul") {
+      const Value *tx = paramVal("transpose_x");
+      bool transposes = matmulTransposesStationary(*op, tx && tx->number() && *tx->number() != 0);
+      // x @ y is [rows of x, columns of y]; x given K x M (transpose_x) has its rows along the free axis.
+      shape = {sa.size() >= 2 ? (transposes ? sa[0] : sa[1]) : 0, sb.size() >= 2 ? sb.back() : 0};
+    } else {
+      shape = {sa.size() >= 2 ? sa.back() : (sa.empty() ? 0 : 1), sb.size() >= 2 ? sb.back() : 0};
+    }
+    dtype = DType::Float32;
+    break;
+  }
+  case ShapeRule::TransposePF:
+    if (const Value *t = firstTile()) {
+      auto s = tileShapeOf(*t);
+      if (s.size() >= 2) shape = {s.back(), s[0]};
+    }
+    break;
+  case ShapeRule::ReduceFree:
+    if (const Value *t = firstTile()) {
+      auto s = tileShapeOf(*t);
+      if (!s.empty()) shape = {s[0], 1};
+    }
+    break;
+  case ShapeRule::FromShapeArg:
+    if (const Value *s = paramVal("shape")) shape = intList(*s);
+    break;
+  default: break;
+  }
+  (void)dest;
+  return newTile(op, shape, buffer, dtype, e->range);
+}
+
+std::vector<int64_t> KernelBuilder::intList(const Value &v) const {
+  std::vector<int64_t> out;
+  if (v.kind != Value::Seq) return out;
+  for (auto &x : v.elts) {
+    if (x.kind == Value::Seq && x.s == "par_dim" && !x.elts.empty()) out.push_back(x.elts[0].i.value.value_or(0));
+    else out.push_back(x.isKnownInt() ? *x.i.value : 0);
+  }
+  return out;
+}
+
+Value KernelBuilder::allocation(const OpInfo *op, const Expr *e, const Value &shapeVal, DType dtype, Buffer buffer,
+                 bool dtypeGiven, const std::vector<const Expr *> &bound) {
+  Tensor t;
+  t.id = int(K.tensors.size());
+  t.buffer = buffer;
+  t.dtype = dtype;
+  t.definedBy = Cur ? Cur->id : -1;
+  t.scope = CurLoop;
+  t.range = e->range;
+  t.parDim = isHBM(buffer) ? -1 : 0;
+  if (op->name == "nl.shared_constant") {
+    // np.identity(n) and similar constants: shape from the numpy call when simple.
+    const Expr *c = bound.empty() ? nullptr : bound[0];
+    int64_t n = 0;
+    if (c && c->kind == ExprKind::Call && c->base->dottedName().find("identity") != std::string::npos &&
+        !c->elts.empty()) {
+      Value nv = eval(c->elts[0]);
+      if (nv.isKnownInt()) n = *nv.i.value;
+    }
+    if (n > 0) t.shape = {SymInt::known(n), SymInt::known(n)};
+    else t.shape = {SymInt::symbolic("?")};
+    t.parDim = -1;
+    t.buffer = Buffer::SharedHBM;
+  } else if (shapeVal.kind == Value::Seq) {
+    int parDim = -1;
+    for (size_t d = 0; d < shapeVal.elts.size(); ++d) {
+      const Value &x = shapeVal.elts[d];
+      if (x.kind == Value::Seq && x.s == "par_dim") {
+        parDim = int(d);
+        const Value &inner = x.elts.empty() ? Value() : x.elts[0];
+        t.shape.push_back(inner.kind == Value::Int ? inner.i : SymInt::symbolic(inner.text()));
+      } else {
+        t.shape.push_back(x.kind == Value::Int || x.kind == Value::Bool ? x.i : SymInt::symbolic(x.text()));
+      }
+    }
+    if (!isHBM(buffer)) t.parDim = parDim >= 0 ? parDim : 0;
+  } else {
+    t.shape = {SymInt::symbolic(shapeVal.text())};
+    diag(Diagnostic::Warning, e->range, "shape of this tensor is not known at trace time", "trace-time");
+  }
+  if (!dtypeGiven) t.dtypeKnown = false;
+  K.tensors.push_back(t);
+  if (Cur) {
+    Cur->kind = StmtKind::Alloc;
+    Cur->definesTensor = t.id;
+  }
+  return Value::tensorRef(t.id);
+}
+
+Value KernelBuilder::methodCall(const Value &m, const Expr *e) {
+  std::vector<Value> args;
+  for (auto *a : e->elts) args.push_back(eval(a));
+  // reshape(shape=...) / broadcast_to(shape=...): the keyword form of the one shape argument.
+  if (const Expr *kw = args.empty() ? e->keyword("shape") : nullptr) args.push_back(eval(kw));
+  const Tensor &src = K.tensors[m.tensor];
+  Value shapeArg = args.size() == 1 && args[0].kind == Value::Seq ? args[0] : Value::seq(args);
+  if (m.s == "reshape" || m.s == "view") {
+    // A free view of an HBM tensor with another shape.
+    Tensor t = src;
+    t.id = int(K.tensors.size());
+    t.aliasOf = src.aliasOf >= 0 ? src.aliasOf : src.id;
+    t.isArgument = false;
+    t.shape.clear();
+    for (auto &x : shapeArg.elts) t.shape.push_back(x.kind == Value::Int ? x.i : SymInt::symbolic(x.text()));
+    t.range = e->range;
+    t.name = src.name + ".reshape";
+    K.tensors.push_back(t);
+    unknownShape.erase(t.id);
+    return Value::tensorRef(t.id);
+  }
+  if (m.s == "broadcast_to") {
+    const OpInfo *op = lookupOp("tile.broadcast_to");
+    Value srcVal = m;
+    srcVal.kind = Value::Tensor;
+    readOperand(srcVal, e->base);
+    if (Cur && !Cur->op) { Cur->op = op; Cur->callee = std::string(op->name); }
+    return newTile(op, intList(shapeArg), Buffer::SBUF, src.dtype, e->range);
+  }
+  return Value::unknown(text(e));
+}
+
+} // namespace accelopt::nki::frontend

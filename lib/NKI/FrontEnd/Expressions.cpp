@@ -1,0 +1,357 @@
+// Expressions: constants, names, Python operators (integers with PyInt semantics, affine index
+// arithmetic, tile operators as nl.* ops), comparisons, attributes and subscripts.
+#include "NKI/FrontEnd/KernelBuilder.h"
+#include "NKI/PyCore.h"
+#include "NKI/PyInt.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <cmath>
+#include <functional>
+#include <limits>
+
+namespace accelopt::nki::frontend {
+
+Value KernelBuilder::eval(const Expr *e, std::optional<Buffer> resultBuffer,
+           const Expr *dest) {
+  if (!e) return Value::none();
+  switch (e->kind) {
+  case ExprKind::Int: return Value::integer(e->intValue);
+  case ExprKind::Float: return Value::floating(e->floatValue);
+  case ExprKind::Bool: return Value::boolean(e->boolValue);
+  case ExprKind::None: return Value::none();
+  case ExprKind::Ellipsis: { Value v; v.kind = Value::Ellipsis; return v; }
+  case ExprKind::Str: {
+    if (!e->isFString) return Value::str(e->str);
+    std::string out;
+    for (size_t i = 0; i < e->parts.size(); ++i) {
+      out += e->parts[i];
+      if (i < e->elts.size()) {
+        Value v = eval(e->elts[i]);
+        out += v.kind == Value::Str ? v.s : v.text();
+      }
+    }
+    return Value::str(out);
+  }
+  case ExprKind::Name: {
+    auto it = Env.find(e->name);
+    if (it != Env.end()) return it->second;
+    auto al = Aliases.find(e->name);
+    if (al != Aliases.end()) return Value::path(al->second);
+    if (const pycore::BuiltinInfo *b = pycore::lookupBuiltin(e->name); b && b->evaluated)
+      return Value::path("builtins." + e->name);
+    // The usual module aliases, used but never imported (AccelOpt stores kernels that way and its
+    // harness prepends the imports): CPython stops with a NameError, so nothing here is modelled.
+    if (std::string_view module = pycore::conventionalModule(e->name); !module.empty()) {
+      if (ReportedMissingImports.insert(e->name).second)
+        diag(Diagnostic::Error, e->range,
+             "name '" + e->name + "' is not defined: the file does not import it (add `import " + std::string(module) + " as " +
+                 e->name + "`)",
+             "imports");
+    }
+    return Value::unknown(e->name);
+  }
+  case ExprKind::Tuple: case ExprKind::List: {
+    std::vector<Value> elts;
+    for (auto *x : e->elts) elts.push_back(eval(x));
+    return Value::seq(std::move(elts), e->kind == ExprKind::List);
+  }
+  case ExprKind::Attribute: return attribute(e);
+  case ExprKind::Subscript: return subscript(e);
+  case ExprKind::Call: return call(e, resultBuffer, dest);
+  case ExprKind::BinOp: {
+    Value l = eval(e->elts[0]), r = eval(e->elts[1]);
+    return binary(e->name, l, r, e->range);
+  }
+  case ExprKind::UnaryOp: {
+    Value v = eval(e->base);
+    if (e->name == "not") {
+      if (auto n = v.number()) return Value::boolean(*n == 0);
+      return Value::unknown(text(e));
+    }
+    if (e->name == "-") return binary("*", Value::integer(-1), v, e->range, text(e));
+    return v;
+  }
+  case ExprKind::BoolOp: {
+    Value l = eval(e->elts[0]);
+    auto ln = l.number();
+    if (ln && e->name == "and" && *ln == 0) return l;
+    if (ln && e->name == "or" && *ln != 0) return l;
+    Value r = eval(e->elts[1]);
+    if (ln) return r;
+    return Value::unknown(text(e));
+  }
+  case ExprKind::Compare: return compare(e);
+  case ExprKind::IfExp: {
+    Value c = eval(e->elts[0]);
+    if (auto n = c.number()) return eval(*n != 0 ? e->elts[1] : e->elts[2]);
+    eval(e->elts[1]);
+    eval(e->elts[2]);
+    return Value::unknown(text(e));
+  }
+  default:
+    return Value::unknown(text(e));
+  }
+}
+
+Value KernelBuilder::compare(const Expr *e) {
+  std::vector<Value> vals;
+  for (auto *x : e->elts) vals.push_back(eval(x));
+  bool result = true;
+  for (size_t i = 0; i + 1 < vals.size() && i < e->ops.size(); ++i) {
+    auto eq = equalValues(vals[i], vals[i + 1]);
+    const std::string &op = e->ops[i];
+    std::optional<bool> r;
+    if (op == "==" || op == "is") r = eq;
+    else if (op == "!=" || op == "is not") { if (eq) r = !*eq; }
+    else {
+      auto a = vals[i].number(), b = vals[i + 1].number();
+      if (a && b) {
+        if (op == "<") r = *a < *b;
+        else if (op == "<=") r = *a <= *b;
+        else if (op == ">") r = *a > *b;
+        else if (op == ">=") r = *a >= *b;
+      } else if (vals[i].kind == Value::Index || vals[i + 1].kind == Value::Index) {
+        // A mask predicate over aranges/loop variables: a compile-time mask value.
+        Value m = Value::path("mask");
+        m.s = "mask";
+        return m;
+      }
+    }
+    if (!r) return Value::unknown(text(e));
+    result = result && *r;
+  }
+  return Value::boolean(result);
+}
+
+std::optional<bool> KernelBuilder::equalValues(const Value &a, const Value &b) {
+  if (a.kind == Value::Seq && b.kind == Value::Seq) {
+    if (a.elts.size() != b.elts.size()) return false;
+    bool all = true;
+    for (size_t i = 0; i < a.elts.size(); ++i) {
+      auto e = equalValues(a.elts[i], b.elts[i]);
+      if (!e) return std::nullopt;
+      all = all && *e;
+    }
+    return all;
+  }
+  if (a.kind == Value::None || b.kind == Value::None) return a.kind == b.kind;
+  auto x = a.number(), y = b.number();
+  if (x && y) return *x == *y;
+  if (a.kind == Value::Str && b.kind == Value::Str) return a.s == b.s;
+  if (a.kind == Value::Path && b.kind == Value::Path) return a.s == b.s;
+  return std::nullopt;
+}
+
+Value KernelBuilder::binary(const std::string &op, const Value &l, const Value &r, ByteRange range,
+             std::string textual) {
+  if (textual.empty()) textual = "(" + l.text() + " " + op + " " + r.text() + ")";
+  // Tile arithmetic lowers to nl.* ops (operator overloads).
+  if (l.kind == Value::Tensor || r.kind == Value::Tensor) {
+    static const std::map<std::string, std::string> ops = {
+        {"+", "nl.add"}, {"-", "nl.subtract"}, {"*", "nl.multiply"}, {"/", "nl.divide"},
+        {"**", "nl.power"}};
+    auto it = ops.find(op);
+    const OpInfo *info = it != ops.end() ? lookupOp(it->second) : nullptr;
+    if (l.kind == Value::Tensor) readOperand(l, nullptr);
+    if (r.kind == Value::Tensor) readOperand(r, nullptr);
+    if (!info) return Value::unknown(textual);
+    if (Cur && !Cur->op) { Cur->op = info; Cur->callee = std::string(info->name); }
+    const Value &shaped = l.kind == Value::Tensor ? l : r;
+    return newTile(info, tileShapeOf(shaped), Buffer::SBUF, dtypeOf(shaped), range);
+  }
+  if (op == "+" && l.kind == Value::Seq && r.kind == Value::Seq) {
+    std::vector<Value> e = l.elts;
+    e.insert(e.end(), r.elts.begin(), r.elts.end());
+    return Value::seq(e, l.isList);
+  }
+  if (op == "+" && l.kind == Value::Str && r.kind == Value::Str) return Value::str(l.s + r.s);
+  // Integer/affine arithmetic.
+  auto li = l.asIndex(), ri = r.asIndex();
+  bool lInt = l.kind == Value::Int || l.kind == Value::Bool || l.kind == Value::Index;
+  bool rInt = r.kind == Value::Int || r.kind == Value::Bool || r.kind == Value::Index;
+  if (lInt && rInt && li && ri) {
+    bool lConst = l.kind != Value::Index && l.isKnownInt();
+    bool rConst = r.kind != Value::Index && r.isKnownInt();
+    if (lConst && rConst) {
+      int64_t a = *l.i.value, b = *r.i.value;
+      if (auto res = pyint::apply(op, a, b)) {
+        if (res->problem == pyint::Problem::None) return Value::integer(res->value);
+        // Division by zero is left to `run` (the branch may not be taken); a wrapped value never is.
+        if (res->problem != pyint::Problem::DivisionByZero)
+          diag(Diagnostic::Error, range, pyint::describe(res->problem, op), "trace-int");
+        return Value::integer(SymInt::symbolic(textual));
+      }
+      if (op == "/" && b != 0) return Value::floating(double(a) / double(b));
+    }
+    if (l.kind == Value::Index || r.kind == Value::Index) {
+      IndexVal out;
+      if (op == "+" || op == "-") {
+        out = *li;
+        int64_t s = op == "+" ? 1 : -1;
+        out.base.add(ri->base, s);
+        int rank = std::max(li->rank, ri->rank);
+        for (auto &t : out.aranges) t.axis += rank - li->rank;
+        for (auto t : ri->aranges) {
+          t.axis += rank - ri->rank;
+          t.coeff *= s;
+          out.aranges.push_back(t);
+        }
+        out.rank = rank;
+        Value v = Value::index(out);
+        v.s = textual;
+        return v;
+      }
+      if (op == "*" && (lConst || rConst)) {
+        out = lConst ? *ri : *li;
+        int64_t k = lConst ? *l.i.value : *r.i.value;
+        out.base.scale(k);
+        for (auto &t : out.aranges) t.coeff *= k;
+        Value v = Value::index(out);
+        v.s = textual;
+        return v;
+      }
+      IndexVal unk;
+      unk.base = Affine::unknown();
+      unk.aranges = li->aranges;
+      unk.rank = li->rank;
+      Value v = Value::index(unk);
+      v.s = textual;
+      return v;
+    }
+    return Value::integer(SymInt::symbolic(textual));
+  }
+  auto a = l.number(), b = r.number();
+  if (a && b) {
+    if (op == "+") return Value::floating(*a + *b);
+    if (op == "-") return Value::floating(*a - *b);
+    if (op == "*") return Value::floating(*a * *b);
+    if (op == "/" && *b != 0) return Value::floating(*a / *b);
+    if (op == "**") return Value::floating(std::pow(*a, *b));
+  }
+  if ((l.kind == Value::Int || l.kind == Value::Unknown) && (r.kind == Value::Int || r.kind == Value::Unknown) &&
+      (op == "//" || op == "+" || op == "-" || op == "*" || op == "%"))
+    return Value::integer(SymInt::symbolic(textual));
+  return Value::unknown(textual);
+}
+
+Value KernelBuilder::attribute(const Expr *e) {
+  std::string canon = canonical(e);
+  if (!canon.empty()) {
+    if (const NamedConstant *c = lookupConstant(canon)) {
+      if (c->kind == NamedConstant::Int) return Value::integer(c->value);
+    }
+    return Value::path(canon);
+  }
+  Value base = eval(e->base);
+  if (base.kind == Value::Tensor) {
+    const Tensor &t = K.tensors[base.tensor];
+    if (e->name == "shape") {
+      if (base.view) {
+        std::vector<Value> dims;
+        for (int64_t d : base.view->tileShape) dims.push_back(Value::integer(d));
+        return Value::seq(dims);
+      }
+      if (unknownShape.count(base.tensor)) {
+        Value v = Value::unknown(t.name + ".shape");
+        return v;
+      }
+      std::vector<Value> dims;
+      for (auto &d : t.shape) dims.push_back(Value::integer(d));
+      return Value::seq(dims);
+    }
+    if (e->name == "dtype") {
+      if (!t.dtypeKnown) return Value::unknown(t.name + ".dtype");
+      return Value::path("dtype." + std::string(dtypeName(t.dtype)));
+    }
+    if (e->name == "reshape" || e->name == "broadcast_to" || e->name == "view") {
+      Value m = base;
+      m.kind = Value::Method;
+      m.s = e->name;
+      return m;
+    }
+  }
+  if (base.kind == Value::Seq && e->name == "count") return Value::unknown(text(e));
+  return Value::unknown(text(e));
+}
+
+Value KernelBuilder::subscript(const Expr *e) {
+  Value base = eval(e->base);
+  if (base.kind == Value::Tensor) {
+    Access a = access(base, e);
+    Value v = base;
+    v.view = std::make_shared<Access>(a);
+    return v;
+  }
+  if (base.kind == Value::Index && !base.idx.aranges.empty()) {
+    // nl.arange(n)[:, None] lifts a 1-D arange to one axis of a rank-k grid.
+    IndexVal x = base.idx;
+    int rank = int(e->elts.size());
+    int axis = 0;
+    for (int i = 0; i < rank; ++i)
+      if (e->elts[i] && e->elts[i]->kind == ExprKind::Slice) axis = i;
+    for (auto &t : x.aranges) t.axis = axis;
+    x.rank = rank;
+    Value v = Value::index(x);
+    v.s = text(e);
+    return v;
+  }
+  if (base.kind == Value::Path && base.s == "nl.mgrid") {
+    // nl.mgrid[0:P, 0:F] -> one index grid per axis.
+    std::vector<Value> grids;
+    int rank = int(e->elts.size());
+    for (int i = 0; i < rank; ++i) {
+      const Expr *sl = e->elts[i];
+      IndexVal x;
+      x.rank = rank;
+      if (sl && sl->kind == ExprKind::Slice) {
+        Value lo = sl->elts[0] ? eval(sl->elts[0]) : Value::integer(0);
+        Value hi = eval(sl->elts[1]);
+        pycore::ArangeBounds axis = pycore::mgridAxis(toPy(lo), toPy(hi));
+        if (!axis.error.empty()) diag(Diagnostic::Error, sl->range, axis.error, "call-args");
+        if (axis.start && axis.extent) {
+          x.base = Affine::constantOf(*axis.start);
+          x.aranges.push_back({i, *axis.extent, 1});
+        } else {
+          x.base = Affine::unknown();
+        }
+      } else if (sl) {
+        eval(sl);
+        diag(Diagnostic::Error, sl->range, std::string(pycore::lookupIntrinsic("nl.mgrid")->usage), "call-args");
+      }
+      grids.push_back(Value::index(x));
+    }
+    return Value::seq(grids);
+  }
+  if (base.kind == Value::Seq) {
+    const Expr *ix = e->elts.empty() ? nullptr : e->elts[0];
+    if (ix && ix->kind == ExprKind::Slice) {
+      Value lo = ix->elts[0] ? eval(ix->elts[0]) : Value::integer(0);
+      Value hi = ix->elts[1] ? eval(ix->elts[1]) : Value::integer(int64_t(base.elts.size()));
+      if (lo.isKnownInt() && hi.isKnownInt()) {
+        int64_t n = base.elts.size();
+        int64_t a = *lo.i.value, b = *hi.i.value;
+        if (a < 0) a += n;
+        if (b < 0) b += n;
+        a = std::clamp<int64_t>(a, 0, n), b = std::clamp<int64_t>(b, 0, n);
+        std::vector<Value> out(base.elts.begin() + a, base.elts.begin() + std::max(a, b));
+        return Value::seq(out, base.isList);
+      }
+    }
+    Value i = eval(ix);
+    if (i.isKnownInt()) {
+      int64_t k = *i.i.value;
+      if (k < 0) k += base.elts.size();
+      if (k >= 0 && k < int64_t(base.elts.size())) return base.elts[k];
+    }
+  }
+  if (base.kind == Value::Unknown && !base.s.empty() && e->elts.size() == 1) {
+    Value i = eval(e->elts[0]);
+    if (i.isKnownInt()) return symbolicInt(base.s + "[" + i.i.text + "]");
+  }
+  for (auto *x : e->elts) eval(x);
+  return Value::unknown(text(e));
+}
+
+} // namespace accelopt::nki::frontend

@@ -1,0 +1,231 @@
+// The front end's abstract evaluator of trace-time Python: the values it computes with and the
+// KernelBuilder that walks one kernel body. Its methods live in one file per concept (Builder,
+// Statements, Loops, Accesses, Expressions, Calls).
+#pragma once
+
+#include "NKI/FrontEnd.h"
+#include "NKI/OpTable.h"
+#include "NKI/PyCore.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace accelopt::nki::frontend {
+
+using syntax::Expr;
+using syntax::ExprKind;
+using syntax::Stmt;
+namespace PyStmt = syntax;
+
+/// An index expression value: loop-affine base plus nl.arange terms of a
+/// broadcast of rank `rank` (0 for plain integers and loop variables).
+struct IndexVal {
+  Affine base;
+  llvm::SmallVector<ArangeTerm, 1> aranges;
+  int rank = 0;
+};
+
+struct Value {
+  enum Kind : uint8_t {
+    Unknown, None, Bool, Int, Float, Str, Seq, Path, Tensor, Index, Iter, Method, SliceV, Ellipsis,
+  } kind = Unknown;
+  SymInt i;                      // Int (also Bool as 0/1)
+  double f = 0;                  // Float (known), Bool
+  bool fKnown = false;
+  std::string s;                 // Str text; Path canonical dotted name; Method name; Unknown: source text
+  std::vector<Value> elts;       // Seq
+  bool isList = false;
+  int tensor = -1;               // Tensor / Method receiver
+  std::shared_ptr<Access> view;  // Tensor: a subscripted view (null = whole tensor)
+  IndexVal idx;                  // Index
+  LoopKind loopKind = LoopKind::Affine;  // Iter
+  SymInt start, stop, step;      // Iter; SliceV uses start/stop/step (text "" = omitted)
+  bool sliceHas[3] = {false, false, false};
+
+  static Value unknown(std::string text = "") { Value v; v.s = std::move(text); return v; }
+  static Value none() { Value v; v.kind = None; return v; }
+  static Value integer(SymInt x) { Value v; v.kind = Int; v.i = std::move(x); return v; }
+  static Value integer(int64_t x) { return integer(SymInt::known(x)); }
+  static Value boolean(bool b) { Value v; v.kind = Bool; v.f = b; v.fKnown = true; v.i = SymInt::known(b); return v; }
+  static Value floating(double x) { Value v; v.kind = Float; v.f = x; v.fKnown = true; return v; }
+  static Value str(std::string x) { Value v; v.kind = Str; v.s = std::move(x); return v; }
+  static Value path(std::string p) { Value v; v.kind = Path; v.s = std::move(p); return v; }
+  static Value seq(std::vector<Value> e, bool list = false) { Value v; v.kind = Seq; v.elts = std::move(e); v.isList = list; return v; }
+  static Value tensorRef(int t) { Value v; v.kind = Tensor; v.tensor = t; return v; }
+  static Value index(IndexVal x) { Value v; v.kind = Index; v.idx = std::move(x); return v; }
+
+  bool isKnownInt() const { return (kind == Int || kind == Bool) && i.isKnown(); }
+  bool isNumber() const { return kind == Int || kind == Float || kind == Bool; }
+  std::optional<double> number() const {
+    if ((kind == Int || kind == Bool) && i.isKnown()) return double(*i.value);
+    if (kind == Float && fKnown) return f;
+    return std::nullopt;
+  }
+  /// Affine view of an integer-like value.
+  std::optional<IndexVal> asIndex() const {
+    if (kind == Index) return idx;
+    if ((kind == Int || kind == Bool) && i.isKnown()) { IndexVal x; x.base = Affine::constantOf(*i.value); return x; }
+    if (kind == Int) { IndexVal x; x.base = Affine::unknown(); return x; }
+    return std::nullopt;
+  }
+  std::string text() const {
+    switch (kind) {
+    case Int: case Bool: return i.text;
+    case Float: return fKnown ? llvm::formatv("{0}", f).str() : s;
+    case Str: return "'" + s + "'";
+    case Path: return s;
+    default: return s.empty() ? "?" : s;
+    }
+  }
+};
+
+class KernelBuilder {
+public:
+  KernelBuilder(const syntax::Module &m, const std::map<std::string, std::string> &moduleAliases,
+                const InputSpecs *inputs)
+      : M(m), Aliases(moduleAliases), Inputs(inputs) {}
+
+  Kernel build(const Stmt *def);
+
+private:
+  const syntax::Module &M;
+  std::set<std::string> ReportedMissingImports;  // one error per alias and kernel
+  std::map<std::string, std::string> Aliases;  // local name -> canonical dotted prefix
+  const InputSpecs *Inputs;
+  Kernel K;
+  std::map<std::string, Value> Env;
+  std::map<std::string, const Stmt *> Helpers;  // not inlined; calls stay opaque
+  // Per-statement scratch while evaluating one statement.
+  Statement *Cur = nullptr;
+  int CurLoop = -1;
+
+  // ----- diagnostics -----
+  void diag(Diagnostic::Severity sev, ByteRange r, std::string msg, std::string rule);
+
+  std::string text(const Expr *e) const { return e ? M.text(e).str() : ""; }
+
+  // ----- names -----
+  std::string canonical(const Expr *e) const;
+
+  /// Module-level constants (TILE = 128, sizes computed from them) are visible
+  /// inside kernels; anything with a call is left alone.
+  void bindModuleConstants();
+
+  // ----- parameters -----
+  void bindParams(const Stmt *def);
+  std::set<int> unknownShape;  // argument tensors whose rank is unknown
+
+  // ----- statements -----
+  Statement &newStmt(const Stmt *s, StmtKind kind, int parent);
+
+  void block(const std::vector<const Stmt *> &stmts, std::vector<NodeRef> &out, int loop);
+
+  static bool isNoOp(const Stmt *s);
+
+  void statement(const Stmt *s, std::vector<NodeRef> &out, int loop);
+
+  static void recordImport(const Stmt *s, std::map<std::string, std::string> &aliases);
+
+public:
+  static void recordModuleImports(const syntax::Module &m, std::map<std::string, std::string> &aliases);
+  static std::string canonicalOf(const Expr *e, const std::map<std::string, std::string> &aliases);
+
+private:
+  void collectNames(const Stmt *s, Statement &st);
+
+  // ----- loops -----
+  void forLoop(const Stmt *s, std::vector<NodeRef> &out, int parent);
+
+  // ----- assignment -----
+  void bind(const Expr *target, const Value &v);
+
+  static Value symbolicInt(std::string textual) { return Value::integer(SymInt::symbolic(std::move(textual))); }
+
+  void assign(const Stmt *s);
+
+  /// A tile created while evaluating a call turned out to be written into an
+  /// existing destination; it never exists.
+  void discardTile(int id);
+
+  void augAssign(const Stmt *s);
+
+  void exprStatement(const Stmt *s);
+
+  void assertion(const Stmt *s);
+
+  void ret(const Stmt *s);
+
+  // ----- accesses -----
+  Access wholeAccess(const Value &t, const Expr *at);
+
+  /// Builds the access of `t[subscript]` (t may itself be a view).
+  Access access(const Value &t, const Expr *sub);
+
+  // ----- expressions -----
+  /// Evaluates an expression. NKI calls record reads in the current statement
+  /// and return their result tile. `dest` is the subscript being assigned, so
+  /// the result shape of e.g. nl.load can be checked against it later.
+  Value eval(const Expr *e, std::optional<Buffer> resultBuffer = std::nullopt,
+             const Expr *dest = nullptr);
+
+  Value compare(const Expr *e);
+
+  std::optional<bool> equalValues(const Value &a, const Value &b);
+
+  Value binary(const std::string &op, const Value &l, const Value &r, ByteRange range,
+               std::string textual = "");
+
+  Value attribute(const Expr *e);
+
+  Value subscript(const Expr *e);
+
+  // ----- calls -----
+  std::vector<Value> callArgs;
+
+  /// CPython runs every call of a kernel when it is traced; a call that is neither NKI, numpy, math, a
+  /// side-effect-free builtin nor a function of this file runs host code that accelopt neither evaluates
+  /// nor analyses (a shell command in an f-string, a file read). Returns why, for the host-code rule.
+  std::optional<std::string> hostCodeCall(const Value &fn, const Expr *e) const;
+
+  Value call(const Expr *e, std::optional<Buffer> resultBuffer, const Expr *dest);
+
+  /// Builtins and NKI intrinsics are the trace-time Python core's (NKI/PyCore); these translate values.
+  pycore::PyValue toPy(const Value &v) const;
+  Value fromPy(const pycore::PyValue &p, const std::vector<Value> &args, const Expr *e) const;
+  Value builtinCall(const std::string &fn, const Expr *e);
+  Value callIntrinsic(const pycore::IntrinsicInfo &intrinsic, const Expr *e);
+
+  /// Positional and keyword arguments matched to the op's parameters.
+  std::vector<const Expr *> bindArgs(const OpInfo *op, const Expr *e);
+
+  void readOperand(const Value &v, const Expr *at, std::string_view param = {});
+
+  std::vector<int64_t> tileShapeOf(const Value &v) const;
+
+  DType dtypeOf(const Value &v) const;
+
+  Value newTile(const OpInfo *op, std::vector<int64_t> shape, Buffer buffer, DType dtype, ByteRange range);
+
+  std::optional<DType> dtypeValue(const Value &v) const;
+
+  Value opCall(const OpInfo *op, const Expr *e, std::optional<Buffer> resultBuffer, const Expr *dest);
+
+  std::vector<int64_t> intList(const Value &v) const;
+
+  Value allocation(const OpInfo *op, const Expr *e, const Value &shapeVal, DType dtype, Buffer buffer,
+                   bool dtypeGiven, const std::vector<const Expr *> &bound);
+
+  Value methodCall(const Value &m, const Expr *e);
+};
+
+bool isKernelDecorator(const Expr *d, const std::map<std::string, std::string> &aliases);
+
+} // namespace accelopt::nki::frontend

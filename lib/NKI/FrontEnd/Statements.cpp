@@ -1,0 +1,232 @@
+// Statements of the traced kernel: IR statements, the names they define and use, assignment
+// (into tensors and of trace-time values), accumulation, asserts and returns.
+#include "NKI/FrontEnd/KernelBuilder.h"
+#include "NKI/PyInt.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <cmath>
+#include <functional>
+#include <limits>
+
+namespace accelopt::nki::frontend {
+
+Statement &KernelBuilder::newStmt(const Stmt *s, StmtKind kind, int parent) {
+  Statement st;
+  st.id = int(K.stmts.size());
+  st.kind = kind;
+  st.parent = parent;
+  st.syntax = s;
+  st.range = s->range;
+  K.stmts.push_back(std::move(st));
+  return K.stmts.back();
+}
+
+void KernelBuilder::block(const std::vector<const Stmt *> &stmts, std::vector<NodeRef> &out, int loop) {
+  for (const Stmt *s : stmts) statement(s, out, loop);
+}
+
+bool KernelBuilder::isNoOp(const Stmt *s) {
+  return s->kind == PyStmt::StmtKind::Pass ||
+         (s->kind == PyStmt::StmtKind::Expr && s->value && s->value->kind == ExprKind::Str && !s->value->isFString);
+}
+
+void KernelBuilder::statement(const Stmt *s, std::vector<NodeRef> &out, int loop) {
+  using SK = PyStmt::StmtKind;
+  if (isNoOp(s)) return;  // docstrings and traced ' end loop ' markers (an f-string runs its interpolations)
+  if (s->kind == SK::Import || s->kind == SK::ImportFrom) {
+    recordImport(s, Aliases);
+    return;
+  }
+  if (s->kind == SK::FunctionDef) {
+    Helpers[s->name] = s;
+    Env[s->name] = Value::path("helper." + s->name);
+    return;
+  }
+  if (s->kind == SK::For) {
+    forLoop(s, out, loop);
+    return;
+  }
+  if (s->kind == SK::If) {
+    Value cond = eval(s->value);
+    if (auto n = cond.number()) {
+      // Trace-time condition: only the taken branch exists in the traced kernel.
+      block(*n != 0 ? s->body : s->orelse, out, loop);
+      return;
+    }
+  }
+  StmtKind kind = StmtKind::Python;
+  switch (s->kind) {
+  case SK::Assign: case SK::AnnAssign: kind = StmtKind::Assign; break;
+  case SK::AugAssign: kind = StmtKind::Assign; break;
+  case SK::Assert: kind = StmtKind::Assert; break;
+  case SK::Return: kind = StmtKind::Return; break;
+  default: break;
+  }
+  Statement &st = newStmt(s, kind, loop);
+  int id = st.id;
+  out.push_back({false, id});
+  Cur = &K.stmts[id];
+  CurLoop = loop;
+  collectNames(s, K.stmts[id]);
+  switch (s->kind) {
+  case SK::Assign: assign(s); break;
+  case SK::AugAssign: augAssign(s); break;
+  case SK::Expr: exprStatement(s); break;
+  case SK::Assert: assertion(s); break;
+  case SK::Return: ret(s); break;
+  case SK::If:
+    diag(Diagnostic::Warning, s->headerRange,
+         "condition is not known at trace time; the branches are not analysed", "trace-time");
+    break;
+  case SK::While:
+    diag(Diagnostic::Warning, s->headerRange, "while loops are not analysed", "trace-time");
+    break;
+  default: break;
+  }
+  Cur = nullptr;
+}
+
+void KernelBuilder::collectNames(const Stmt *s, Statement &st) {
+  std::function<void(const Expr *, bool)> walk = [&](const Expr *e, bool binding) {
+    if (!e) return;
+    if (e->kind == ExprKind::Name) {
+      auto &list = binding ? st.defines : st.uses;
+      if (std::find(list.begin(), list.end(), e->name) == list.end()) list.push_back(e->name);
+      return;
+    }
+    if (binding && (e->kind == ExprKind::Tuple || e->kind == ExprKind::List)) {
+      for (auto *x : e->elts) walk(x, true);
+      return;
+    }
+    if (binding) {  // t[idx] = ... / a.b = ... read t and the index
+      walk(e, false);
+      return;
+    }
+    walk(e->base, false);
+    for (auto *x : e->elts) walk(x, false);
+    for (auto &kw : e->keywords) walk(kw.value, false);
+  };
+  for (auto *t : s->targets) walk(t, s->kind == PyStmt::StmtKind::Assign || s->kind == PyStmt::StmtKind::AnnAssign);
+  if (s->kind == PyStmt::StmtKind::AugAssign)
+    for (auto *t : s->targets)
+      if (t->kind == ExprKind::Name) st.defines.push_back(t->name);
+  walk(s->value, false);
+  walk(s->msg, false);
+}
+
+void KernelBuilder::bind(const Expr *target, const Value &v) {
+  if (!target) return;
+  if (target->kind == ExprKind::Name) {
+    Env[target->name] = v;
+    return;
+  }
+  if (target->kind == ExprKind::Tuple || target->kind == ExprKind::List) {
+    for (size_t i = 0; i < target->elts.size(); ++i) {
+      if (v.kind == Value::Seq && i < v.elts.size()) bind(target->elts[i], v.elts[i]);
+      else if (v.kind == Value::Unknown && !v.s.empty())
+        bind(target->elts[i], symbolicInt(v.s + "[" + std::to_string(i) + "]"));
+      else bind(target->elts[i], Value::unknown(text(target->elts[i])));
+    }
+    return;
+  }
+}
+
+void KernelBuilder::assign(const Stmt *s) {
+  if (!s->value) return;
+  // Subscript targets write into an existing tensor.
+  const Expr *target = s->targets.empty() ? nullptr : s->targets.back();
+  bool writesTensor = target && target->kind == ExprKind::Subscript;
+  Value v = eval(s->value, /*resultBuffer=*/std::nullopt, writesTensor ? target : nullptr);
+  if (writesTensor) {
+    Value dst = eval(target->base);
+    if (dst.kind == Value::Tensor) {
+      Access a = access(dst, target);
+      a.isWrite = true;
+      if (Cur->op && Cur->op->kind == OpKind::LoopReduce) {
+        // dst = op(x, dst): the destination is read and accumulated into.
+        a.isAccumulate = true;
+        Cur->reads.push_back(a);
+        Cur->reads.back().isWrite = false;
+      }
+      Cur->writes.push_back(a);
+      if (Cur->kind == StmtKind::Assign) Cur->kind = StmtKind::Op;
+      // Writing a fresh result into a tensor: the tile is the destination itself.
+      if (Cur->definesTensor >= 0 && K.tensors[Cur->definesTensor].isTile) {
+        discardTile(Cur->definesTensor);
+        Cur->definesTensor = -1;
+      }
+    } else {
+      diag(Diagnostic::Warning, target->range,
+           "assignment into '" + text(target->base) + "', which is not a known tensor", "trace-time");
+    }
+    return;
+  }
+  if (v.kind == Value::Tensor && Cur->definesTensor >= 0) {
+    Tensor &t = K.tensors[Cur->definesTensor];
+    if (t.name.empty() && target && target->kind == ExprKind::Name) t.name = target->name;
+  }
+  for (const Expr *t : s->targets) bind(t, v);
+}
+
+void KernelBuilder::discardTile(int id) {
+  if (id == int(K.tensors.size()) - 1) K.tensors.pop_back();
+  else K.tensors[id].name = "<discarded>";
+}
+
+void KernelBuilder::augAssign(const Stmt *s) {
+  const Expr *target = s->targets.empty() ? nullptr : s->targets[0];
+  if (!target) return;
+  Value base = eval(target->kind == ExprKind::Subscript ? target->base : target);
+  if (base.kind == Value::Tensor) {
+    Value rhs = eval(s->value);
+    (void)rhs;
+    Access a = target->kind == ExprKind::Subscript ? access(base, target) : wholeAccess(base, target);
+    Access r = a;
+    a.isWrite = true;
+    a.isAccumulate = s->op == "+" || s->op == "*" || s->op == "-";
+    Cur->reads.push_back(r);
+    Cur->writes.push_back(a);
+    Cur->kind = StmtKind::Accumulate;
+    if (Cur->definesTensor >= 0 && K.tensors[Cur->definesTensor].isTile) {
+      discardTile(Cur->definesTensor);
+      Cur->definesTensor = -1;
+    }
+    return;
+  }
+  // Trace-time integer update (`offset += 128`).
+  Value rhs = eval(s->value);
+  Value updated = binary(s->op, base, rhs, s->value->range);
+  bind(target, updated);
+}
+
+void KernelBuilder::exprStatement(const Stmt *s) {
+  Value v = eval(s->value);
+  (void)v;
+  if (Cur->op && Cur->op->kind == OpKind::Store) Cur->kind = StmtKind::Store;
+  else if (Cur->op) Cur->kind = StmtKind::Op;
+}
+
+void KernelBuilder::assertion(const Stmt *s) {
+  Value v = eval(s->value);
+  if (auto n = v.number(); n && *n == 0) {
+    std::string msg = s->msg ? eval(s->msg).s : "";
+    diag(Diagnostic::Error, s->range,
+         "assertion failed at trace time" + (msg.empty() ? std::string() : ": " + msg) +
+             " (check the input shapes)",
+         "assert");
+  }
+}
+
+void KernelBuilder::ret(const Stmt *s) {
+  Value v = eval(s->value);
+  auto mark = [&](const Value &x) {
+    if (x.kind == Value::Tensor) K.tensors[x.tensor].isOutput = true;
+  };
+  mark(v);
+  if (v.kind == Value::Seq)
+    for (auto &e : v.elts) mark(e);
+}
+
+} // namespace accelopt::nki::frontend

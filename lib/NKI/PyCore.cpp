@@ -1,0 +1,469 @@
+#include "NKI/PyCore.h"
+#include "NKI/PyInt.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
+namespace accelopt::nki::pycore {
+
+// ---------------------------------------------------------------------------
+// Names
+// ---------------------------------------------------------------------------
+
+struct ModuleSpelling {
+  std::string_view full;
+  std::string_view canonical;
+  bool conventional;  // `full` is what the conventional alias `canonical` stands for
+};
+
+// Longest first, so that a prefix match finds the most specific module.
+constexpr ModuleSpelling kModules[] = {
+    {"neuronxcc.nki.language", "nl", true}, {"neuronxcc.nki.typing", "nt", false},
+    {"neuronxcc.nki.isa", "nisa", true},    {"neuronxcc.nki", "nki", true},
+    {"nki.language", "nl", false},          {"nki.typing", "nt", false},
+    {"nki.isa", "nisa", false},             {"numpy", "np", true},
+    {"math", "math", false},                {"nki", "nki", false},
+};
+
+
+std::string canonicalPath(std::string_view dotted) {
+  for (const auto &spelling : kModules) {
+    std::string_view full = spelling.full;
+    if (dotted.starts_with(full) && (dotted.size() == full.size() || dotted[full.size()] == '.'))
+      return std::string(spelling.canonical) + std::string(dotted.substr(full.size()));
+  }
+  return std::string(dotted);
+}
+
+std::string_view conventionalModule(std::string_view alias) {
+  for (const auto &spelling : kModules)
+    if (spelling.conventional && spelling.canonical == alias) return spelling.full;
+  return "";
+}
+
+bool isModuleConstant(const syntax::Expr *e) {
+  if (!e) return true;
+  if (e->kind == syntax::ExprKind::Call || e->kind == syntax::ExprKind::Lambda) return false;
+  if (e->base && !isModuleConstant(e->base)) return false;
+  return std::all_of(e->elts.begin(), e->elts.end(), [](const syntax::Expr *x) { return isModuleConstant(x); });
+}
+
+std::vector<std::pair<std::string, std::string>> importBindings(const syntax::Stmt &s) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (s.kind == syntax::StmtKind::Import) {
+    for (const auto &[name, alias] : s.imports) {
+      if (!alias.empty()) {
+        out.push_back({alias, canonicalPath(name)});
+      } else {
+        // `import neuronxcc.nki.language` binds only its root, `neuronxcc`.
+        std::string head = name.substr(0, name.find('.'));
+        out.push_back({head, canonicalPath(head)});
+      }
+    }
+    return out;
+  }
+  if (s.kind != syntax::StmtKind::ImportFrom) return out;
+  for (const auto &[name, alias] : s.imports) {
+    if (name == "*") continue;
+    // `from neuronxcc.nki import language as nl`, `from neuronxcc.nki.language import par_dim`.
+    out.push_back({alias.empty() ? name : alias, canonicalPath(s.name + "." + name)});
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Values
+// ---------------------------------------------------------------------------
+
+std::string toText(const PyValue &v) {
+  using K = PyValue::Kind;
+  switch (v.kind) {
+  case K::Str: case K::Opaque: return v.s;
+  case K::Int: return std::to_string(v.i);
+  case K::Bool: return v.i ? "True" : "False";
+  case K::Float: return llvm::formatv("{0}", v.f).str();
+  case K::None: return "None";
+  case K::Seq: {
+    std::string out = v.isList ? "[" : "(";
+    for (size_t i = 0; i < v.elts.size(); ++i) out += (i ? ", " : "") + toText(v.elts[i]);
+    if (!v.isList && v.elts.size() == 1) out += ",";
+    return out + (v.isList ? "]" : ")");
+  }
+  case K::Range:
+    return "range(" + std::to_string(v.i) + ", " + std::to_string(v.stop) +
+           (v.step != 1 ? ", " + std::to_string(v.step) : std::string()) + ")";
+  case K::Unknown: case K::Ref: break;
+  }
+  return "?";
+}
+
+// ---------------------------------------------------------------------------
+// Builtins
+// ---------------------------------------------------------------------------
+
+namespace {
+
+constexpr BuiltinInfo kBuiltins[] = {
+    // Evaluated by both `check` and `run`.
+    {"range", true, false, false},     {"len", true, false, false},     {"min", true, false, true},
+    {"max", true, false, true},        {"int", true, false, true},      {"float", true, false, false},
+    {"abs", true, false, false},       {"tuple", true, false, false},   {"list", true, false, false},
+    {"print", true, true, false},      {"isinstance", true, false, false}, {"bool", true, false, false},
+    {"str", true, false, false},       {"enumerate", true, false, false}, {"zip", true, false, false},
+    {"sum", true, false, false},       {"round", true, false, false},
+    // Free of side effects, not evaluated: a call is opaque, never host code.
+    {"all", false, false, false},      {"any", false, false, false},    {"callable", false, false, false},
+    {"chr", false, false, false},      {"complex", false, false, false}, {"dict", false, false, false},
+    {"divmod", false, false, false},   {"filter", false, false, false}, {"format", false, false, false},
+    {"frozenset", false, false, false}, {"hash", false, false, false},  {"hex", false, false, false},
+    {"issubclass", false, false, false}, {"iter", false, false, false}, {"map", false, false, false},
+    {"next", false, false, false},     {"oct", false, false, false},    {"ord", false, false, false},
+    {"pow", false, false, false},      {"repr", false, false, false},   {"reversed", false, false, false},
+    {"set", false, false, false},      {"slice", false, false, false},  {"sorted", false, false, false},
+    {"type", false, false, false},
+};
+
+using K = PyValue::Kind;
+
+BuiltinResult value(PyValue v) { return {std::move(v), ""}; }
+BuiltinResult unknownResult() { return {PyValue::unknown(), ""}; }
+BuiltinResult raise(std::string message) { return {PyValue::unknown(), std::move(message)}; }
+
+bool anyUnknown(std::span<const PyValue> args) {
+  return std::any_of(args.begin(), args.end(), [](const PyValue &v) { return v.kind == K::Unknown; });
+}
+
+/// An integer argument: an int, or a float with an integral value (as the interpreter always took).
+std::optional<int64_t> intValue(const PyValue &v) {
+  if (v.isIntLike()) return v.i;
+  if (v.kind == K::Float && v.f == std::floor(v.f) && std::fabs(v.f) < 9.2e18) return int64_t(v.f);
+  return std::nullopt;
+}
+
+std::string typeName(const PyValue &v) {
+  switch (v.kind) {
+  case K::None: return "None";
+  case K::Bool: case K::Int: return "an int";
+  case K::Float: return "a float";
+  case K::Str: return "a string";
+  case K::Seq: return v.isList ? "a list" : "a tuple";
+  case K::Range: return "a range";
+  default: return "a value";
+  }
+}
+
+/// The items a builtin iterates over: a sequence's elements (as Refs into argument `arg`) or a
+/// range's integers. std::nullopt when `v` is not iterable here.
+std::optional<std::vector<PyValue>> items(const PyValue &v, int arg,
+                                          const std::function<void(uint64_t)> &chargeItems) {
+  std::vector<PyValue> out;
+  if (v.kind == K::Seq) {
+    for (size_t k = 0; k < v.elts.size(); ++k) out.push_back(PyValue::ref(arg, int(k)));
+    return out;
+  }
+  if (v.kind == K::Range) {
+    if (v.step > 0 && v.stop > v.i && chargeItems) chargeItems(uint64_t(v.stop - v.i) / uint64_t(v.step) + 1);
+    for (int64_t x = v.i; v.step > 0 ? x < v.stop : x > v.stop; x += v.step) out.push_back(PyValue::integer(x));
+    return out;
+  }
+  return std::nullopt;
+}
+
+/// The element a Ref of `items` stands for, to compute with.
+const PyValue &deref(const PyValue &item, std::span<const PyValue> args) {
+  if (item.kind != K::Ref) return item;
+  const PyValue &a = args[size_t(item.arg)];
+  return item.elt < 0 ? a : a.elts[size_t(item.elt)];
+}
+
+} // namespace
+
+const BuiltinInfo *lookupBuiltin(std::string_view name) {
+  for (const auto &b : kBuiltins)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+std::span<const BuiltinInfo> allBuiltins() { return kBuiltins; }
+
+BuiltinResult callBuiltin(std::string_view fn, std::span<const PyValue> args,
+                          const std::function<void(uint64_t)> &chargeItems) {
+  std::string name(fn);
+  if (fn == "range") {
+    if (args.empty() || args.size() > 3)
+      return raise("range expects 1 to 3 arguments, got " + std::to_string(args.size()));
+    if (anyUnknown(args)) return unknownResult();
+    int64_t bounds[3] = {0, 0, 1};
+    for (size_t k = 0; k < args.size(); ++k) {
+      auto x = intValue(args[k]);
+      if (!x) return raise("expected an integer, got " + typeName(args[k]));
+      bounds[args.size() == 1 ? 1 : k] = *x;
+    }
+    return value(PyValue::range(bounds[0], bounds[1], bounds[2]));
+  }
+  if (fn == "len") {
+    if (args.size() != 1) return raise("len() takes exactly one argument (" + std::to_string(args.size()) + " given)");
+    const PyValue &x = args[0];
+    if (x.kind == K::Seq) return value(PyValue::integer(int64_t(x.elts.size())));
+    if (x.kind == K::Str) return value(PyValue::integer(int64_t(x.s.size())));
+    if (x.kind == K::Opaque && x.length) return value(PyValue::integer(*x.length));
+    if (x.kind == K::Unknown) return unknownResult();
+    return raise("object of type " + typeName(x) + " has no len()");
+  }
+  if (fn == "min" || fn == "max") {
+    if (args.empty()) return raise(name + " expected at least 1 argument, got 0");
+    std::vector<PyValue> list;
+    if (args.size() == 1) {
+      auto it = items(args[0], 0, chargeItems);
+      if (!it) {
+        if (args[0].kind == K::Unknown) return unknownResult();
+        return raise(name + "() needs numbers");
+      }
+      list = std::move(*it);
+    } else {
+      for (size_t k = 0; k < args.size(); ++k) list.push_back(PyValue::ref(int(k), -1));
+    }
+    if (list.empty()) return raise(name + "() of an empty sequence");
+    const PyValue *best = nullptr;
+    bool unknown = false;
+    for (const PyValue &item : list) {
+      const PyValue &v = deref(item, args);
+      if (v.kind == K::Unknown) { unknown = true; continue; }
+      if (!v.isNumber()) return raise(name + "() needs numbers");
+      if (!best || (fn == "min" ? v.number() < best->number() : v.number() > best->number())) best = &v;
+    }
+    if (unknown) return unknownResult();
+    return value(*best);
+  }
+  if (fn == "int" || fn == "float") {
+    if (args.size() != 1) return raise(name + "() takes one argument here");
+    const PyValue &x = args[0];
+    if (x.kind == K::Unknown) return unknownResult();
+    if (!x.isNumber()) return raise(name + "() needs a number, got " + typeName(x));
+    if (fn == "float") return value(PyValue::floating(x.number()));
+    if (x.kind == K::Float && !(std::fabs(x.f) < 9.2e18)) return raise("int() of " + toText(x) + " does not fit in 64 bits");
+    return value(PyValue::integer(x.isIntLike() ? x.i : int64_t(x.f)));
+  }
+  if (fn == "abs") {
+    if (args.size() != 1) return raise("abs() takes exactly one argument (" + std::to_string(args.size()) + " given)");
+    const PyValue &x = args[0];
+    if (x.kind == K::Unknown) return unknownResult();
+    if (x.isIntLike()) {
+      auto r = pyint::apply("*", x.i, x.i < 0 ? -1 : 1);
+      if (r->problem != pyint::Problem::None) return raise(pyint::describe(r->problem, "abs"));
+      return value(PyValue::integer(r->value));
+    }
+    if (x.kind == K::Float) return value(PyValue::floating(std::fabs(x.f)));
+    return raise("bad operand type for abs(): " + typeName(x));
+  }
+  if (fn == "round") {
+    if (args.empty() || args.size() > 2) return raise("round() takes 1 or 2 arguments");
+    if (args[0].kind == K::Unknown) return unknownResult();
+    if (!args[0].isNumber()) return raise("round() needs a number, got " + typeName(args[0]));
+    return value(PyValue::integer(int64_t(std::llround(args[0].number()))));
+  }
+  if (fn == "bool") {
+    if (args.empty()) return value(PyValue::boolean(false));
+    const PyValue &x = args[0];
+    switch (x.kind) {
+    case K::None: return value(PyValue::boolean(false));
+    case K::Bool: case K::Int: return value(PyValue::boolean(x.i != 0));
+    case K::Float: return value(PyValue::boolean(x.f != 0));
+    case K::Str: return value(PyValue::boolean(!x.s.empty()));
+    case K::Seq: return value(PyValue::boolean(!x.elts.empty()));
+    case K::Range: return value(PyValue::boolean(x.step > 0 ? x.stop > x.i : x.stop < x.i));
+    case K::Opaque: return x.truth ? value(PyValue::boolean(*x.truth)) : unknownResult();
+    default: return unknownResult();
+    }
+  }
+  if (fn == "tuple" || fn == "list") {
+    if (args.empty()) return value(PyValue::seq({}, fn == "list"));
+    if (args.size() != 1) return raise(name + "() takes at most 1 argument");
+    auto it = items(args[0], 0, chargeItems);
+    if (!it) {
+      if (args[0].kind == K::Unknown) return unknownResult();
+      return raise(typeName(args[0]) + " is not iterable");
+    }
+    return value(PyValue::seq(std::move(*it), fn == "list"));
+  }
+  if (fn == "str") {
+    if (args.empty()) return value(PyValue::str(""));
+    if (args[0].kind == K::Unknown) return unknownResult();
+    return value(PyValue::str(toText(args[0])));
+  }
+  if (fn == "print") return value(PyValue::none());
+  if (fn == "isinstance") return value(PyValue::boolean(true));
+  if (fn == "sum") {
+    if (args.size() != 1) return raise("sum() takes one sequence here");
+    auto it = items(args[0], 0, chargeItems);
+    if (!it) {
+      if (args[0].kind == K::Unknown) return unknownResult();
+      return raise(typeName(args[0]) + " is not iterable");
+    }
+    PyValue acc = PyValue::integer(0);
+    for (const PyValue &item : *it) {
+      const PyValue &v = deref(item, args);
+      if (v.kind == K::Unknown) return unknownResult();
+      if (!v.isNumber()) return raise("sum() needs numbers, got " + typeName(v));
+      if (acc.isIntLike() && v.isIntLike()) {
+        auto r = pyint::apply("+", acc.i, v.i);
+        if (r->problem != pyint::Problem::None) return raise(pyint::describe(r->problem, "+"));
+        acc = PyValue::integer(r->value);
+      } else {
+        acc = PyValue::floating(acc.number() + v.number());
+      }
+    }
+    return value(acc);
+  }
+  if (fn == "enumerate") {
+    if (args.size() != 1) return raise("enumerate() takes one sequence here");
+    auto it = items(args[0], 0, chargeItems);
+    if (!it) return args[0].kind == K::Unknown ? unknownResult() : raise(typeName(args[0]) + " is not iterable");
+    std::vector<PyValue> out;
+    for (size_t k = 0; k < it->size(); ++k) out.push_back(PyValue::seq({PyValue::integer(int64_t(k)), (*it)[k]}, false));
+    return value(PyValue::seq(std::move(out), true));
+  }
+  if (fn == "zip") {
+    if (args.empty()) return raise("zip() takes sequences");
+    std::vector<std::vector<PyValue>> columns;
+    for (size_t a = 0; a < args.size(); ++a) {
+      auto it = items(args[a], int(a), chargeItems);
+      if (!it) return args[a].kind == K::Unknown ? unknownResult() : raise("zip() takes sequences");
+      columns.push_back(std::move(*it));
+    }
+    size_t n = SIZE_MAX;
+    for (auto &c : columns) n = std::min(n, c.size());
+    std::vector<PyValue> out;
+    for (size_t k = 0; k < n; ++k) {
+      std::vector<PyValue> row;
+      for (auto &c : columns) row.push_back(c[k]);
+      out.push_back(PyValue::seq(std::move(row), false));
+    }
+    return value(PyValue::seq(std::move(out), true));
+  }
+  return raise("builtin '" + name + "' is not supported here");
+}
+
+// ---------------------------------------------------------------------------
+// NKI intrinsics
+// ---------------------------------------------------------------------------
+
+namespace {
+
+constexpr IntrinsicInfo kIntrinsics[] = {
+    {Intrinsic::Arange, "nl.arange", "nl.arange takes (stop) or (start, stop)"},
+    {Intrinsic::Mgrid, "nl.mgrid", "nl.mgrid takes slices"},
+    {Intrinsic::ParDim, "nl.par_dim", "nl.par_dim takes the partition dimension's size"},
+    {Intrinsic::ProgramId, "nl.program_id", "nl.program_id takes an axis"},
+    {Intrinsic::NumPrograms, "nl.num_programs", "nl.num_programs takes an axis"},
+    {Intrinsic::ProgramNdim, "nl.program_ndim", "nl.program_ndim takes no arguments"},
+};
+
+} // namespace
+
+const IntrinsicInfo *lookupIntrinsic(std::string_view name) {
+  for (const auto &i : kIntrinsics)
+    if (i.name == name) return &i;
+  return nullptr;
+}
+
+std::span<const IntrinsicInfo> allIntrinsics() { return kIntrinsics; }
+
+ArangeBounds arangeBounds(std::span<const PyValue> args) {
+  ArangeBounds out;
+  if (args.empty() || args.size() > 2) {
+    out.error = std::string(lookupIntrinsic("nl.arange")->usage);
+    return out;
+  }
+  return mgridAxis(args.size() == 2 ? args[0] : PyValue::integer(0), args.size() == 2 ? args[1] : args[0]);
+}
+
+ArangeBounds mgridAxis(const PyValue &lo, const PyValue &hi) {
+  ArangeBounds out;
+  std::optional<int64_t> a = lo.kind == K::None ? std::optional<int64_t>(0) : intValue(lo), b = intValue(hi);
+  for (const PyValue *v : {&lo, &hi})
+    if (v->kind != K::Unknown && v->kind != K::None && !intValue(*v) && out.error.empty())
+      out.error = "expected an integer, got " + typeName(*v);
+  if (a) out.start = *a;
+  if (a && b) {
+    auto extent = pyint::apply("-", *b, *a);
+    if (extent->problem != pyint::Problem::None) out.error = pyint::describe(extent->problem, "-");
+    else out.extent = extent->value;
+  }
+  return out;
+}
+
+AxisArg launchAxis(std::string_view callee, std::span<const PyValue> args, bool optional) {
+  AxisArg out;
+  if (args.empty()) {
+    if (optional) out.axis = 0;
+    else out.error = std::string(callee) + " takes an axis";
+    return out;
+  }
+  if (args.size() > 1) {
+    out.error = std::string(callee) + " takes one axis";
+    return out;
+  }
+  if (args[0].kind == K::Unknown) return out;
+  auto axis = intValue(args[0]);
+  if (!axis || *axis < 0) out.error = std::string(callee) + "'s axis must be a non-negative integer, got " + toText(args[0]);
+  else out.axis = *axis;
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Argument binding
+// ---------------------------------------------------------------------------
+
+Binding bindArguments(std::span<const ParamSpec> params, size_t positional,
+                      std::span<const std::string_view> keywords) {
+  Binding b;
+  b.argOf.assign(params.size(), Binding::Unbound);
+  size_t next = 0;  // the next positional argument
+  bool keywordOnly = false;
+  for (size_t p = 0; p < params.size(); ++p) {
+    if (params[p].variadic) {
+      next = positional;  // *args takes the rest
+      keywordOnly = true;
+      continue;
+    }
+    if (!keywordOnly && next < positional) b.argOf[p] = int(next++);
+  }
+  for (size_t k = next; k < positional; ++k) b.extraPositional.push_back(k);
+  bool takesAnyKeyword = std::any_of(params.begin(), params.end(), [](const ParamSpec &p) { return p.variadic; });
+  for (size_t k = 0; k < keywords.size(); ++k) {
+    auto it = std::find_if(params.begin(), params.end(),
+                           [&](const ParamSpec &p) { return !p.variadic && p.name == keywords[k]; });
+    if (it == params.end()) {
+      if (!takesAnyKeyword) b.unknownKeywords.push_back(k);
+      continue;
+    }
+    size_t p = size_t(std::distance(params.begin(), it));
+    if (b.argOf[p] != Binding::Unbound && size_t(b.argOf[p]) < positional) b.repeated.push_back(p);
+    b.argOf[p] = int(positional + k);
+  }
+  for (size_t p = 0; p < params.size(); ++p)
+    if (params[p].required && !params[p].variadic && b.argOf[p] == Binding::Unbound) b.missing.push_back(p);
+  return b;
+}
+
+std::vector<ParamSpec> paramsOf(const syntax::Stmt &def) {
+  std::vector<ParamSpec> out;
+  for (const auto &p : def.params) out.push_back({p.name, p.defaultValue == nullptr, p.isVarArgs});
+  return out;
+}
+
+} // namespace accelopt::nki::pycore
+
+namespace accelopt::nki {
+
+std::string_view canonicalModule(std::string_view m) {
+  for (const auto &spelling : pycore::kModules)
+    if (spelling.full == m) return spelling.canonical;
+  return "";
+}
+
+} // namespace accelopt::nki

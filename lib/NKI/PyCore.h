@@ -1,0 +1,199 @@
+// The trace-time Python core shared by the front end (`check`) and the interpreter (`run`), so both
+// accept the same language: module canonicalisation and import bindings, the builtins and NKI
+// intrinsics they evaluate (with their argument checks), and the one argument binder (kernel
+// parameters, helper functions, NKI op calls). Integer operators are in PyInt.
+//
+// Builtins compute over PyValue, a small value both evaluators translate their own values to and
+// from: numbers, strings, None, sequences, ranges, and "opaque" values the core only passes
+// through (tiles, index expressions) as references to the caller's arguments.
+#pragma once
+
+#include "NKI/OpTable.h"
+#include "Syntax/PyAST.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace accelopt::nki::pycore {
+
+// ---------------------------------------------------------------------------
+// Names
+// ---------------------------------------------------------------------------
+
+/// The canonical spelling of a module (nki::canonicalModule, declared in OpTable.h for its older
+/// callers and defined here from the one module table).
+using nki::canonicalModule;
+
+/// A dotted path with its module part canonical: "neuronxcc.nki.language.add" -> "nl.add",
+/// "nki.isa.iota" -> "nisa.iota", "numpy.float32" -> "np.float32"; other paths unchanged.
+std::string canonicalPath(std::string_view dotted);
+
+/// The module a conventional alias stands for ("nl" -> "neuronxcc.nki.language", "np" -> "numpy"),
+/// for a file that uses the alias without importing it; "" for other names.
+std::string_view conventionalModule(std::string_view alias);
+
+/// Whether a module-level assignment's value may be evaluated when tracing starts: it calls nothing
+/// (TILE = 128, sizes computed from other constants), so it has no side effects.
+bool isModuleConstant(const syntax::Expr *value);
+
+/// The names an import statement binds, each with the canonical dotted path it denotes:
+/// `import neuronxcc.nki.language as nl` -> {nl, "nl"}; `import numpy` -> {numpy, "np"};
+/// `from neuronxcc.nki.language import par_dim` -> {par_dim, "nl.par_dim"}.
+std::vector<std::pair<std::string, std::string>> importBindings(const syntax::Stmt &importStmt);
+
+// ---------------------------------------------------------------------------
+// Values
+// ---------------------------------------------------------------------------
+
+struct PyValue {
+  enum class Kind : uint8_t {
+    Unknown,  // not known at trace time (the front end without input shapes)
+    None, Bool, Int, Float, Str,
+    Seq,      // tuple or list (isList)
+    Range,    // range(start, stop, step)
+    Opaque,   // a value of the caller the core does not look into (a tile, an index expression)
+    Ref,      // in results only: the caller's argument `arg`, element `elt` (-1: the argument itself)
+  };
+  Kind kind = Kind::Unknown;
+  int64_t i = 0;                 // Bool, Int; Range start
+  double f = 0;                  // Float
+  std::string s;                 // Str; Opaque: how str() prints it
+  std::vector<PyValue> elts;     // Seq
+  bool isList = false;
+  int64_t stop = 0, step = 1;    // Range
+  std::optional<int64_t> length; // Opaque: len() when the caller knows it (a tile's first dimension)
+  std::optional<bool> truth;     // Opaque: bool() when the caller knows it
+  int arg = -1, elt = -1;        // Ref
+
+  static PyValue unknown() { return {}; }
+  static PyValue none() { PyValue v; v.kind = Kind::None; return v; }
+  static PyValue boolean(bool b) { PyValue v; v.kind = Kind::Bool; v.i = b; return v; }
+  static PyValue integer(int64_t x) { PyValue v; v.kind = Kind::Int; v.i = x; return v; }
+  static PyValue floating(double x) { PyValue v; v.kind = Kind::Float; v.f = x; return v; }
+  static PyValue str(std::string x) { PyValue v; v.kind = Kind::Str; v.s = std::move(x); return v; }
+  static PyValue seq(std::vector<PyValue> e, bool list) {
+    PyValue v; v.kind = Kind::Seq; v.elts = std::move(e); v.isList = list; return v;
+  }
+  static PyValue range(int64_t start, int64_t stop, int64_t step) {
+    PyValue v; v.kind = Kind::Range; v.i = start; v.stop = stop; v.step = step; return v;
+  }
+  static PyValue ref(int arg, int elt) { PyValue v; v.kind = Kind::Ref; v.arg = arg; v.elt = elt; return v; }
+
+  bool isNumber() const { return kind == Kind::Int || kind == Kind::Bool || kind == Kind::Float; }
+  bool isIntLike() const { return kind == Kind::Int || kind == Kind::Bool; }
+  double number() const { return kind == Kind::Float ? f : double(i); }
+};
+
+/// Python's str() of a value ("True", "(1,)", "[1, 2]"); Opaque values print as their `s`.
+std::string toText(const PyValue &v);
+
+// ---------------------------------------------------------------------------
+// Builtins
+// ---------------------------------------------------------------------------
+
+struct BuiltinInfo {
+  std::string_view name;
+  bool evaluated;    // the core computes it (else it is only known to be free of side effects)
+  bool hostEffect;   // it acts on the host when traced (print)
+  bool unknownIsInt; // with unknown arguments, the result is still an integer (min, max, int)
+};
+
+/// The builtin named `name`, or null. Names an evaluator resolves to `builtins.NAME` when the kernel
+/// does not bind them are the `evaluated` ones.
+const BuiltinInfo *lookupBuiltin(std::string_view name);
+std::span<const BuiltinInfo> allBuiltins();
+
+/// The outcome of a builtin: a value (its Refs point into the arguments), unknown, or a Python error.
+struct BuiltinResult {
+  PyValue value;
+  std::string error;  // non-empty: the call raises (the message names the builtin)
+  bool ok() const { return error.empty(); }
+};
+
+/// Calls builtin `name` (an `evaluated` one) on positional `args`. `chargeItems` is asked before a
+/// result of that many new items is built (the interpreter's memory cap); it may throw.
+BuiltinResult callBuiltin(std::string_view name, std::span<const PyValue> args,
+                          const std::function<void(uint64_t items)> &chargeItems = {});
+
+// ---------------------------------------------------------------------------
+// NKI intrinsics
+// ---------------------------------------------------------------------------
+
+/// Trace-time NKI functions that are not ops of the op table: they build index expressions, mark
+/// dimensions or name the launch.
+enum class Intrinsic : uint8_t { Arange, Mgrid, ParDim, ProgramId, NumPrograms, ProgramNdim };
+
+struct IntrinsicInfo {
+  Intrinsic id;
+  std::string_view name;   // canonical ("nl.arange")
+  std::string_view usage;  // as the error messages spell it
+};
+
+const IntrinsicInfo *lookupIntrinsic(std::string_view canonicalName);
+std::span<const IntrinsicInfo> allIntrinsics();
+
+/// nl.arange(stop) or nl.arange(start, stop): the first value and the count. Unknown bounds give
+/// std::nullopt in the optional fields; a wrong call gives an error.
+struct ArangeBounds {
+  std::optional<int64_t> start, extent;
+  std::string error;
+};
+ArangeBounds arangeBounds(std::span<const PyValue> args);
+
+/// One axis `lo:hi` of nl.mgrid[...]: lo defaults to 0.
+ArangeBounds mgridAxis(const PyValue &lo, const PyValue &hi);
+
+/// The launch grid a kernel runs in. accelopt runs one instance (no SPMD grid): program_id is 0 and
+/// num_programs is 1 along every axis.
+struct LaunchGrid {
+  std::vector<int64_t> dims;  // empty: a single instance
+  int64_t programId(int64_t axis) const { (void)axis; return 0; }
+  int64_t numPrograms(int64_t axis) const {
+    return axis >= 0 && size_t(axis) < dims.size() ? dims[size_t(axis)] : 1;
+  }
+  int64_t ndim() const { return int64_t(dims.size()); }
+};
+
+/// The axis argument of nl.program_id(axis) / nl.num_programs(axes): an error unless it is a
+/// non-negative integer (unknown: std::nullopt, no error).
+struct AxisArg {
+  std::optional<int64_t> axis;
+  std::string error;
+};
+AxisArg launchAxis(std::string_view callee, std::span<const PyValue> args, bool optional);
+
+// ---------------------------------------------------------------------------
+// Argument binding
+// ---------------------------------------------------------------------------
+
+struct ParamSpec {
+  std::string_view name;
+  bool required = true;   // no default value
+  bool variadic = false;  // *args / **kwargs: takes the extra arguments; later parameters are keyword-only
+};
+
+/// How a call's arguments (`positional` of them, then `keywords` by name) meet a parameter list.
+struct Binding {
+  static constexpr int Unbound = -1;
+  /// Per parameter, the argument bound to it: i < positional is the i-th positional argument,
+  /// positional + k the k-th keyword; Unbound if none. A keyword repeating a positional wins.
+  std::vector<int> argOf;
+  std::vector<size_t> extraPositional;  // positional arguments no parameter takes
+  std::vector<size_t> unknownKeywords;  // keywords naming no parameter (indices into keywords)
+  std::vector<size_t> repeated;         // parameters given both by position and by keyword
+  std::vector<size_t> missing;          // required parameters left unbound
+};
+
+Binding bindArguments(std::span<const ParamSpec> params, size_t positional,
+                      std::span<const std::string_view> keywords);
+
+/// The parameters of a Python function definition.
+std::vector<ParamSpec> paramsOf(const syntax::Stmt &def);
+
+} // namespace accelopt::nki::pycore
