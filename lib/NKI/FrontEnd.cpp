@@ -4,6 +4,7 @@
 // tensors and accesses into the kernel IR.
 #include "NKI/FrontEnd.h"
 #include "NKI/PyInt.h"
+#include "NKI/Rules.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -339,8 +340,8 @@ private:
   int CurLoop = -1;
 
   // ----- diagnostics -----
-  void diag(Diagnostic::Severity sev, ByteRange r, std::string msg, std::string rule) {
-    K.diagnostics.push_back({sev, r.begin, r.end, std::move(msg), std::move(rule)});
+  void diag(Diagnostic::Severity sev, ByteRange r, std::string msg, Rule rule) {
+    K.diagnostics.push_back({sev, r.begin, r.end, std::move(msg), ruleId(rule)});
   }
 
   std::string text(const Expr *e) const { return e ? M.text(e).str() : ""; }
@@ -409,7 +410,7 @@ private:
         diag(Diagnostic::Error, p.range,
              "no shape for kernel argument '" + p.name + "' in the inputs (" +
                  formatInputSpecs(*Inputs) + ")",
-             "inputs");
+             Rule::Inputs);
       if (spec && spec->isScalar) {
         kp.scalar = spec->scalar;
         Env[p.name] = spec->isInt ? Value::integer(int64_t(spec->scalar)) : Value::floating(spec->scalar);
@@ -445,7 +446,7 @@ private:
         for (const auto &p : def->params) found |= p.name == s.name;
         if (!found)
           diag(Diagnostic::Warning, def->headerRange,
-               "input '" + s.name + "' is not a parameter of kernel '" + def->name + "'", "inputs");
+               "input '" + s.name + "' is not a parameter of kernel '" + def->name + "'", Rule::Inputs);
       }
   }
   std::set<int> unknownShape;  // argument tensors whose rank is unknown
@@ -517,10 +518,10 @@ private:
     case SK::Return: ret(s); break;
     case SK::If:
       diag(Diagnostic::Warning, s->headerRange,
-           "condition is not known at trace time; the branches are not analysed", "trace-time");
+           "condition is not known at trace time; the branches are not analysed", Rule::TraceTime);
       break;
     case SK::While:
-      diag(Diagnostic::Warning, s->headerRange, "while loops are not analysed", "trace-time");
+      diag(Diagnostic::Warning, s->headerRange, "while loops are not analysed", Rule::TraceTime);
       break;
     default: break;
     }
@@ -647,7 +648,7 @@ private:
       out.push_back({false, st.id});
       diag(Diagnostic::Warning, s->headerRange,
            "loop over '" + text(iter) + "' is not an NKI or range loop; its body is not analysed",
-           "trace-time");
+           Rule::TraceTime);
       return;
     }
     if (loop.start.isKnown() && loop.stop.isKnown() && loop.step.isKnown() && *loop.step.value != 0) {
@@ -655,7 +656,7 @@ private:
       __int128 a = *loop.start.value, b = *loop.stop.value, st = *loop.step.value;
       __int128 n = st > 0 ? (b - a + st - 1) / st : (a - b - st - 1) / -st;
       if (n > std::numeric_limits<int64_t>::max()) {
-        diag(Diagnostic::Error, s->headerRange, "loop trip count does not fit in 64 bits", "trace-int");
+        diag(Diagnostic::Error, s->headerRange, "loop trip count does not fit in 64 bits", Rule::TraceInt);
         n = 0;
       }
       loop.tripCount = SymInt::known(std::max<int64_t>(0, int64_t(n)));
@@ -731,7 +732,7 @@ private:
         }
       } else {
         diag(Diagnostic::Warning, target->range,
-             "assignment into '" + text(target->base) + "', which is not a known tensor", "trace-time");
+             "assignment into '" + text(target->base) + "', which is not a known tensor", Rule::TraceTime);
       }
       return;
     }
@@ -789,7 +790,7 @@ private:
       diag(Diagnostic::Error, s->range,
            "assertion failed at trace time" + (msg.empty() ? std::string() : ": " + msg) +
                " (check the input shapes)",
-           "assert");
+           Rule::Assert);
     }
   }
 
@@ -849,7 +850,7 @@ private:
     if (rankKnown && explicitCount > rank) {
       diag(Diagnostic::Error, sub->range,
            llvm::formatv("too many indices for tensor '{0}' of rank {1}", T.name, rank).str(),
-           "index-rank");
+           Rule::IndexRank);
       a.exact = false;
     }
     std::vector<IndexDim> dims;
@@ -895,7 +896,7 @@ private:
             dim.aranges.push_back({basicAxis, 0, step});
           } else {
             diag(Diagnostic::Error, it->range,
-                 "slice '" + text(it) + "' does not have a constant size", "slice-size");
+                 "slice '" + text(it) + "' does not have a constant size", Rule::SliceSize);
             a.exact = false;
           }
         } else {
@@ -989,7 +990,7 @@ private:
           diag(Diagnostic::Error, e->range,
                "name '" + e->name + "' is not defined: the file does not import it (add `import " + module + " as " +
                    e->name + "`)",
-               "imports");
+               Rule::Imports);
       }
       return Value::unknown(e->name);
     }
@@ -1121,7 +1122,7 @@ private:
           if (res->problem == pyint::Problem::None) return Value::integer(res->value);
           // Division by zero is left to `run` (the branch may not be taken); a wrapped value never is.
           if (res->problem != pyint::Problem::DivisionByZero)
-            diag(Diagnostic::Error, range, pyint::describe(res->problem, op), "trace-int");
+            diag(Diagnostic::Error, range, pyint::describe(res->problem, op), Rule::TraceInt);
           return Value::integer(SymInt::symbolic(textual));
         }
         if (op == "/" && b != 0) return Value::floating(double(a) / double(b));
@@ -1329,7 +1330,7 @@ private:
   Value call(const Expr *e, std::optional<Buffer> resultBuffer, const Expr *dest) {
     Value fn = eval(e->base);
     if (fn.kind == Value::Method) return methodCall(fn, e);
-    if (auto why = hostCodeCall(fn, e)) diag(Diagnostic::Warning, e->base->range, std::move(*why), "host-code");
+    if (auto why = hostCodeCall(fn, e)) diag(Diagnostic::Warning, e->base->range, std::move(*why), Rule::HostCode);
     std::string name = fn.kind == Value::Path ? fn.s : "";
     if (name.rfind("builtins.", 0) == 0) return builtinCall(name.substr(9), e);
     if (name == "nl.arange") {
@@ -1392,7 +1393,7 @@ private:
       bool nkiName = name.rfind("nl.", 0) == 0 || name.rfind("nisa.", 0) == 0 || name.rfind("nki.", 0) == 0;
       if (nkiName && !isLoopIterator(name))
         diag(Diagnostic::Warning, e->base->range,
-             "unknown NKI API '" + name + "'; its effects are not analysed", "unknown-api");
+             "unknown NKI API '" + name + "'; its effects are not analysed", Rule::UnknownApi);
       for (auto *a : e->elts) eval(a);
       for (auto &kw : e->keywords) eval(kw.value);
       return Value::unknown(text(e));
@@ -1438,14 +1439,14 @@ private:
     for (size_t i = 0; i < e->elts.size(); ++i) {
       if (i < bound.size()) bound[i] = e->elts[i];
       else diag(Diagnostic::Warning, e->elts[i]->range,
-                llvm::formatv("too many arguments to {0}", op->name).str(), "call-args");
+                llvm::formatv("too many arguments to {0}", op->name).str(), Rule::CallArgs);
     }
     for (const auto &kw : e->keywords) {
       int idx = op->paramIndex(kw.name);
       if (idx < 0) {
         if (kw.name != "name" && kw.name != "lazy_initialization")
           diag(Diagnostic::Warning, kw.range,
-               "unknown keyword '" + kw.name + "' for " + std::string(op->name), "call-args");
+               "unknown keyword '" + kw.name + "' for " + std::string(op->name), Rule::CallArgs);
         continue;
       }
       bound[idx] = kw.value;
@@ -1526,7 +1527,7 @@ private:
         diag(Diagnostic::Error, e->range,
              std::string(op->name) + " is missing its required argument '" +
                  std::string(op->params[i].name) + "'",
-             "call-args");
+             Rule::CallArgs);
     auto paramVal = [&](std::string_view n) -> const Value * {
       int i = op->paramIndex(n);
       return i >= 0 && bound[i] ? &vals[i] : nullptr;
@@ -1645,7 +1646,7 @@ private:
       if (!isHBM(buffer)) t.parDim = parDim >= 0 ? parDim : 0;
     } else {
       t.shape = {SymInt::symbolic(shapeVal.text())};
-      diag(Diagnostic::Warning, e->range, "shape of this tensor is not known at trace time", "trace-time");
+      diag(Diagnostic::Warning, e->range, "shape of this tensor is not known at trace time", Rule::TraceTime);
     }
     if (!dtypeGiven) t.dtypeKnown = false;
     K.tensors.push_back(t);
