@@ -2,6 +2,7 @@
 
 #include "Agent/EmbeddedPrompts.h"
 #include "NKI/Listing.h"
+#include "Rewrite/Rewrite.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -232,6 +233,7 @@ llvm::Expected<std::vector<ChatMessage>> PromptLibrary::executor(const KernelCon
                                                                  llvm::StringRef plan) const {
   PromptVars vars = kernelVars(ctx);
   vars["plan"] = plan.trim().str();
+  vars["op_list"] = llvm::StringRef(rewrite::renderOpCatalogue("text")).rtrim().str();
   return render("executor", vars);
 }
 

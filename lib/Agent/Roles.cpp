@@ -1,6 +1,7 @@
 #include "Agent/Roles.h"
 
 #include "Agent/JsonExtract.h"
+#include "Rewrite/Rewrite.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -13,9 +14,11 @@
 namespace accelopt::agent {
 
 const std::vector<std::string> &opKinds() {
-  static const std::vector<std::string> kinds = {"split",  "interchange",   "fuse",          "fission",
-                                                 "hoist",  "sink",          "set_loop_kind", "unroll",
-                                                 "shrink_buffer", "expand_buffer", "replace"};
+  static const std::vector<std::string> kinds = [] {
+    std::vector<std::string> names;
+    for (const rewrite::Op *op : rewrite::allOps()) names.push_back(op->name().str());
+    return names;
+  }();
   return kinds;
 }
 

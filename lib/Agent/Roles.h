@@ -35,7 +35,7 @@ namespace accelopt::agent {
 /// calls it from its sample threads, one call at a time.
 using OpsValidator = std::function<llvm::Error(const nlohmann::json &ops)>;
 
-/// The op kinds the executor may emit (split, interchange, fuse, ...).
+/// The op kinds the executor may emit: every rewrite op, in catalogue order.
 const std::vector<std::string> &opKinds();
 
 /// Turns an executor answer into a JSON array of op objects: accepts a bare

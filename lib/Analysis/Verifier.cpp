@@ -4,44 +4,46 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 
 namespace accelopt::analysis {
 
 using namespace nki;
 
-const std::vector<RuleInfo> &verifierRules() {
-  static const std::vector<RuleInfo> rules = {
-      {"partition-dim", "a tile's partition dimension is at most 128 (nl.tile_size.pmax)"},
-      {"psum-bank", "a PSUM tile fits one 2 KiB bank per partition (512 fp32)"},
-      {"matmul-operands", "nc_matmul/matmul operands are SBUF tiles within the PE limits "
-                          "(stationary <= 128x128, moving <= 128x512) and the result goes to PSUM"},
-      {"operand-buffer", "each NKI call reads its operands from the buffers it supports"},
-      {"sbuf-capacity", "the SBUF footprint fits the per-partition capacity (else the compiler spills)"},
-      {"affine-output-dep", "iterations of an affine_range never write the same element, except by += accumulation"},
-      {"scope", "a tensor defined inside a loop is not used after that loop"},
-      {"mixed-indexing", "a subscript does not mix basic (slice) and advanced (nl.arange) indexing"},
-      {"unknown-api", "calls to NKI APIs accelopt does not know (warning)"},
-      {"slice-size", "slices have a constant size"},
-      {"index-rank", "a subscript has at most as many indices as the tensor has dimensions"},
-      {"assert", "trace-time assertions hold for the given input shapes"},
-      {"inputs", "every kernel argument has a shape when shapes are given"},
-      {"call-args", "calls pass the arguments the NKI API takes"},
-      {"trace-time", "code the analysis cannot follow at trace time (warning)"},
-      {"imports", "the NKI modules a kernel uses are imported (nl, nisa, nki, np)"},
-      {"trace-int", "trace-time integers fit in 64 bits (Python's are unbounded; accelopt never wraps them)"},
-      {"host-code", "calls that run host code at trace time (outside NKI, numpy, math and side-effect-free "
-                    "builtins): a warning in a user's kernel, an error in rewrite output",
-       /*refusesRewriteOutput=*/true},
+llvm::ArrayRef<RuleInfo> verifierRules() { return allRules(); }
+
+std::string renderRuleList(llvm::StringRef format) {
+  auto severity = [](const RuleInfo &r) {
+    std::string s = r.severity == Diagnostic::Error ? "error" : "warning";
+    if (r.refusesRewriteOutput && r.severity != Diagnostic::Error) s += " (an error in rewrite output)";
+    return s;
   };
-  return rules;
+  std::string out;
+  if (format == "json") {
+    nlohmann::json rules = nlohmann::json::array();
+    for (const RuleInfo &r : allRules())
+      rules.push_back({{"rule", r.id},
+                       {"severity", r.severity == Diagnostic::Error ? "error" : "warning"},
+                       {"refuses_rewrite_output", r.refusesRewriteOutput || r.severity == Diagnostic::Error},
+                       {"doc", r.doc}});
+    return rules.dump(2) + "\n";
+  }
+  if (format == "markdown") {
+    out = "| rule | severity | checks that |\n|---|---|---|\n";
+    for (const RuleInfo &r : allRules())
+      out += llvm::formatv("| `{0}` | {1} | {2} |\n", r.id, severity(r), r.doc).str();
+    return out;
+  }
+  for (const RuleInfo &r : allRules()) out += llvm::formatv("{0,-18} {1}: {2}\n", r.id, severity(r), r.doc).str();
+  return out;
 }
 
 bool refusesRewriteOutput(const Diagnostic &d) {
   if (d.severity == Diagnostic::Error) return true;
-  for (const RuleInfo &r : verifierRules())
-    if (r.refusesRewriteOutput && d.rule == r.id) return true;
-  return false;
+  const RuleInfo *rule = findRule(d.rule);
+  return rule && rule->refusesRewriteOutput;
 }
 
 bool hasErrors(const std::vector<Diagnostic> &diags) {
@@ -70,8 +72,10 @@ private:
   const VerifyOptions &O;
   std::vector<Diagnostic> Out;
 
-  void report(Diagnostic::Severity sev, ByteRange r, std::string msg, const char *rule) {
-    Out.push_back({sev, r.begin, r.end, std::move(msg), rule});
+  /// A finding of `rule`, with the rule's declared severity.
+  void report(Rule rule, ByteRange r, std::string msg) {
+    const RuleInfo &info = ruleInfo(rule);
+    Out.push_back({info.severity, r.begin, r.end, std::move(msg), info.id});
   }
   std::string tensorName(int t) const {
     const Tensor &T = K.tensors[t];
@@ -83,21 +87,19 @@ private:
       if (!isOnChip(t.buffer) || t.parDim < 0 || t.parDim >= int(t.shape.size())) continue;
       const SymInt &p = t.shape[t.parDim];
       if (p.isKnown() && *p.value > O.maxPartitions && !t.isTile)
-        report(Diagnostic::Error, t.range,
+        report(Rule::PartitionDim, t.range,
                llvm::formatv("partition dimension of '{0}' is {1}, more than the {2} partitions of "
                              "{3} (nl.tile_size.pmax)",
                              tensorName(t.id), *p.value, O.maxPartitions, bufferName(t.buffer))
-                   .str(),
-               "partition-dim");
+                   .str());
       if (t.buffer == Buffer::PSUM)
         if (auto bytes = t.bytesPerPartition(); bytes && *bytes > O.psumBankBytes)
-          report(Diagnostic::Error, t.range,
+          report(Rule::PsumBank, t.range,
                  llvm::formatv("PSUM tile '{0}' {1} needs {2} bytes per partition, more than one "
                                "{3}-byte PSUM bank (at most {4} {5} elements)",
                                tensorName(t.id), t.shapeString(), *bytes, O.psumBankBytes,
                                O.psumBankBytes / dtypeBytes(t.dtype), dtypeName(t.dtype))
-                     .str(),
-                 "psum-bank");
+                     .str());
     }
   }
 
@@ -111,10 +113,9 @@ private:
     for (const auto &list : {&st.reads, &st.writes})
       for (const Access &a : *list) {
         if (a.usesBasic && a.usesAdvanced)
-          report(Diagnostic::Error, a.range,
+          report(Rule::MixedIndexing, a.range,
                  "subscript of '" + tensorName(a.tensor) +
-                     "' mixes basic indexing (slices) with advanced indexing (nl.arange); use one style",
-                 "mixed-indexing");
+                     "' mixes basic indexing (slices) with advanced indexing (nl.arange); use one style");
         const Tensor &t = K.tensors[a.tensor];
         // Tiles moved by DMA or compute have the partition dim first.
         // Oversized tensors are reported once, at their allocation.
@@ -122,12 +123,11 @@ private:
                               t.shape[t.parDim].value.value_or(0) > O.maxPartitions;
         if (st.op && !a.tileShape.empty() && a.tileShape[0] > O.maxPartitions &&
             st.op->kind != OpKind::Alloc && a.exact && !tensorReported && !(a.usesBasic && a.usesAdvanced))
-          report(Diagnostic::Error, a.range,
+          report(Rule::PartitionDim, a.range,
                  llvm::formatv("tile of '{0}' spans {1} partitions; a tile has at most {2} "
                                "(nl.tile_size.pmax)",
                                tensorName(a.tensor), a.tileShape[0], O.maxPartitions)
-                     .str(),
-                 "partition-dim");
+                     .str());
       }
     if (!st.op) return;
     const OpInfo &op = *st.op;
@@ -137,30 +137,27 @@ private:
       if (!p || p->role != Role::Tile) continue;
       const Tensor &t = K.tensors[a.tensor];
       if (p->buffers && t.buffer != Buffer::Unknown && t.shapeKnown && !(p->buffers & bufferBit(t.buffer)))
-        report(Diagnostic::Error, a.range,
+        report(isMatmul ? Rule::MatmulOperands : Rule::OperandBuffer, a.range,
                llvm::formatv("{0} operand '{1}' must be in {2}, but '{3}' is in {4}", op.name, p->name,
                              allowedBuffers(p->buffers), tensorName(a.tensor), bufferName(t.buffer))
-                   .str(),
-               isMatmul ? "matmul-operands" : "operand-buffer");
+                   .str());
       if (p->maxFree && a.exact && a.tileShape.size() >= 1) {
         int64_t free = freeSize(a.tileShape);
         if (free > p->maxFree)
-          report(Diagnostic::Error, a.range,
+          report(isMatmul ? Rule::MatmulOperands : Rule::OperandBuffer, a.range,
                  llvm::formatv("{0} operand '{1}' has {2} free elements per partition; the limit is {3}",
                                op.name, p->name, free, p->maxFree)
-                     .str(),
-                 isMatmul ? "matmul-operands" : "operand-buffer");
+                     .str());
       }
     }
     if (isMatmul) {
       for (const Access &w : st.writes) {
         const Tensor &t = K.tensors[w.tensor];
         if (t.buffer != Buffer::PSUM && t.buffer != Buffer::Unknown)
-          report(Diagnostic::Error, w.range,
+          report(Rule::MatmulOperands, w.range,
                  llvm::formatv("{0} writes its result to PSUM, but '{1}' is in {2}", op.name,
                                tensorName(w.tensor), bufferName(t.buffer))
-                     .str(),
-                 "matmul-operands");
+                     .str());
       }
       checkContraction(st);
     }
@@ -178,12 +175,11 @@ private:
                                                                           : stationary->tileShape[0];
     int64_t km = moving->tileShape[0];
     if (ks && km && ks != km)
-      report(Diagnostic::Error, st.range,
+      report(Rule::MatmulOperands, st.range,
              llvm::formatv("{0} contracts over the partition dimension: stationary has {1} rows but "
                            "moving has {2}",
                            st.op->name, ks, km)
-                 .str(),
-             "matmul-operands");
+                 .str());
   }
 
   static std::string allowedBuffers(uint8_t mask) {
@@ -211,13 +207,12 @@ private:
           if (!trip || *trip < 2) continue;
           // Two different iterations of `l` (one access against itself: either order is the same question).
           if (!mayOverlapDir(K, w, w, laterIterationDirs(K, l))) continue;
-          report(Diagnostic::Error, w.range,
+          report(Rule::AffineOutputDep, w.range,
                  llvm::formatv("different iterations of affine_range loop L{0} ('{1}', line {2}) write "
                                "the same elements of '{3}'; index it by '{1}', accumulate with +=, or "
                                "use sequential_range",
                                l, loop.iv, lineOf(loop.headerRange.begin), tensorName(w.tensor))
-                     .str(),
-                 "affine-output-dep");
+                     .str());
           break;
         }
       }
@@ -233,12 +228,11 @@ private:
           const Tensor &t = K.tensors[a.tensor];
           if (t.scope < 0 || t.isArgument) continue;
           if (st.parent == t.scope || K.encloses(t.scope, NodeRef{false, st.id})) continue;
-          report(Diagnostic::Error, a.range,
+          report(Rule::Scope, a.range,
                  llvm::formatv("'{0}' is defined inside loop L{1} ('{2}') and used outside it; allocate "
                                "it before the loop (with a block dimension per iteration if needed)",
                                tensorName(a.tensor), t.scope, K.loops[t.scope].iv)
-                     .str(),
-                 "scope");
+                     .str());
         }
     }
   }
@@ -254,13 +248,12 @@ private:
       int64_t before = total;
       total += *bytes;
       if (before <= O.sbufBytesPerPartition && total > O.sbufBytesPerPartition)
-        report(Diagnostic::Warning, t.range,
+        report(Rule::SbufCapacity, t.range,
                llvm::formatv("SBUF tensors need {0} KiB per partition from here on, more than the {1} "
                              "KiB available on trn1; the compiler will spill to HBM (consider "
                              "shrink_buffer on block dimensions)",
                              totalSbuf() / 1024, O.sbufBytesPerPartition / 1024)
-                   .str(),
-               "sbuf-capacity");
+                   .str());
     }
   }
 

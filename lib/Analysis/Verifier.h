@@ -3,6 +3,7 @@
 #pragma once
 
 #include "NKI/KernelIR.h"
+#include "NKI/Rules.h"
 #include "Syntax/SourceBuffer.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -17,14 +18,13 @@ struct VerifyOptions {
   int maxPartitions = 128;
 };
 
-/// Every rule the verifier checks, for documentation and the LSP.
-struct RuleInfo {
-  const char *id;
-  const char *summary;
-  /// A finding a rewrite must never introduce, even where it is only a warning in a user's own kernel.
-  bool refusesRewriteOutput = false;
-};
-const std::vector<RuleInfo> &verifierRules();
+/// Every rule the verifier checks (declared once in NKI/Rules.def, which the front end reports through too).
+using nki::RuleInfo;
+llvm::ArrayRef<RuleInfo> verifierRules();
+
+/// The rule list rendered for `check --list-rules`: "text" (one rule a line),
+/// "markdown" (README.md's table) or "json".
+std::string renderRuleList(llvm::StringRef format);
 
 /// Errors, and findings of rules that refuse rewrite output: a candidate with more of them than the
 /// original (per rule) is refused.

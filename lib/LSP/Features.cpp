@@ -492,7 +492,8 @@ json resolveCodeAction(const Analysis &a, json action) {
 // --- quick fixes --------------------------------------------------------------------------
 
 const std::vector<std::string> &fixableRules() {
-  static const std::vector<std::string> rules = {"affine-output-dep", "sbuf-capacity"};
+  static const std::vector<std::string> rules = {nki::ruleId(nki::Rule::AffineOutputDep),
+                                                 nki::ruleId(nki::Rule::SbufCapacity)};
   return rules;
 }
 
@@ -614,7 +615,7 @@ json quickFixes(const Analysis &a, const json &contextDiagnostics) {
     if (!ki) continue;
     const Kernel &k = *ki->kernel;
     DocumentRewriter rewriter(a, *ki);
-    std::vector<json> candidates = rule == "affine-output-dep"
+    std::vector<json> candidates = rule == nki::Rule::AffineOutputDep
                                        ? affineOutputDepFixes(k, offset, (*diag).value("message", ""))
                                        : sbufCapacityFixes(k, a.verifyOptions().sbufBytesPerPartition);
     size_t before = 0;

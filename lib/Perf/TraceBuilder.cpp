@@ -1,5 +1,7 @@
 #include "Perf/TraceBuilder.h"
 
+#include "NKI/Rules.h"
+
 #include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -154,7 +156,7 @@ private:
   llvm::Error checkShapes() const {
     // Code CPython would stop on (a module never imported) has no trace: say so, never estimate 0 ms.
     for (const nki::Diagnostic &d : k_.diagnostics)
-      if (d.severity == nki::Diagnostic::Error && d.rule == "imports")
+      if (d.severity == nki::Diagnostic::Error && d.rule == nki::Rule::Imports)
         return fail((k_.source ? k_.source->location(d.offset) : k_.name) + ": error: " + d.message +
                     "; nothing to estimate");
     auto needShapes = [&](const llvm::Twine &what) {

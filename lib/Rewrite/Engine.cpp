@@ -14,9 +14,10 @@ namespace accelopt::rewrite {
 using namespace nki;
 
 const std::vector<const Op *> &allOps() {
-  static const std::vector<const Op *> ops = {&setLoopKindOp(), &splitOp(), &hoistOp(), &interchangeOp(),
-                                              &fuseOp(),        &fissionOp(), &sinkOp(), &unrollOp(),
-                                              &shrinkBufferOp(), &expandBufferOp(), &replaceOp()};
+  static const std::vector<const Op *> ops = {
+#define ACCELOPT_REWRITE_OP(accessor) &accessor(),
+#include "Rewrite/RewriteOps.def"
+  };
   return ops;
 }
 
@@ -49,14 +50,14 @@ llvm::Expected<std::vector<nlohmann::json>> parseOps(llvm::StringRef text) {
 }
 
 std::string formatOp(const nlohmann::json &op) {
-  const Op *spec = op.contains("op") && op["op"].is_string() ? findOp(op["op"].get<std::string>()) : nullptr;
-  if (!spec || !op.is_object()) return op.dump();
+  const Op *impl = op.contains("op") && op["op"].is_string() ? findOp(op["op"].get<std::string>()) : nullptr;
+  if (!impl || !op.is_object()) return op.dump();
   std::string out = "{\"op\":" + op["op"].dump();
-  const std::vector<std::string> fields = spec->fields();
-  for (const std::string &f : fields)
-    if (op.contains(f)) out += ",\"" + f + "\":" + op[f].dump();
+  const OpSpec &declared = impl->spec();
+  for (const FieldSpec &f : declared.fields)
+    if (op.contains(f.name)) out += ",\"" + std::string(f.name) + "\":" + op[f.name].dump();
   for (auto it = op.begin(); it != op.end(); ++it)
-    if (it.key() != "op" && std::find(fields.begin(), fields.end(), it.key()) == fields.end())
+    if (it.key() != "op" && !declared.field(it.key()))
       out += ",\"" + it.key() + "\":" + it.value().dump();
   return out + "}";
 }

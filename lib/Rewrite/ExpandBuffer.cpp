@@ -27,15 +27,15 @@ bool coversAll(const Tensor &T, const Access &w) {
 
 class ExpandBuffer final : public Op {
 public:
-  llvm::StringRef name() const override { return "expand_buffer"; }
-  llvm::StringRef summary() const override {
-    return "give each iteration of a loop a private copy of an SBUF/PSUM buffer (a leading block dimension "
-           "indexed by the loop variable)";
-  }
-  std::vector<std::string> fields() const override { return {"tensor", "loop"}; }
+  ExpandBuffer()
+      : Op({"expand_buffer",
+            "give each iteration of a loop a private copy of an SBUF/PSUM buffer (a leading block dimension "
+            "indexed by the loop variable)",
+            {{"tensor", FieldKind::Tensor, "the buffer"},
+             {"loop", FieldKind::Loop, "the loop whose iterations get a copy each"}}}) {}
 
   OpResult apply(const Kernel &k, const nlohmann::json &j) const override {
-    Params p(k, j, name(), fields());
+    Params p(k, j, spec());
     auto ref = p.string("tensor");
     auto loop = p.loop("loop");
     if (!p.ok()) return p.error();

@@ -26,15 +26,16 @@ std::vector<int> stmtsOf(const Kernel &k, const std::vector<NodeRef> &nodes, siz
 
 class Fission final : public Op {
 public:
-  llvm::StringRef name() const override { return "fission"; }
-  llvm::StringRef summary() const override {
-    return "split a loop into two loops over the same range at a statement (no dependence from the second part "
-           "to a later iteration of the first)";
-  }
-  std::vector<std::string> fields() const override { return {"loop", "at"}; }
+  Fission()
+      : Op({"fission",
+            "split a loop into two loops over the same range at a statement (no dependence from the second part "
+            "to a later iteration of the first)",
+            {{"loop", FieldKind::Loop, "the loop to split"},
+             {"at", FieldKind::Node,
+              "where the second loop starts: a statement or loop directly in the body, not the first"}}}) {}
 
   OpResult apply(const Kernel &k, const nlohmann::json &j) const override {
-    Params p(k, j, name(), fields());
+    Params p(k, j, spec());
     auto loop = p.loop("loop");
     auto atRef = p.string("at");
     if (!p.ok()) return p.error();

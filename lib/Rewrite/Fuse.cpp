@@ -34,15 +34,15 @@ std::set<std::string> definedIn(const Kernel &k, int loop) {
 
 class Fuse final : public Op {
 public:
-  llvm::StringRef name() const override { return "fuse"; }
-  llvm::StringRef summary() const override {
-    return "merge two adjacent loops with equal trip counts (no dependence from a later iteration of the first "
-           "to an earlier one of the second)";
-  }
-  std::vector<std::string> fields() const override { return {"first", "second"}; }
+  Fuse()
+      : Op({"fuse",
+            "merge two adjacent loops with equal trip counts (no dependence from a later iteration of the first "
+            "to an earlier one of the second)",
+            {{"first", FieldKind::Loop, "a loop"},
+             {"second", FieldKind::Loop, "the loop that directly follows it in the same block"}}}) {}
 
   OpResult apply(const Kernel &k, const nlohmann::json &j) const override {
-    Params p(k, j, name(), fields());
+    Params p(k, j, spec());
     auto first = p.loop("first");
     auto second = p.loop("second");
     if (!p.ok()) return p.error();

@@ -121,11 +121,12 @@ namespace {
 
 class Hoist final : public StmtMoveOp {
 public:
-  Hoist() : StmtMoveOp("out_of") {}
-  llvm::StringRef name() const override { return "hoist"; }
-  llvm::StringRef summary() const override {
-    return "move a loop-invariant statement out of an enclosing loop (placed before the loop)";
-  }
+  Hoist()
+      : StmtMoveOp({"hoist",
+                    "move a loop-invariant statement out of an enclosing loop (placed before the loop)",
+                    {{"stmt", FieldKind::Stmt, "the loop-invariant statement to move"},
+                     {"out_of", FieldKind::Loop,
+                      "an enclosing loop at any depth (the statement leaves it and every loop between)"}}}) {}
 
   std::vector<nlohmann::json> instances(const Kernel &k) const override {
     std::vector<nlohmann::json> out;

@@ -12,14 +12,14 @@ namespace {
 
 class Interchange final : public Op {
 public:
-  llvm::StringRef name() const override { return "interchange"; }
-  llvm::StringRef summary() const override {
-    return "swap the two loops of a perfect nest (no dependence with direction (<,>))";
-  }
-  std::vector<std::string> fields() const override { return {"outer", "inner"}; }
+  Interchange()
+      : Op({"interchange",
+            "swap the two loops of a perfect nest (no dependence with direction (<,>))",
+            {{"outer", FieldKind::Loop, "the outer loop"},
+             {"inner", FieldKind::Loop, "the loop directly inside it"}}}) {}
 
   OpResult apply(const Kernel &k, const nlohmann::json &j) const override {
-    Params p(k, j, name(), fields());
+    Params p(k, j, spec());
     auto outer = p.loop("outer");
     auto inner = p.loop("inner");
     if (!p.ok()) return p.error();

@@ -28,11 +28,28 @@ OpResult refuse(llvm::StringRef op, std::string ids, uint32_t offset, std::strin
   return r;
 }
 
-Params::Params(const Kernel &k, const nlohmann::json &j, llvm::StringRef op, std::vector<std::string> fields)
-    : K(k), J(j), Op(op.str()) {
+Params::Params(const Kernel &k, const nlohmann::json &j, const OpSpec &spec) : K(k), J(j), Spec(spec) {
   if (!j.is_object()) {
     Error = "an op is a JSON object";
     return;
+  }
+  std::vector<std::string> fields;  // the fields this op may carry
+  for (size_t i = 0; i < spec.fields.size(); ++i) {
+    const FieldSpec &f = spec.fields[i];
+    if (f.alternative) continue;  // decided with the field before it
+    if (i + 1 == spec.fields.size() || !spec.fields[i + 1].alternative) {
+      fields.push_back(f.name);
+      continue;
+    }
+    const FieldSpec &g = spec.fields[i + 1];
+    bool hasF = j.contains(f.name), hasG = j.contains(g.name);
+    if (hasF == hasG) {
+      Error = llvm::formatv("give exactly one of '{0}' ({1}) and '{2}' ({3})", f.name, fieldKindNoun(f.kind), g.name,
+                            fieldKindNoun(g.kind))
+                  .str();
+      return;
+    }
+    fields.push_back(hasF ? f.name : g.name);
   }
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (it.key() == "op") continue;
@@ -45,8 +62,14 @@ Params::Params(const Kernel &k, const nlohmann::json &j, llvm::StringRef op, std
   }
 }
 
-const nlohmann::json *Params::get(const char *field) {
+const nlohmann::json *Params::get(const char *field, std::initializer_list<FieldKind> kinds) {
   if (!Error.empty()) return nullptr;
+  const FieldSpec *declared = Spec.field(field);
+  if (!declared || std::find(kinds.begin(), kinds.end(), declared->kind) == kinds.end()) {
+    // A mismatch between an op's code and its declaration, not the user's input.
+    Error = std::string("internal error: the op reads field '") + field + "', which it does not declare as such";
+    return nullptr;
+  }
   auto it = J.find(field);
   if (it == J.end()) {
     Error = std::string("missing field '") + field + "'";
@@ -56,7 +79,7 @@ const nlohmann::json *Params::get(const char *field) {
 }
 
 std::optional<int> Params::loop(const char *field) {
-  const nlohmann::json *v = get(field);
+  const nlohmann::json *v = get(field, {FieldKind::Loop});
   if (!v) return std::nullopt;
   if (!v->is_string()) {
     Error = std::string("field '") + field + "' must be a loop id like \"L3\"";
@@ -74,7 +97,7 @@ std::optional<int> Params::loop(const char *field) {
 }
 
 std::optional<int> Params::stmt(const char *field) {
-  const nlohmann::json *v = get(field);
+  const nlohmann::json *v = get(field, {FieldKind::Stmt});
   if (!v) return std::nullopt;
   if (!v->is_string()) {
     Error = std::string("field '") + field + "' must be a statement id like \"S12\"";
@@ -91,7 +114,7 @@ std::optional<int> Params::stmt(const char *field) {
 }
 
 std::optional<int64_t> Params::integer(const char *field) {
-  const nlohmann::json *v = get(field);
+  const nlohmann::json *v = get(field, {FieldKind::Integer});
   if (!v) return std::nullopt;
   if (!v->is_number_integer()) {
     Error = std::string("field '") + field + "' must be an integer";
@@ -101,13 +124,26 @@ std::optional<int64_t> Params::integer(const char *field) {
 }
 
 std::optional<std::string> Params::string(const char *field) {
-  const nlohmann::json *v = get(field);
+  const nlohmann::json *v = get(field, {FieldKind::Node, FieldKind::Tensor, FieldKind::Code, FieldKind::Choice});
   if (!v) return std::nullopt;
   if (!v->is_string()) {
     Error = std::string("field '") + field + "' must be a string";
     return std::nullopt;
   }
   return v->get<std::string>();
+}
+
+std::optional<std::string> Params::choice(const char *field) {
+  std::optional<std::string> value = string(field);
+  if (!value) return std::nullopt;
+  const std::vector<const char *> &choices = Spec.field(field)->choices;
+  if (std::find(choices.begin(), choices.end(), *value) == choices.end()) {
+    std::string known;
+    for (const char *c : choices) known += (known.empty() ? "" : ", ") + std::string(c);
+    Error = std::string(field) + " '" + *value + "' is not one of " + known;
+    return std::nullopt;
+  }
+  return value;
 }
 
 // --- refusal texts ---------------------------------------------------------------
@@ -184,7 +220,7 @@ OpResult applied(llvm::StringRef op, std::string ids, const Kernel &k, const Edi
 // --- hoist and sink ----------------------------------------------------------------
 
 OpResult StmtMoveOp::apply(const Kernel &k, const nlohmann::json &j) const {
-  Params p(k, j, name(), fields());
+  Params p(k, j, spec());
   auto stmt = p.stmt("stmt");
   auto loop = p.loop(LoopField);
   if (!p.ok()) return p.error();
@@ -209,7 +245,7 @@ void moveStmtLines(EditList &edits, llvm::StringRef text, const Statement &s, ui
 // --- counted loops ----------------------------------------------------------------
 
 OpResult LoopFactorOp::apply(const Kernel &k, const nlohmann::json &j) const {
-  Params p(k, j, name(), fields());
+  Params p(k, j, spec());
   auto loop = p.loop("loop");
   auto factor = p.integer("factor");
   if (!p.ok()) return p.error();

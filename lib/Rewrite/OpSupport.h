@@ -43,24 +43,29 @@ private:
   uint32_t Anchor;
 };
 
-/// Reads the parameters of one op: checks that only known fields are present
+/// Reads the parameters of one op against its declared fields (OpSpec): checks
+/// that only declared fields are present (exactly one of an alternative pair)
 /// and resolves ids; records the first problem as a bad-input message.
 class Params {
 public:
-  Params(const nki::Kernel &k, const nlohmann::json &j, llvm::StringRef op, std::vector<std::string> fields);
+  Params(const nki::Kernel &k, const nlohmann::json &j, const OpSpec &spec);
   std::optional<int> loop(const char *field);
   std::optional<int> stmt(const char *field);
   std::optional<int64_t> integer(const char *field);
+  /// A Node, Tensor or Code field's text, unresolved.
   std::optional<std::string> string(const char *field);
+  /// A Choice field's value, one of its declared choices.
+  std::optional<std::string> choice(const char *field);
   bool ok() const { return Error.empty(); }
-  OpResult error() const { return badInput(Op, Error); }
+  OpResult error() const { return badInput(Spec.name, Error); }
 
 private:
   const nki::Kernel &K;
   const nlohmann::json &J;
-  std::string Op;
+  const OpSpec &Spec;
   std::string Error;
-  const nlohmann::json *get(const char *field);
+  /// The field's value, after checking that the op declares it as one of `kinds`.
+  const nlohmann::json *get(const char *field, std::initializer_list<FieldKind> kinds);
 };
 
 // --- what the ops read from the layers below -----------------------------------
@@ -132,11 +137,11 @@ std::optional<OpResult> checkMovable(const nki::Kernel &k, int stmt, int loop, l
 /// move (`placementRefusal`) or not movable (checkMovable), then calls `applyMove`.
 class StmtMoveOp : public Op {
 public:
-  std::vector<std::string> fields() const final { return {"stmt", LoopField}; }
   OpResult apply(const nki::Kernel &k, const nlohmann::json &j) const final;
 
 protected:
-  explicit StmtMoveOp(const char *loopField) : LoopField(loopField) {}
+  /// `spec` declares "stmt" then the loop field.
+  explicit StmtMoveOp(OpSpec spec) : Op(std::move(spec)), LoopField(this->spec().fields.at(1).name) {}
   virtual std::optional<std::string> placementRefusal(const nki::Kernel &k, int stmt, int loop) const = 0;
   virtual OpResult applyMove(const nki::Kernel &k, int stmt, int loop, const std::string &ids, uint32_t anchor) const = 0;
 
@@ -156,11 +161,12 @@ void moveStmtLines(EditList &edits, llvm::StringRef text, const nki::Statement &
 /// known trip count, then calls `applyFactor`.
 class LoopFactorOp : public Op {
 public:
-  std::vector<std::string> fields() const final { return {"loop", "factor"}; }
   OpResult apply(const nki::Kernel &k, const nlohmann::json &j) const final;
 
 protected:
-  explicit LoopFactorOp(std::optional<int64_t> maxCopies = std::nullopt) : CopyLimit(maxCopies) {}
+  /// `spec` declares "loop" and "factor".
+  explicit LoopFactorOp(OpSpec spec, std::optional<int64_t> maxCopies = std::nullopt)
+      : Op(std::move(spec)), CopyLimit(maxCopies) {}
   virtual OpResult applyFactor(const nki::Kernel &k, int loop, int64_t factor, int64_t trip, const std::string &ids,
                                uint32_t anchor) const = 0;
 
@@ -226,17 +232,8 @@ std::optional<std::string> bufferReshapeRefusal(const nki::Kernel &k, int t);
 std::string movedLines(llvm::StringRef text, const nki::Statement &s, const std::string &indent,
                        std::vector<std::tuple<uint32_t, uint32_t, std::string>> inner);
 
-// --- the ops (one file each) ----------------------------------------------------
-const Op &setLoopKindOp();
-const Op &splitOp();
-const Op &hoistOp();
-const Op &interchangeOp();
-const Op &fuseOp();
-const Op &fissionOp();
-const Op &sinkOp();
-const Op &unrollOp();
-const Op &shrinkBufferOp();
-const Op &expandBufferOp();
-const Op &replaceOp();
+// --- the ops (one file each, listed in RewriteOps.def) ---------------------------
+#define ACCELOPT_REWRITE_OP(accessor) const Op &accessor();
+#include "Rewrite/RewriteOps.def"
 
 } // namespace accelopt::rewrite

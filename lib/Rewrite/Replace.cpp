@@ -13,20 +13,17 @@ namespace {
 
 class Replace final : public Op {
 public:
-  llvm::StringRef name() const override { return "replace"; }
-  llvm::StringRef summary() const override {
-    return "replace a statement (stmt) or a loop with its body (loop) by given NKI code, re-indented to the site";
-  }
-  std::vector<std::string> fields() const override { return {"stmt", "loop", "code"}; }
+  Replace()
+      : Op({"replace",
+            "replace a statement (stmt) or a loop with its body (loop) by given NKI code, re-indented to the site",
+            {{"stmt", FieldKind::Stmt, "the statement to replace (its whole lines)"},
+             {"loop", FieldKind::Loop, "or the loop to replace, header and body", {}, /*alternative=*/true},
+             {"code", FieldKind::Code, "the new code (one or more lines)"}}}) {}
 
   OpResult apply(const Kernel &k, const nlohmann::json &j) const override {
-    bool hasStmt = j.is_object() && j.contains("stmt"), hasLoop = j.is_object() && j.contains("loop");
-    if (hasStmt == hasLoop && j.is_object())
-      return badInput(name(), "give exactly one of 'stmt' (a statement id) and 'loop' (a loop id)");
-    std::vector<std::string> f = {hasStmt ? "stmt" : "loop", "code"};
-    Params p(k, j, name(), f);
+    Params p(k, j, spec());  // exactly one of "stmt" and "loop"
     std::optional<int> stmt, loop;
-    if (hasStmt) stmt = p.stmt("stmt");
+    if (j.is_object() && j.contains("stmt")) stmt = p.stmt("stmt");
     else loop = p.loop("loop");
     auto code = p.string("code");
     if (!p.ok()) return p.error();

@@ -48,24 +48,73 @@ struct OpResult {
   uint32_t anchor = 0;                 // where the op acts (for later diagnostics)
 };
 
-/// One rewrite operation kind (one source file in lib/Rewrite each).
+/// What a field of an op holds: how the engine reads it and how the catalogue shows it.
+enum class FieldKind {
+  Loop,     // a loop id ("L3") or a unique induction variable name
+  Stmt,     // a statement id ("S12")
+  Node,     // a statement or loop id
+  Tensor,   // a tensor as `show` lists it, or the id of the statement allocating it
+  Integer,  // a JSON integer
+  Choice,   // one of the field's `choices`
+  Code,     // NKI source text
+};
+
+/// One field of an op besides "op".
+struct FieldSpec {
+  const char *name;
+  FieldKind kind;
+  const char *doc;  // one line
+  std::vector<const char *> choices = {};  // FieldKind::Choice only
+  /// Given instead of the field before it: exactly one of the two appears.
+  bool alternative = false;
+};
+
+/// The declaration of an op: its name, one-line summary and typed fields. The
+/// engine reads fields through it; `legal --list-ops`, the executor prompt and
+/// rewrites/README.md's table are rendered from it.
+struct OpSpec {
+  const char *name;
+  const char *summary;
+  std::vector<FieldSpec> fields;  // in canonical order
+  const FieldSpec *field(llvm::StringRef name) const;
+};
+
+/// One rewrite operation kind (one source file in lib/Rewrite each, listed once in RewriteOps.def).
 class Op {
 public:
+  explicit Op(OpSpec spec) : Spec(std::move(spec)) {}
   virtual ~Op() = default;
-  virtual llvm::StringRef name() const = 0;
+  const OpSpec &spec() const { return Spec; }
+  llvm::StringRef name() const { return Spec.name; }
   /// One line for --help and the docs.
-  virtual llvm::StringRef summary() const = 0;
-  /// Parameter names besides "op", in canonical order.
-  virtual std::vector<std::string> fields() const = 0;
+  llvm::StringRef summary() const { return Spec.summary; }
   /// Validates `params` against `k`, checks legality, and computes the edits.
   virtual OpResult apply(const nki::Kernel &k, const nlohmann::json &params) const = 0;
   /// Instances worth trying for the planner's menu; legality is decided by apply.
   virtual std::vector<nlohmann::json> instances(const nki::Kernel &k) const = 0;
+
+private:
+  OpSpec Spec;
 };
 
-/// Every op, in catalogue order.
+/// Every op, in catalogue order (RewriteOps.def).
 const std::vector<const Op *> &allOps();
 const Op *findOp(llvm::StringRef name);
+
+/// The JSON shape of an op with a placeholder per field:
+/// {"op":"split","loop":"L<n>","factor":<int>}. An alternative field is left
+/// out (see alternativesNote).
+std::string opTemplate(const OpSpec &spec);
+/// `(or "loop":"L<n>" instead of "stmt")` for an op with alternative fields, else "".
+std::string alternativesNote(const OpSpec &spec);
+/// The placeholder of one field's value: "L<n>" (quoted), <int>, "affine_range|...".
+std::string fieldPlaceholder(const FieldSpec &field);
+/// What a field kind holds, for docs and errors: "a loop id".
+llvm::StringRef fieldKindNoun(FieldKind kind);
+
+/// The op catalogue rendered from the declarations: "text" (one op per
+/// paragraph), "markdown" (rewrites/README.md's table) or "json".
+std::string renderOpCatalogue(llvm::StringRef format);
 
 /// Parses the text of --op / --ops: one JSON object or an array of objects.
 llvm::Expected<std::vector<nlohmann::json>> parseOps(llvm::StringRef text);

@@ -10,8 +10,6 @@ using namespace nki;
 
 namespace {
 
-const char *const Kinds[] = {"affine_range", "sequential_range", "static_range"};
-
 /// The alias of neuronxcc.nki.language (or nki.language) in the file, "" if none.
 std::string languageAlias(llvm::StringRef text) {
   for (llvm::StringRef needle : {"nki.language as ", "nki import language as "}) {
@@ -38,19 +36,18 @@ std::optional<Conflict> carriedConflict(const Kernel &k, int loop) {
 
 class SetLoopKind final : public Op {
 public:
-  llvm::StringRef name() const override { return "set_loop_kind"; }
-  llvm::StringRef summary() const override {
-    return "change a loop's iterator (affine_range only without loop-carried dependences)";
+  SetLoopKind()
+      : Op({"set_loop_kind",
+            "change a loop's iterator (affine_range only without loop-carried dependences)",
+            {{"loop", FieldKind::Loop, "the loop"},
+             {"kind", FieldKind::Choice, "the new iterator", {"affine_range", "sequential_range", "static_range"}}}}) {
   }
-  std::vector<std::string> fields() const override { return {"loop", "kind"}; }
 
   OpResult apply(const Kernel &k, const nlohmann::json &j) const override {
-    Params p(k, j, name(), fields());
+    Params p(k, j, spec());
     auto loop = p.loop("loop");
-    auto kind = p.string("kind");
+    auto kind = p.choice("kind");
     if (!p.ok()) return p.error();
-    if (std::find(std::begin(Kinds), std::end(Kinds), *kind) == std::end(Kinds))
-      return badInput(name(), "kind '" + *kind + "' is not one of affine_range, sequential_range, static_range");
     const Loop &l = k.loops[*loop];
     std::string ids = "L" + std::to_string(*loop);
     const syntax::Expr *call = iterCall(l);

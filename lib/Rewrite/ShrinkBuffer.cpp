@@ -22,15 +22,16 @@ std::tuple<uint32_t, uint32_t, std::string> dropElement(const std::vector<const 
 
 class ShrinkBuffer final : public Op {
 public:
-  llvm::StringRef name() const override { return "shrink_buffer"; }
-  llvm::StringRef summary() const override {
-    return "drop a block dimension of an SBUF/PSUM buffer used one block per loop iteration (allocated inside "
-           "that loop)";
-  }
-  std::vector<std::string> fields() const override { return {"tensor", "dim"}; }
+  ShrinkBuffer()
+      : Op({"shrink_buffer",
+            "drop a block dimension of an SBUF/PSUM buffer used one block per loop iteration (allocated inside "
+            "that loop)",
+            {{"tensor", FieldKind::Tensor, "the buffer"},
+             {"dim", FieldKind::Integer,
+              "the block dimension to drop (an index before the partition dimension)"}}}) {}
 
   OpResult apply(const Kernel &k, const nlohmann::json &j) const override {
-    Params p(k, j, name(), fields());
+    Params p(k, j, spec());
     auto ref = p.string("tensor");
     auto dimP = p.integer("dim");
     if (!p.ok()) return p.error();

@@ -12,11 +12,11 @@ namespace {
 
 class Sink final : public StmtMoveOp {
 public:
-  Sink() : StmtMoveOp("into") {}
-  llvm::StringRef name() const override { return "sink"; }
-  llvm::StringRef summary() const override {
-    return "move an invariant statement that directly precedes a loop into the loop body";
-  }
+  Sink()
+      : StmtMoveOp({"sink",
+                    "move an invariant statement that directly precedes a loop into the loop body",
+                    {{"stmt", FieldKind::Stmt, "the statement directly before the loop"},
+                     {"into", FieldKind::Loop, "the loop that receives it"}}}) {}
 
   std::vector<nlohmann::json> instances(const Kernel &k) const override {
     std::vector<nlohmann::json> out;

@@ -12,10 +12,11 @@ namespace {
 
 class Split final : public LoopFactorOp {
 public:
-  llvm::StringRef name() const override { return "split"; }
-  llvm::StringRef summary() const override {
-    return "split a loop into an outer and an inner loop (the factor divides the trip count)";
-  }
+  Split()
+      : LoopFactorOp({"split",
+                      "split a loop into an outer and an inner loop (the factor divides the trip count)",
+                      {{"loop", FieldKind::Loop, "the loop to split"},
+                       {"factor", FieldKind::Integer, "the inner loop's trip count, at least 2"}}}) {}
 
   std::vector<nlohmann::json> instances(const Kernel &k) const override {
     return divisorInstances(k, name(), 4096, /*belowTrip=*/true);

@@ -16,11 +16,13 @@ constexpr int64_t MaxCopies = 64;
 
 class Unroll final : public LoopFactorOp {
 public:
-  Unroll() : LoopFactorOp(MaxCopies) {}
-  llvm::StringRef name() const override { return "unroll"; }
-  llvm::StringRef summary() const override {
-    return "replicate a loop body factor times (factor == trip count unrolls fully)";
-  }
+  Unroll()
+      : LoopFactorOp({"unroll",
+                      "replicate a loop body factor times (factor == trip count unrolls fully)",
+                      {{"loop", FieldKind::Loop, "the loop to unroll"},
+                       {"factor", FieldKind::Integer,
+                        "the number of copies of the body, 2..64, dividing the trip count"}}},
+                     MaxCopies) {}
 
   std::vector<nlohmann::json> instances(const Kernel &k) const override {
     return divisorInstances(k, name(), 8, /*belowTrip=*/false);

@@ -16,8 +16,10 @@ FormatOption Format(CheckCmd);
 cl::opt<std::string> File(cl::Positional, cl::desc("<kernel.py>"), cl::sub(CheckCmd), cl::cat(category()));
 cl::opt<bool> NoSnippet("no-source", cl::desc("Do not print the source line under each diagnostic"),
                         cl::sub(CheckCmd), cl::cat(category()));
+ListOption ListRules(CheckCmd, "list-rules", "Print every verifier rule with its severity and doc (no kernel needed)");
 
 int runCheck() {
+  if (ListRules.given()) return ListRules.print(analysis::renderRuleList);
   auto file = Inputs.load(File);
   if (!file) return reportError(file.takeError());
   bool errors = false;

@@ -35,6 +35,21 @@ FormatOption::FormatOption(cl::SubCommand &sub)
                         clEnumValN(OutputFormat::Json, "json", "JSON")),
              cl::init(OutputFormat::Text), cl::sub(sub), cl::cat(category())) {}
 
+ListOption::ListOption(cl::SubCommand &sub, const char *name, const char *what)
+    : format(llvm::StringRef(name), cl::desc(what), cl::value_desc("text|markdown|json"), cl::ValueOptional, cl::sub(sub),
+             cl::cat(category())) {}
+
+int ListOption::print(const std::function<std::string(llvm::StringRef)> &render) const {
+  std::string f = format.empty() ? "text" : format.getValue();
+  if (f != "text" && f != "markdown" && f != "json") {
+    llvm::errs() << "accelopt-rewrite: error: --" << format.ArgStr << " takes text, markdown or json, not '" << f
+                 << "'\n";
+    return 2;
+  }
+  llvm::outs() << render(f);
+  return 0;
+}
+
 static llvm::Error error(const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
 }

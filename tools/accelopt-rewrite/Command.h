@@ -49,6 +49,16 @@ struct FormatOption {
   explicit FormatOption(cl::SubCommand &sub);
 };
 
+/// "--NAME[=text|markdown|json]": print a list rendered from its declarations
+/// (rewrite ops, verifier rules) instead of running the subcommand.
+struct ListOption {
+  cl::opt<std::string> format;
+  ListOption(cl::SubCommand &sub, const char *name, const char *what);
+  bool given() const { return format.getNumOccurrences() > 0; }
+  /// Prints `render(format)`; 2 on an unknown format.
+  int print(const std::function<std::string(llvm::StringRef)> &render) const;
+};
+
 /// Prints an llvm::Error as the tool does (messages already carry "file:line:col: error:").
 int reportError(llvm::Error err);
 

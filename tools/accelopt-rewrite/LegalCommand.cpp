@@ -15,8 +15,11 @@ FormatOption Format(LegalCmd);
 cl::opt<std::string> File(cl::Positional, cl::desc("<kernel.py>"), cl::sub(LegalCmd), cl::cat(category()));
 cl::opt<std::string> OnlyOp("only", cl::desc("List only ops of this kind (e.g. split)"), cl::value_desc("OP"),
                             cl::sub(LegalCmd), cl::cat(category()));
+ListOption ListOps(LegalCmd, "list-ops",
+                   "Print every rewrite op with its fields, from the ops' declarations (no kernel needed)");
 
 int runLegal() {
+  if (ListOps.given()) return ListOps.print(rewrite::renderOpCatalogue);
   auto file = Inputs.load(File);
   if (!file) return reportError(file.takeError());
   if (!OnlyOp.empty() && !rewrite::findOp(OnlyOp)) {

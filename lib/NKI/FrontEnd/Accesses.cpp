@@ -56,7 +56,7 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
   if (rankKnown && explicitCount > rank) {
     diag(Diagnostic::Error, sub->range,
          llvm::formatv("too many indices for tensor '{0}' of rank {1}", T.name, rank).str(),
-         "index-rank");
+         Rule::IndexRank);
     a.exact = false;
   }
   std::vector<IndexDim> dims;
@@ -102,7 +102,7 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
           dim.aranges.push_back({basicAxis, 0, step});
         } else {
           diag(Diagnostic::Error, it->range,
-               "slice '" + text(it) + "' does not have a constant size", "slice-size");
+               "slice '" + text(it) + "' does not have a constant size", Rule::SliceSize);
           a.exact = false;
         }
       } else {

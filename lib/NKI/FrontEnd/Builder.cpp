@@ -24,8 +24,8 @@ Kernel KernelBuilder::build(const Stmt *def) {
   return std::move(K);
 }
 
-void KernelBuilder::diag(Diagnostic::Severity sev, ByteRange r, std::string msg, std::string rule) {
-  K.diagnostics.push_back({sev, r.begin, r.end, std::move(msg), std::move(rule)});
+void KernelBuilder::diag(Diagnostic::Severity sev, ByteRange r, std::string msg, Rule rule) {
+  K.diagnostics.push_back({sev, r.begin, r.end, std::move(msg), ruleId(rule)});
 }
 
 std::string KernelBuilder::canonical(const Expr *e) const { return canonicalOf(e, Aliases); }
@@ -51,7 +51,7 @@ void KernelBuilder::bindParams(const Stmt *def) {
       diag(Diagnostic::Error, p.range,
            "no shape for kernel argument '" + p.name + "' in the inputs (" +
                formatInputSpecs(*Inputs) + ")",
-           "inputs");
+           Rule::Inputs);
     if (spec && spec->isScalar) {
       kp.scalar = spec->scalar;
       Env[p.name] = spec->isInt ? Value::integer(int64_t(spec->scalar)) : Value::floating(spec->scalar);
@@ -87,7 +87,7 @@ void KernelBuilder::bindParams(const Stmt *def) {
       for (const auto &p : def->params) found |= p.name == s.name;
       if (!found)
         diag(Diagnostic::Warning, def->headerRange,
-             "input '" + s.name + "' is not a parameter of kernel '" + def->name + "'", "inputs");
+             "input '" + s.name + "' is not a parameter of kernel '" + def->name + "'", Rule::Inputs);
     }
 }
 

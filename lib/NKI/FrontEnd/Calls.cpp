@@ -45,7 +45,7 @@ std::optional<std::string> KernelBuilder::hostCodeCall(const Value &fn, const Ex
 Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, const Expr *dest) {
   Value fn = eval(e->base);
   if (fn.kind == Value::Method) return methodCall(fn, e);
-  if (auto why = hostCodeCall(fn, e)) diag(Diagnostic::Warning, e->base->range, std::move(*why), "host-code");
+  if (auto why = hostCodeCall(fn, e)) diag(Diagnostic::Warning, e->base->range, std::move(*why), Rule::HostCode);
   std::string name = fn.kind == Value::Path ? fn.s : "";
   if (name.rfind("builtins.", 0) == 0) return builtinCall(name.substr(9), e);
   if (const pycore::IntrinsicInfo *intrinsic = pycore::lookupIntrinsic(name)) return callIntrinsic(*intrinsic, e);
@@ -78,7 +78,7 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
     bool nkiName = name.rfind("nl.", 0) == 0 || name.rfind("nisa.", 0) == 0 || name.rfind("nki.", 0) == 0;
     if (nkiName && !isLoopIterator(name))
       diag(Diagnostic::Warning, e->base->range,
-           "unknown NKI API '" + name + "'; its effects are not analysed", "unknown-api");
+           "unknown NKI API '" + name + "'; its effects are not analysed", Rule::UnknownApi);
     for (auto *a : e->elts) eval(a);
     for (auto &kw : e->keywords) eval(kw.value);
     return Value::unknown(text(e));
@@ -158,7 +158,7 @@ Value KernelBuilder::callIntrinsic(const pycore::IntrinsicInfo &intrinsic, const
   switch (intrinsic.id) {
   case Intrinsic::Arange: {
     pycore::ArangeBounds r = pycore::arangeBounds(py);
-    if (!r.error.empty()) diag(Diagnostic::Error, e->range, r.error, "call-args");
+    if (!r.error.empty()) diag(Diagnostic::Error, e->range, r.error, Rule::CallArgs);
     IndexVal x;
     x.rank = 1;
     if (r.start && r.extent) {
@@ -182,10 +182,10 @@ Value KernelBuilder::callIntrinsic(const pycore::IntrinsicInfo &intrinsic, const
   case Intrinsic::ProgramId: case Intrinsic::NumPrograms: case Intrinsic::ProgramNdim: {
     // The launch grid is not part of the kernel: its coordinates and sizes stay symbolic here.
     if (intrinsic.id == Intrinsic::ProgramNdim) {
-      if (!args.empty()) diag(Diagnostic::Error, e->range, std::string(intrinsic.usage), "call-args");
+      if (!args.empty()) diag(Diagnostic::Error, e->range, std::string(intrinsic.usage), Rule::CallArgs);
     } else {
       pycore::AxisArg axis = pycore::launchAxis(intrinsic.name, py, intrinsic.id == Intrinsic::NumPrograms);
-      if (!axis.error.empty()) diag(Diagnostic::Error, e->range, axis.error, "call-args");
+      if (!axis.error.empty()) diag(Diagnostic::Error, e->range, axis.error, Rule::CallArgs);
     }
     if (intrinsic.id != Intrinsic::ProgramId) return Value::integer(SymInt::symbolic(text(e)));
     IndexVal x;
@@ -194,7 +194,7 @@ Value KernelBuilder::callIntrinsic(const pycore::IntrinsicInfo &intrinsic, const
   }
   case Intrinsic::Mgrid: break;
   }
-  diag(Diagnostic::Error, e->range, std::string(intrinsic.usage), "call-args");
+  diag(Diagnostic::Error, e->range, std::string(intrinsic.usage), Rule::CallArgs);
   return Value::unknown(text(e));
 }
 
@@ -205,11 +205,11 @@ std::vector<const Expr *> KernelBuilder::bindArgs(const OpInfo *op, const Expr *
   for (const auto &kw : e->keywords) keywords.push_back(kw.name);
   pycore::Binding b = pycore::bindArguments(params, e->elts.size(), keywords);
   for (size_t i : b.extraPositional)
-    diag(Diagnostic::Warning, e->elts[i]->range, llvm::formatv("too many arguments to {0}", op->name).str(), "call-args");
+    diag(Diagnostic::Warning, e->elts[i]->range, llvm::formatv("too many arguments to {0}", op->name).str(), Rule::CallArgs);
   for (size_t k : b.unknownKeywords) {
     const auto &kw = e->keywords[k];
     if (kw.name != "name" && kw.name != "lazy_initialization")
-      diag(Diagnostic::Warning, kw.range, "unknown keyword '" + kw.name + "' for " + std::string(op->name), "call-args");
+      diag(Diagnostic::Warning, kw.range, "unknown keyword '" + kw.name + "' for " + std::string(op->name), Rule::CallArgs);
   }
   std::vector<const Expr *> bound(op->params.size(), nullptr);
   for (size_t i = 0; i < bound.size(); ++i) {
@@ -273,7 +273,7 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
       diag(Diagnostic::Error, e->range,
            std::string(op->name) + " is missing its required argument '" +
                std::string(op->params[i].name) + "'",
-           "call-args");
+           Rule::CallArgs);
   auto paramVal = [&](std::string_view n) -> const Value * {
     int i = op->paramIndex(n);
     return i >= 0 && bound[i] ? &vals[i] : nullptr;
@@ -392,7 +392,7 @@ Value KernelBuilder::allocation(const OpInfo *op, const Expr *e, const Value &sh
     if (!isHBM(buffer)) t.parDim = parDim >= 0 ? parDim : 0;
   } else {
     t.shape = {SymInt::symbolic(shapeVal.text())};
-    diag(Diagnostic::Warning, e->range, "shape of this tensor is not known at trace time", "trace-time");
+    diag(Diagnostic::Warning, e->range, "shape of this tensor is not known at trace time", Rule::TraceTime);
   }
   if (!dtypeGiven) t.dtypeKnown = false;
   K.tensors.push_back(t);

@@ -48,7 +48,7 @@ Value KernelBuilder::eval(const Expr *e, std::optional<Buffer> resultBuffer,
         diag(Diagnostic::Error, e->range,
              "name '" + e->name + "' is not defined: the file does not import it (add `import " + std::string(module) + " as " +
                  e->name + "`)",
-             "imports");
+             Rule::Imports);
     }
     return Value::unknown(e->name);
   }
@@ -180,7 +180,7 @@ Value KernelBuilder::binary(const std::string &op, const Value &l, const Value &
         if (res->problem == pyint::Problem::None) return Value::integer(res->value);
         // Division by zero is left to `run` (the branch may not be taken); a wrapped value never is.
         if (res->problem != pyint::Problem::DivisionByZero)
-          diag(Diagnostic::Error, range, pyint::describe(res->problem, op), "trace-int");
+          diag(Diagnostic::Error, range, pyint::describe(res->problem, op), Rule::TraceInt);
         return Value::integer(SymInt::symbolic(textual));
       }
       if (op == "/" && b != 0) return Value::floating(double(a) / double(b));
@@ -309,7 +309,7 @@ Value KernelBuilder::subscript(const Expr *e) {
         Value lo = sl->elts[0] ? eval(sl->elts[0]) : Value::integer(0);
         Value hi = eval(sl->elts[1]);
         pycore::ArangeBounds axis = pycore::mgridAxis(toPy(lo), toPy(hi));
-        if (!axis.error.empty()) diag(Diagnostic::Error, sl->range, axis.error, "call-args");
+        if (!axis.error.empty()) diag(Diagnostic::Error, sl->range, axis.error, Rule::CallArgs);
         if (axis.start && axis.extent) {
           x.base = Affine::constantOf(*axis.start);
           x.aranges.push_back({i, *axis.extent, 1});
@@ -318,7 +318,7 @@ Value KernelBuilder::subscript(const Expr *e) {
         }
       } else if (sl) {
         eval(sl);
-        diag(Diagnostic::Error, sl->range, std::string(pycore::lookupIntrinsic("nl.mgrid")->usage), "call-args");
+        diag(Diagnostic::Error, sl->range, std::string(pycore::lookupIntrinsic("nl.mgrid")->usage), Rule::CallArgs);
       }
       grids.push_back(Value::index(x));
     }

@@ -6,6 +6,7 @@
 #include "NKI/FrontEnd.h"
 #include "NKI/OpTable.h"
 #include "NKI/PyCore.h"
+#include "NKI/Rules.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -108,7 +109,7 @@ private:
   int CurLoop = -1;
 
   // ----- diagnostics -----
-  void diag(Diagnostic::Severity sev, ByteRange r, std::string msg, std::string rule);
+  void diag(Diagnostic::Severity sev, ByteRange r, std::string msg, Rule rule);
 
   std::string text(const Expr *e) const { return e ? M.text(e).str() : ""; }
 

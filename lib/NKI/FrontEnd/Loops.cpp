@@ -59,7 +59,7 @@ void KernelBuilder::forLoop(const Stmt *s, std::vector<NodeRef> &out, int parent
     out.push_back({false, st.id});
     diag(Diagnostic::Warning, s->headerRange,
          "loop over '" + text(iter) + "' is not an NKI or range loop; its body is not analysed",
-         "trace-time");
+         Rule::TraceTime);
     return;
   }
   if (loop.start.isKnown() && loop.stop.isKnown() && loop.step.isKnown() && *loop.step.value != 0) {
@@ -67,7 +67,7 @@ void KernelBuilder::forLoop(const Stmt *s, std::vector<NodeRef> &out, int parent
     __int128 a = *loop.start.value, b = *loop.stop.value, st = *loop.step.value;
     __int128 n = st > 0 ? (b - a + st - 1) / st : (a - b - st - 1) / -st;
     if (n > std::numeric_limits<int64_t>::max()) {
-      diag(Diagnostic::Error, s->headerRange, "loop trip count does not fit in 64 bits", "trace-int");
+      diag(Diagnostic::Error, s->headerRange, "loop trip count does not fit in 64 bits", Rule::TraceInt);
       n = 0;
     }
     loop.tripCount = SymInt::known(std::max<int64_t>(0, int64_t(n)));

@@ -78,10 +78,10 @@ void KernelBuilder::statement(const Stmt *s, std::vector<NodeRef> &out, int loop
   case SK::Return: ret(s); break;
   case SK::If:
     diag(Diagnostic::Warning, s->headerRange,
-         "condition is not known at trace time; the branches are not analysed", "trace-time");
+         "condition is not known at trace time; the branches are not analysed", Rule::TraceTime);
     break;
   case SK::While:
-    diag(Diagnostic::Warning, s->headerRange, "while loops are not analysed", "trace-time");
+    diag(Diagnostic::Warning, s->headerRange, "while loops are not analysed", Rule::TraceTime);
     break;
   default: break;
   }
@@ -159,7 +159,7 @@ void KernelBuilder::assign(const Stmt *s) {
       }
     } else {
       diag(Diagnostic::Warning, target->range,
-           "assignment into '" + text(target->base) + "', which is not a known tensor", "trace-time");
+           "assignment into '" + text(target->base) + "', which is not a known tensor", Rule::TraceTime);
     }
     return;
   }
@@ -215,7 +215,7 @@ void KernelBuilder::assertion(const Stmt *s) {
     diag(Diagnostic::Error, s->range,
          "assertion failed at trace time" + (msg.empty() ? std::string() : ": " + msg) +
              " (check the input shapes)",
-         "assert");
+         Rule::Assert);
   }
 }
 
