@@ -11,6 +11,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -82,6 +84,34 @@ public:
   /// Ready to run again (keeps bindings).
   void reset();
 
+  /// Steps through the remaining rows and calls `onRow()` on each (this statement is positioned on
+  /// the row); `onRow` may return an llvm::Error, which stops the walk.
+  template <typename OnRow> llvm::Error forEachRow(OnRow onRow) {
+    while (true) {
+      auto row = step();
+      if (!row) return row.takeError();
+      if (!*row) return llvm::Error::success();
+      if constexpr (std::is_same_v<std::invoke_result_t<OnRow>, llvm::Error>) {
+        if (llvm::Error err = onRow()) return err;
+      } else {
+        onRow();
+      }
+    }
+  }
+  /// Every remaining row, each read by `read(*this)`.
+  template <typename Read> auto readAll(Read read) -> llvm::Expected<std::vector<std::invoke_result_t<Read, Statement &>>> {
+    std::vector<std::invoke_result_t<Read, Statement &>> rows;
+    if (llvm::Error err = forEachRow([&] { rows.push_back(read(*this)); })) return err;
+    return rows;
+  }
+  /// The next row read by `read(*this)`, or nullopt when there is none.
+  template <typename Read> auto readFirst(Read read) -> llvm::Expected<std::optional<std::invoke_result_t<Read, Statement &>>> {
+    auto row = step();
+    if (!row) return row.takeError();
+    if (!*row) return std::nullopt;
+    return std::optional(read(*this));
+  }
+
   int64_t getInt(int col) const;
   double getDouble(int col) const;
   std::string getText(int col) const;
@@ -120,6 +150,12 @@ public:
   /// in error messages (default: the start of the SQL).
   llvm::Error exec(llvm::StringRef sql, llvm::StringRef what = "");
   llvm::Expected<Statement> prepare(llvm::StringRef sql);
+  /// `prepare(sql)` with the arguments bound to parameters 1..N.
+  template <typename... Args> llvm::Expected<Statement> query(llvm::StringRef sql, const Args &...args) {
+    auto st = prepare(sql);
+    if (st) st->bindAll(args...);
+    return st;
+  }
   /// The single integer result of `sql` (e.g. "SELECT count(*) FROM t").
   llvm::Expected<int64_t> queryInt(llvm::StringRef sql);
 

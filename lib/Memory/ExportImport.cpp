@@ -97,18 +97,15 @@ llvm::Expected<json> Store::exportJson() {
                       (t.hasId ? " ORDER BY id" : " ORDER BY run, iteration, rank");
     auto st = db_->prepare(sql);
     if (!st) return st.takeError();
-    json rows = json::array();
-    while (true) {
-      auto row = st->step();
-      if (!row) return row.takeError();
-      if (!*row) break;
+    auto rows = st->readAll([&](const Statement &row) {
       json r = json::object();
       int col = 0;
-      if (t.hasId) r["id"] = st->getInt(col++);
-      for (const char *c : t.columns) r[c] = columnValue(*st, col++, contains(t.jsonColumns, c));
-      rows.push_back(std::move(r));
-    }
-    doc[t.name] = std::move(rows);
+      if (t.hasId) r["id"] = row.getInt(col++);
+      for (const char *c : t.columns) r[c] = columnValue(row, col++, contains(t.jsonColumns, c));
+      return r;
+    });
+    if (!rows) return rows.takeError();
+    doc[t.name] = json(std::move(*rows));
   }
   return doc;
 }

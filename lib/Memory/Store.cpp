@@ -205,27 +205,16 @@ static KernelRecord readKernel(const Statement &st) {
 
 llvm::Expected<std::optional<KernelRecord>> Store::getKernel(int64_t id) {
   Lock lock(mutex_);
-  auto st = db_->prepare("SELECT id, name, path, source_hash, signature, created FROM kernels WHERE id = ?");
+  auto st = db_->query("SELECT id, name, path, source_hash, signature, created FROM kernels WHERE id = ?", id);
   if (!st) return st.takeError();
-  st->bind(1, id);
-  auto row = st->step();
-  if (!row) return row.takeError();
-  if (!*row) return std::optional<KernelRecord>();
-  return std::optional<KernelRecord>(readKernel(*st));
+  return st->readFirst(readKernel);
 }
 
 llvm::Expected<std::vector<KernelRecord>> Store::listKernels() {
   Lock lock(mutex_);
-  auto st = db_->prepare("SELECT id, name, path, source_hash, signature, created FROM kernels ORDER BY id");
+  auto st = db_->query("SELECT id, name, path, source_hash, signature, created FROM kernels ORDER BY id");
   if (!st) return st.takeError();
-  std::vector<KernelRecord> out;
-  while (true) {
-    auto row = st->step();
-    if (!row) return row.takeError();
-    if (!*row) break;
-    out.push_back(readKernel(*st));
-  }
-  return out;
+  return st->readAll(readKernel);
 }
 
 // ------------------------------------------------------------------- runs
@@ -257,40 +246,25 @@ llvm::Error Store::setRunStatus(int64_t run, RunStatus status) {
 
 llvm::Expected<std::optional<RunRecord>> Store::getRun(int64_t id) {
   Lock lock(mutex_);
-  auto st = db_->prepare(std::string(RunColumns) + "WHERE id = ?");
+  auto st = db_->query(std::string(RunColumns) + "WHERE id = ?", id);
   if (!st) return st.takeError();
-  st->bind(1, id);
-  auto row = st->step();
-  if (!row) return row.takeError();
-  if (!*row) return std::optional<RunRecord>();
-  return std::optional<RunRecord>(readRun(*st));
+  return st->readFirst(readRun);
 }
 
 llvm::Expected<std::optional<RunRecord>> Store::latestRun(int64_t kernel, bool unfinishedOnly) {
   Lock lock(mutex_);
   std::string sql = std::string(RunColumns) + "WHERE kernel = ?" +
                     (unfinishedOnly ? " AND status <> 'finished'" : "") + " ORDER BY id DESC LIMIT 1";
-  auto st = db_->prepare(sql);
+  auto st = db_->query(sql, kernel);
   if (!st) return st.takeError();
-  st->bind(1, kernel);
-  auto row = st->step();
-  if (!row) return row.takeError();
-  if (!*row) return std::optional<RunRecord>();
-  return std::optional<RunRecord>(readRun(*st));
+  return st->readFirst(readRun);
 }
 
 llvm::Expected<std::vector<RunRecord>> Store::listRuns() {
   Lock lock(mutex_);
-  auto st = db_->prepare(std::string(RunColumns) + "ORDER BY id");
+  auto st = db_->query(std::string(RunColumns) + "ORDER BY id");
   if (!st) return st.takeError();
-  std::vector<RunRecord> out;
-  while (true) {
-    auto row = st->step();
-    if (!row) return row.takeError();
-    if (!*row) break;
-    out.push_back(readRun(*st));
-  }
-  return out;
+  return st->readAll(readRun);
 }
 
 llvm::Error Store::recordBeam(int64_t run, int iteration, llvm::ArrayRef<int64_t> candidates) {
@@ -320,27 +294,19 @@ llvm::Expected<RunState> Store::loadRunState(int64_t runId) {
   state.run = **run;
   // Every source hash evaluated for this kernel (any run) can be skipped.
   {
-    auto st = db_->prepare("SELECT source_hash FROM candidates WHERE kernel = ? AND source_hash IS NOT NULL");
+    auto st = db_->query("SELECT source_hash FROM candidates WHERE kernel = ? AND source_hash IS NOT NULL",
+                         state.run.kernel);
     if (!st) return st.takeError();
-    st->bind(1, state.run.kernel);
-    while (true) {
-      auto row = st->step();
-      if (!row) return row.takeError();
-      if (!*row) break;
-      state.evaluatedHashes.insert(st->getText(0));
-    }
+    if (auto err = st->forEachRow([&] { state.evaluatedHashes.insert(st->getText(0)); })) return err;
   }
   {
-    auto st = db_->prepare("SELECT ops_hash, iteration FROM candidates WHERE run = ?");
+    auto st = db_->query("SELECT ops_hash, iteration FROM candidates WHERE run = ?", runId);
     if (!st) return st.takeError();
-    st->bind(1, runId);
-    while (true) {
-      auto row = st->step();
-      if (!row) return row.takeError();
-      if (!*row) break;
+    auto onRow = [&] {
       state.evaluatedOps.insert(st->getText(0));
       state.lastIteration = std::max(state.lastIteration, int(st->getInt(1)));
-    }
+    };
+    if (auto err = st->forEachRow(onRow)) return err;
   }
   auto it = db_->queryInt("SELECT coalesce(max(iteration), -1) FROM beams WHERE run = " + std::to_string(runId));
   if (!it) return it.takeError();
@@ -352,12 +318,9 @@ llvm::Expected<RunState> Store::loadRunState(int64_t runId) {
                            "WHERE b.run = ? AND b.iteration = ? ORDER BY b.rank");
     if (!st) return st.takeError();
     st->bindAll(runId, int64_t(state.beamIteration));
-    while (true) {
-      auto row = st->step();
-      if (!row) return row.takeError();
-      if (!*row) break;
-      state.beam.push_back(readCandidate(*st));
-    }
+    auto beam = st->readAll(readCandidate);
+    if (!beam) return beam.takeError();
+    state.beam = std::move(*beam);
   }
   return state;
 }
@@ -425,17 +388,9 @@ llvm::Expected<int64_t> Store::addProfile(int64_t candidate, const ProfileInput 
 }
 
 llvm::Expected<std::vector<CandidateRecord>> Store::queryCandidates(llvm::StringRef where, int64_t arg) {
-  auto st = db_->prepare(std::string(CandidateColumns) + where.str());
+  auto st = db_->query(std::string(CandidateColumns) + where.str(), arg);
   if (!st) return st.takeError();
-  st->bind(1, arg);
-  std::vector<CandidateRecord> out;
-  while (true) {
-    auto row = st->step();
-    if (!row) return row.takeError();
-    if (!*row) break;
-    out.push_back(readCandidate(*st));
-  }
-  return out;
+  return st->readAll(readCandidate);
 }
 
 llvm::Expected<std::optional<CandidateRecord>> Store::getCandidate(int64_t id) {
@@ -448,13 +403,9 @@ llvm::Expected<std::optional<CandidateRecord>> Store::getCandidate(int64_t id) {
 
 llvm::Expected<std::optional<CandidateRecord>> Store::findCandidateByHash(int64_t kernel, llvm::StringRef hash) {
   Lock lock(mutex_);
-  auto st = db_->prepare(std::string(CandidateColumns) + "WHERE kernel = ? AND source_hash = ?");
+  auto st = db_->query(std::string(CandidateColumns) + "WHERE kernel = ? AND source_hash = ?", kernel, hash);
   if (!st) return st.takeError();
-  st->bind(1, kernel).bind(2, hash);
-  auto row = st->step();
-  if (!row) return row.takeError();
-  if (!*row) return std::optional<CandidateRecord>();
-  return std::optional<CandidateRecord>(readCandidate(*st));
+  return st->readFirst(readCandidate);
 }
 
 llvm::Expected<std::vector<CandidateRecord>> Store::lineage(int64_t id) {
@@ -483,24 +434,19 @@ llvm::Expected<std::vector<CandidateRecord>> Store::candidatesOfRun(int64_t run)
 
 llvm::Expected<std::vector<ProfileRecord>> Store::profilesOf(int64_t candidate) {
   Lock lock(mutex_);
-  auto st = db_->prepare("SELECT id, candidate, backend, latency_ms, profile FROM profiles WHERE candidate = ? "
-                         "ORDER BY id");
+  auto st = db_->query("SELECT id, candidate, backend, latency_ms, profile FROM profiles WHERE candidate = ? "
+                       "ORDER BY id",
+                       candidate);
   if (!st) return st.takeError();
-  st->bind(1, candidate);
-  std::vector<ProfileRecord> out;
-  while (true) {
-    auto row = st->step();
-    if (!row) return row.takeError();
-    if (!*row) break;
+  return st->readAll([](const Statement &row) {
     ProfileRecord p;
-    p.id = st->getInt(0);
-    p.candidate = st->getInt(1);
-    p.backend = st->getText(2);
-    p.latencyMs = st->getOptDouble(3);
-    p.profile = parseJsonColumn(st->getText(4), json::object());
-    out.push_back(std::move(p));
-  }
-  return out;
+    p.id = row.getInt(0);
+    p.candidate = row.getInt(1);
+    p.backend = row.getText(2);
+    p.latencyMs = row.getOptDouble(3);
+    p.profile = parseJsonColumn(row.getText(4), json::object());
+    return p;
+  });
 }
 
 llvm::Expected<std::optional<double>> Store::bestLatency(int64_t candidate, llvm::StringRef backend) {
@@ -576,28 +522,16 @@ llvm::Expected<std::vector<ExperienceRecord>> Store::experiences(int64_t kernel,
   Lock lock(mutex_);
   std::string sql = std::string(ExperienceColumns) + (kernel ? "WHERE kernel = ?1 " : "WHERE ?1 = ?1 ") +
                     "ORDER BY id DESC" + (limit ? " LIMIT " + std::to_string(limit) : "");
-  auto st = db_->prepare(sql);
+  auto st = db_->query(sql, kernel);
   if (!st) return st.takeError();
-  st->bind(1, kernel);
-  std::vector<ExperienceRecord> out;
-  while (true) {
-    auto row = st->step();
-    if (!row) return row.takeError();
-    if (!*row) break;
-    out.push_back(readExperience(*st));
-  }
-  return out;
+  return st->readAll(readExperience);
 }
 
 llvm::Expected<std::optional<ExperienceRecord>> Store::getExperience(int64_t id) {
   Lock lock(mutex_);
-  auto st = db_->prepare(std::string(ExperienceColumns) + "WHERE id = ?");
+  auto st = db_->query(std::string(ExperienceColumns) + "WHERE id = ?", id);
   if (!st) return st.takeError();
-  st->bind(1, id);
-  auto row = st->step();
-  if (!row) return row.takeError();
-  if (!*row) return std::optional<ExperienceRecord>();
-  return std::optional<ExperienceRecord>(readExperience(*st));
+  return st->readFirst(readExperience);
 }
 
 // --------------------------------------------------------------- patterns
@@ -646,14 +580,13 @@ llvm::Expected<std::vector<PatternRecord>> Store::queryPatterns(llvm::StringRef 
   if (!st) return st.takeError();
   if (!arg.empty()) st->bind(1, arg);
   std::vector<PatternRecord> out;
-  while (true) {
-    auto row = st->step();
-    if (!row) return row.takeError();
-    if (!*row) break;
+  auto onRow = [&]() -> llvm::Error {
     auto p = readPattern(*st);
     if (!p) return p.takeError();
     out.push_back(std::move(*p));
-  }
+    return llvm::Error::success();
+  };
+  if (auto err = st->forEachRow(onRow)) return err;
   return out;
 }
 
@@ -792,13 +725,8 @@ llvm::Expected<std::string> Store::integrityCheck() {
   auto st = db_->prepare("PRAGMA integrity_check");
   if (!st) return st.takeError();
   std::string out;
-  while (true) {
-    auto row = st->step();
-    if (!row) return row.takeError();
-    if (!*row) break;
-    if (!out.empty()) out += "\n";
-    out += st->getText(0);
-  }
+  auto onRow = [&] { out += (out.empty() ? "" : "\n") + st->getText(0); };
+  if (auto err = st->forEachRow(onRow)) return err;
   auto fk = db_->queryInt("SELECT count(*) FROM pragma_foreign_key_check");
   if (!fk) return fk.takeError();
   if (*fk) out += (out == "ok" ? "\n" : "\n") + std::to_string(*fk) + " foreign key violation(s)";
