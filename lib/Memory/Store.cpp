@@ -663,61 +663,70 @@ llvm::Expected<Counts> Store::counts() {
   return c;
 }
 
+namespace {
+// Runs the one-row summary query `sql` for each record (bound by `bind`) and reads its row with `read`.
+template <typename Record, typename Bind, typename Read>
+auto summarize(Database &db, llvm::StringRef sql, std::vector<Record> &records, Bind bind, Read read)
+    -> llvm::Expected<std::vector<std::invoke_result_t<Read, const Statement &, Record &>>> {
+  auto st = db.prepare(sql);
+  if (!st) return st.takeError();
+  std::vector<std::invoke_result_t<Read, const Statement &, Record &>> out;
+  for (Record &record : records) {
+    st->reset();
+    bind(*st, record);
+    auto row = st->readFirst([&](const Statement &r) { return read(r, record); });
+    if (!row) return row.takeError();
+    if (*row) out.push_back(std::move(**row));
+  }
+  return out;
+}
+} // namespace
+
 llvm::Expected<std::vector<KernelSummary>> Store::kernelSummaries() {
   Lock lock(mutex_);
   auto kernels = listKernels();
   if (!kernels) return kernels.takeError();
-  auto st = db_->prepare(
+  return summarize(
+      *db_,
       "SELECT (SELECT count(*) FROM runs WHERE kernel = ?1), (SELECT count(*) FROM candidates WHERE kernel = ?1), "
       "(SELECT count(*) FROM experiences WHERE kernel = ?1), "
       "(SELECT min(p.latency_ms) FROM profiles p JOIN candidates c ON c.id = p.candidate "
-      " WHERE c.kernel = ?1 AND c.status = 'correct')");
-  if (!st) return st.takeError();
-  std::vector<KernelSummary> out;
-  for (KernelRecord &k : *kernels) {
-    st->reset();
-    st->bind(1, k.id);
-    auto row = st->step();
-    if (!row) return row.takeError();
-    KernelSummary sum;
-    sum.runs = st->getInt(0);
-    sum.candidates = st->getInt(1);
-    sum.experiences = st->getInt(2);
-    sum.bestLatencyMs = st->getOptDouble(3);
-    sum.kernel = std::move(k);
-    out.push_back(std::move(sum));
-  }
-  return out;
+      " WHERE c.kernel = ?1 AND c.status = 'correct')",
+      *kernels, [](Statement &st, const KernelRecord &k) { st.bind(1, k.id); },
+      [](const Statement &st, KernelRecord &k) {
+        KernelSummary sum;
+        sum.runs = st.getInt(0);
+        sum.candidates = st.getInt(1);
+        sum.experiences = st.getInt(2);
+        sum.bestLatencyMs = st.getOptDouble(3);
+        sum.kernel = std::move(k);
+        return sum;
+      });
 }
 
 llvm::Expected<std::vector<RunSummary>> Store::runSummaries() {
   Lock lock(mutex_);
   auto runs = listRuns();
   if (!runs) return runs.takeError();
-  auto st = db_->prepare(
+  return summarize(
+      *db_,
       "SELECT (SELECT name FROM kernels WHERE id = ?2), (SELECT count(*) FROM candidates WHERE run = ?1), "
       "(SELECT count(*) FROM candidates WHERE run = ?1 AND status = 'correct'), "
       "max((SELECT coalesce(max(iteration), -1) FROM candidates WHERE run = ?1), "
       "    (SELECT coalesce(max(iteration), -1) FROM beams WHERE run = ?1)), "
       "(SELECT min(p.latency_ms) FROM profiles p JOIN candidates c ON c.id = p.candidate "
-      " WHERE c.run = ?1 AND c.status = 'correct')");
-  if (!st) return st.takeError();
-  std::vector<RunSummary> out;
-  for (RunRecord &r : *runs) {
-    st->reset();
-    st->bind(1, r.id).bind(2, r.kernel);
-    auto row = st->step();
-    if (!row) return row.takeError();
-    RunSummary sum;
-    sum.kernelName = st->getText(0);
-    sum.candidates = st->getInt(1);
-    sum.correct = st->getInt(2);
-    sum.lastIteration = int(st->getInt(3));
-    sum.bestLatencyMs = st->getOptDouble(4);
-    sum.run = std::move(r);
-    out.push_back(std::move(sum));
-  }
-  return out;
+      " WHERE c.run = ?1 AND c.status = 'correct')",
+      *runs, [](Statement &st, const RunRecord &r) { st.bind(1, r.id).bind(2, r.kernel); },
+      [](const Statement &st, RunRecord &r) {
+        RunSummary sum;
+        sum.kernelName = st.getText(0);
+        sum.candidates = st.getInt(1);
+        sum.correct = st.getInt(2);
+        sum.lastIteration = int(st.getInt(3));
+        sum.bestLatencyMs = st.getOptDouble(4);
+        sum.run = std::move(r);
+        return sum;
+      });
 }
 
 llvm::Expected<std::string> Store::integrityCheck() {
