@@ -738,7 +738,7 @@ llvm::Expected<std::string> Store::integrityCheck() {
   if (auto err = st->forEachRow(onRow)) return err;
   auto fk = db_->queryInt("SELECT count(*) FROM pragma_foreign_key_check");
   if (!fk) return fk.takeError();
-  if (*fk) out += (out == "ok" ? "\n" : "\n") + std::to_string(*fk) + " foreign key violation(s)";
+  if (*fk) out += "\n" + std::to_string(*fk) + " foreign key violation(s)";
   return out;
 }
 

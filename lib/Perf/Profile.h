@@ -19,7 +19,7 @@ struct Profile {
   std::string backend; ///< "sim-trn1", "sim-trn2", "neuron"
   double latency = 0;  ///< ms
 
-  // In AccelOpt's order (prompts/profile_list.json).
+  // In the order AccelOpt lists profile fields to its agents.
   double hbmReadBytes = 0;
   double hbmWriteBytes = 0;
   double psumReadBytes = 0;

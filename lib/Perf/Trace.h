@@ -1,4 +1,4 @@
-// The instruction stream the interpreter's trace mode emits and the timing
+// The instruction stream the trace builder (TraceBuilder.cpp) emits from the kernel IR and the timing
 // model consumes: one entry per NKI instruction (compute or DMA) with the
 // shapes that set its cost and the memory regions that order it, plus tensor
 // declarations and loop markers. Everything is plain data in flat arrays so a
