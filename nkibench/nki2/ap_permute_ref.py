@@ -1,0 +1,33 @@
+# Reference for ap_permute.py. Kernel inputs: x=f32[128,8,64]; output f32[128,64,8].
+import numpy as np
+
+P = 128
+A = 8
+B = 64
+
+
+def get_inputs():
+  x = np.random.normal(loc=0, scale=1.0, size=(P, A, B)).astype(np.float32)
+  return [x]
+
+
+def forward(x):
+  return np.ascontiguousarray(np.transpose(x, (0, 2, 1))) + np.float32(1.0)
+
+
+def transform_to_nki_inputs(inputs):
+  return inputs
+
+
+def transform_nki_outputs(k_res, ref):
+  # The kernel may return one array or a tuple; give each output the shape
+  # of the matching reference output.
+  kernel_outs = k_res if isinstance(k_res, tuple) else (k_res,)
+  ref_outs = ref if isinstance(ref, tuple) else (ref,)
+  result = []
+  for k_out, r_out in zip(kernel_outs, ref_outs):
+    if hasattr(r_out, "shape"):
+      result.append(np.reshape(k_out, r_out.shape))
+    else:
+      result.append(k_out)
+  return result
