@@ -18,7 +18,7 @@ llvm::Expected<SeededInputs> inputsForSeed(const InputOptions &opts, const nki::
     llvm::SmallString<128> dir;
     if (auto ec = llvm::sys::fs::createUniqueDirectory("accelopt-ref", dir))
       return error("error: cannot create a temporary directory: " + ec.message());
-    auto data = nki::runReference(opts.resolvedReference, seed, dir);
+    auto data = nki::runReference(opts.resolvedReference, seed, dir, opts.referenceTimeoutSeconds);
     auto cleanup = [&] { llvm::sys::fs::remove_directories(dir); };
     if (!data) {
       cleanup();
