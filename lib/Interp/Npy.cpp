@@ -16,6 +16,10 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace accelopt::interp {
 
 namespace {
@@ -374,12 +378,38 @@ llvm::Expected<NDArray> parseNpy(llvm::StringRef bytes, llvm::StringRef source) 
   return array;
 }
 
+namespace {
+const char *fileTypeName(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  return "a special file";
+}
+} // namespace
+
 llvm::Expected<NDArray> readNpy(llvm::StringRef path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return llvm::createStringError(buffer.getError(), "cannot read %s: %s", path.str().c_str(),
-                                   buffer.getError().message().c_str());
+  auto cannotRead = [&](std::error_code ec) {
+    return llvm::createStringError(ec, "cannot read %s: %s", path.str().c_str(), ec.message().c_str());
+  };
+  // Opened without blocking and checked on the descriptor: opening a FIFO that no
+  // one writes to would wait forever, and reading a device would never end.
+  int fd = ::open(path.str().c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return cannotRead({errno, std::generic_category()});
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    std::error_code ec(errno, std::generic_category());
+    ::close(fd);
+    return cannotRead(ec);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return npyError(path, llvm::Twine("is ") + fileTypeName(st.st_mode) + ", not a regular .npy file");
+  }
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = llvm::MemoryBuffer::getOpenFile(
+      fd, path, static_cast<uint64_t>(st.st_size), /*RequiresNullTerminator=*/false);
+  ::close(fd);
+  if (!buffer) return cannotRead(buffer.getError());
   return parseNpy((*buffer)->getBuffer(), path);
 }
 

@@ -360,10 +360,29 @@ const Analysis::KernelInfo *Analysis::kernelNamed(const std::string &name) const
   return nullptr;
 }
 
+namespace {
+thread_local CachedEstimatesOnly *CurrentCacheOnlyScope = nullptr;
+} // namespace
+
+CachedEstimatesOnly::CachedEstimatesOnly() : Outer(CurrentCacheOnlyScope) { CurrentCacheOnlyScope = this; }
+CachedEstimatesOnly::~CachedEstimatesOnly() { CurrentCacheOnlyScope = Outer; }
+
 const Analysis::Estimate &Analysis::estimate(const KernelInfo &k, const perf::HardwareDesc &hw) const {
-  std::lock_guard<std::mutex> guard(EstimateLock);
+  static const Estimate Pending{std::nullopt, "the estimate is not computed yet"};
+  CachedEstimatesOnly *cacheOnly = CurrentCacheOnlyScope;
+  std::unique_lock<std::mutex> guard(EstimateLock, std::defer_lock);
+  // Another thread holds the lock while it computes an estimate: do not wait for it.
+  if (cacheOnly && !guard.try_lock()) {
+    cacheOnly->Missed = true;
+    return Pending;
+  }
+  if (!cacheOnly) guard.lock();
   auto it = Estimates.find(k.kernel);
   if (it != Estimates.end()) return it->second;
+  if (cacheOnly) {
+    cacheOnly->Missed = true;
+    return Pending;
+  }
   Estimate e;
   static const nki::InputSpecs noInputs;
   auto est = profile::SimulatorBackend(hw).estimate(*k.kernel, k.inputs ? *k.inputs : noInputs);

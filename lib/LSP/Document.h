@@ -81,6 +81,25 @@ private:
   bool SuiteTried = false;
 };
 
+/// While one is alive on a thread, Analysis::estimate on that thread computes
+/// nothing: an estimate that is not cached yet (or is being computed by another
+/// thread) comes back as a placeholder and missed() turns true. The server
+/// answers requests on its request thread this way and hands the ones that
+/// missed to its estimate worker, so no request waits on the performance model.
+class CachedEstimatesOnly {
+public:
+  CachedEstimatesOnly();
+  ~CachedEstimatesOnly();
+  CachedEstimatesOnly(const CachedEstimatesOnly &) = delete;
+  CachedEstimatesOnly &operator=(const CachedEstimatesOnly &) = delete;
+  bool missed() const { return Missed; }
+
+private:
+  friend class Analysis;
+  CachedEstimatesOnly *Outer;
+  bool Missed = false;
+};
+
 /// One analysed version of a document. Immutable once built (apart from the
 /// estimate cache, which has its own lock); shared between threads.
 class Analysis {
@@ -120,7 +139,9 @@ public:
   /// The kernel whose definition contains `offset` (or null).
   const KernelInfo *kernelAt(uint32_t offset) const;
   const KernelInfo *kernelNamed(const std::string &name) const;
-  /// The performance model's estimate of kernel `k` (cached).
+  /// The performance model's estimate of kernel `k` (cached). Under a
+  /// CachedEstimatesOnly scope on this thread, an estimate not computed yet is
+  /// not computed: a placeholder comes back and the scope records the miss.
   const Estimate &estimate(const KernelInfo &k, const perf::HardwareDesc &hw) const;
 
   struct Suggestions {

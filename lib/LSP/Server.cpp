@@ -9,6 +9,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
+#include <cstdlib>
+
 namespace accelopt::lsp {
 
 namespace {
@@ -20,6 +22,8 @@ constexpr int InvalidParams = -32602;
 constexpr int InternalError = -32603;
 constexpr int ServerNotInitialized = -32002;
 constexpr int RequestFailed = -32803;
+constexpr int RequestCancelled = -32800;
+constexpr int ContentModified = -32801;
 
 constexpr const char *Version = "0.1.0";
 
@@ -33,7 +37,10 @@ const json &field(const json &j, const char *name) {
 
 Server::Server(Sink out, ServerOptions options) : Out(std::move(out)), Options(options) {
   Hardware = hardware();
-  if (Options.backgroundDiagnostics) Worker = std::thread([this] { workerLoop(); });
+  if (Options.backgroundDiagnostics) {
+    Worker = std::thread([this] { workerLoop(); });
+    EstimateWorker = std::thread([this] { estimateLoop(); });
+  }
 }
 
 Server::~Server() {
@@ -42,7 +49,13 @@ Server::~Server() {
     Stop = true;
   }
   Wake.notify_all();
+  {
+    std::lock_guard<std::mutex> guard(EstimateLock);
+    StopEstimates = true;
+  }
+  EstimateWake.notify_all();
   if (Worker.joinable()) Worker.join();
+  if (EstimateWorker.joinable()) EstimateWorker.join();
 }
 
 // --- output -------------------------------------------------------------------------
@@ -144,15 +157,18 @@ void Server::dispatch(const std::string &method, const json &params, const json 
     }
     reply(*id, initialize(params));
     Initialized = true;
-  } else if (method == "initialized" || method == "$/cancelRequest" || method == "$/setTrace" ||
-             method == "textDocument/didSave" || method == "workspace/didChangeWatchedFiles") {
-    // Nothing to do: requests are answered in order, synchronously.
+  } else if (method == "$/cancelRequest") {
+    cancelRequest(params);
+  } else if (method == "initialized" || method == "$/setTrace" || method == "textDocument/didSave" ||
+             method == "workspace/didChangeWatchedFiles") {
+    // Nothing to do.
   } else if (method == "shutdown") {
     ShutdownRequested = true;
     {
       std::lock_guard<std::mutex> guard(Lock);
       Pending.clear();
     }
+    cancelAllEstimates("the server is shutting down");
     if (id) reply(*id, nullptr);
   } else if (method == "textDocument/didOpen") {
     didOpen(params);
@@ -164,9 +180,8 @@ void Server::dispatch(const std::string &method, const json &params, const json 
     applySettings(field(params, "settings"));
   } else if (!id) {
     // Unknown notifications are ignored ($/... ones must be).
-  } else if (method == "textDocument/hover") {
-    auto a = docAnalysis();
-    reply(*id, a ? hover(*a, offsetOf(*a, params.at("position")), hardware().get()) : json());
+  } else if (method == "textDocument/hover" || method == "codeLens/resolve" || method == "workspace/executeCommand") {
+    answerOrDefer(*id, method, params);
   } else if (method == "textDocument/inlayHint") {
     auto a = docAnalysis();
     if (!a) return reply(*id, json::array());
@@ -175,12 +190,6 @@ void Server::dispatch(const std::string &method, const json &params, const json 
   } else if (method == "textDocument/codeLens") {
     auto a = docAnalysis();
     reply(*id, a ? codeLenses(*a, hardware().get()) : json::array());
-  } else if (method == "codeLens/resolve") {
-    const json &data = field(params, "data");
-    std::string uri = field(data, "uri").is_string() ? data["uri"].get<std::string>() : "";
-    auto a = analysis(uri);
-    if (!a) return replyError(*id, RequestFailed, "document " + uri + " is not open");
-    reply(*id, resolveCodeLens(*a, params, hardware().get()));
   } else if (method == "textDocument/codeAction") {
     reply(*id, codeAction(params));
   } else if (method == "codeAction/resolve") {
@@ -189,18 +198,164 @@ void Server::dispatch(const std::string &method, const json &params, const json 
     auto a = analysis(uri);
     if (!a) return replyError(*id, RequestFailed, "document " + uri + " is not open");
     reply(*id, resolveCodeAction(*a, params));
-  } else if (method == "workspace/executeCommand") {
-    json result;
-    try {
-      result = executeCommand(params);
-    } catch (const std::runtime_error &e) {
-      return replyError(*id, RequestFailed, e.what());
-    }
-    reply(*id, std::move(result));
   } else {
     replyError(*id, MethodNotFound, "method not supported: " + method);
   }
 }
+
+// --- requests that may need estimates ------------------------------------------------
+
+Server::Answer Server::answerWithEstimates(const std::string &method, const json &params) {
+  Answer answer;
+  auto useDocument = [&](const std::string &uri) {
+    answer.uri = uri;
+    auto a = analysis(uri);
+    if (a) answer.version = a->version();
+    return a;
+  };
+  if (method == "textDocument/hover") {
+    auto a = useDocument(params.at("textDocument").at("uri").get<std::string>());
+    answer.result = a ? hover(*a, offsetOf(*a, params.at("position")), hardware().get()) : json();
+  } else if (method == "codeLens/resolve") {
+    const json &data = field(params, "data");
+    auto a = useDocument(field(data, "uri").is_string() ? data["uri"].get<std::string>() : "");
+    if (!a) answer.error = {RequestFailed, "document " + answer.uri + " is not open"};
+    else answer.result = resolveCodeLens(*a, params, hardware().get());
+  } else {  // workspace/executeCommand
+    const json &args = field(params, "arguments");
+    if (args.is_array() && !args.empty() && args[0].is_string()) useDocument(args[0].get<std::string>());
+    try {
+      answer.result = executeCommand(params, answer.notifications);
+    } catch (const std::runtime_error &e) {
+      answer.error = {RequestFailed, e.what()};
+    }
+  }
+  return answer;
+}
+
+void Server::sendAnswer(const json &id, Answer answer) {
+  for (json &n : answer.notifications) send(n);
+  if (answer.error) replyError(id, answer.error->first, answer.error->second);
+  else reply(id, std::move(answer.result));
+}
+
+void Server::answerOrDefer(const json &id, const std::string &method, const json &params) {
+  if (!Options.backgroundDiagnostics) return sendAnswer(id, answerWithEstimates(method, params));
+  Answer answer;
+  {
+    CachedEstimatesOnly cachedOnly;
+    answer = answerWithEstimates(method, params);
+    if (!cachedOnly.missed()) return sendAnswer(id, std::move(answer));
+  }
+  uint64_t generation;
+  {
+    std::lock_guard<std::mutex> guard(Lock);
+    generation = Generation;
+  }
+  {
+    std::lock_guard<std::mutex> guard(EstimateLock);
+    EstimateQueue.push_back({id, method, params, answer.uri, answer.version, generation});
+  }
+  EstimateWake.notify_all();
+}
+
+void Server::cancelRequest(const json &params) {
+  const json &id = field(params, "id");
+  if (!id.is_string() && !id.is_number_integer()) return;
+  std::lock_guard<std::mutex> guard(EstimateLock);
+  for (auto it = EstimateQueue.begin(); it != EstimateQueue.end(); ++it)
+    if (it->id == id) {
+      EstimateQueue.erase(it);
+      replyError(id, RequestCancelled, "request cancelled");
+      EstimateIdle.notify_all();
+      return;
+    }
+  // The worker cannot stop the model midway; its result will be dropped.
+  if (RunningEstimate && *RunningEstimate == id && !RunningEstimateCancelled) {
+    RunningEstimateCancelled = true;
+    replyError(id, RequestCancelled, "request cancelled");
+  }
+  // Otherwise it was answered already (or never deferred): nothing to cancel.
+}
+
+void Server::cancelAllEstimates(const std::string &why) {
+  std::lock_guard<std::mutex> guard(EstimateLock);
+  for (const EstimateJob &job : EstimateQueue) replyError(job.id, RequestCancelled, why);
+  EstimateQueue.clear();
+  if (RunningEstimate && !RunningEstimateCancelled) {
+    RunningEstimateCancelled = true;
+    replyError(*RunningEstimate, RequestCancelled, why);
+  }
+  EstimateIdle.notify_all();
+}
+
+std::optional<Server::Answer> Server::staleAnswer(const EstimateJob &job) {
+  std::lock_guard<std::mutex> guard(Lock);
+  auto it = Docs.find(job.uri);
+  int64_t now = it == Docs.end() ? -1 : it->second.version;
+  if (now == job.version && Generation == job.generation) return std::nullopt;
+  Answer stale;
+  std::string what = now < 0 ? "was closed" : "changed (version " + std::to_string(job.version) + " is now " +
+                                                  std::to_string(now) + ")";
+  if (Generation != job.generation && now == job.version) what = "has new settings";
+  stale.error = {ContentModified, "document " + job.uri + " " + what + "; the estimate was dropped"};
+  return stale;
+}
+
+void Server::estimateLoop() {
+  std::unique_lock<std::mutex> lock(EstimateLock);
+  for (;;) {
+    EstimateWake.wait(lock, [&] { return StopEstimates || !EstimateQueue.empty(); });
+    if (StopEstimates) break;
+    EstimateJob job = std::move(EstimateQueue.front());
+    EstimateQueue.pop_front();
+    RunningEstimate = job.id;
+    RunningEstimateCancelled = false;
+    lock.unlock();
+
+    // A request for a version that is no longer current is not computed at all.
+    std::optional<Answer> answer = staleAnswer(job);
+    if (!answer) {
+      try {
+        answer = answerWithEstimates(job.method, job.params);
+      } catch (const json::exception &e) {
+        answer = Answer{};
+        answer->error = {InvalidParams, "invalid parameters for " + job.method + ": " + e.what()};
+      } catch (const std::exception &e) {
+        answer = Answer{};
+        answer->error = {InternalError, job.method + " failed: " + e.what()};
+      }
+      // The document changed while the model ran: that answer is for text the editor no longer has.
+      if (auto stale = staleAnswer(job)) answer = std::move(stale);
+    }
+
+    lock.lock();
+    // Decided under EstimateLock, so a $/cancelRequest cannot answer it a second time.
+    if (!RunningEstimateCancelled) sendAnswer(job.id, std::move(*answer));
+    RunningEstimate.reset();
+    if (EstimateQueue.empty()) EstimateIdle.notify_all();
+  }
+  RunningEstimate.reset();
+  EstimateIdle.notify_all();
+}
+
+bool Server::stopEstimates() {
+  bool running;
+  {
+    std::lock_guard<std::mutex> guard(EstimateLock);
+    StopEstimates = true;
+    running = RunningEstimate.has_value();
+  }
+  EstimateWake.notify_all();
+  return running;
+}
+
+void Server::waitEstimatesIdle() {
+  std::unique_lock<std::mutex> lock(EstimateLock);
+  EstimateIdle.wait(lock, [&] { return (EstimateQueue.empty() && !RunningEstimate) || StopEstimates; });
+}
+
+// --- lifecycle -------------------------------------------------------------------------
 
 json Server::initialize(const json &params) {
   std::string root;
@@ -503,7 +658,7 @@ std::shared_ptr<memory::Store> Server::memoryStore() {
 
 // --- commands ----------------------------------------------------------------------------------
 
-json Server::executeCommand(const json &params) {
+json Server::executeCommand(const json &params, std::vector<json> &notifications) {
   std::string command = params.at("command").get<std::string>();
   if (command != ProfileCommand) throw std::runtime_error("unknown command '" + command + "'");
   const json &args = field(params, "arguments");
@@ -514,7 +669,10 @@ json Server::executeCommand(const json &params) {
   auto a = analysis(uri);
   if (!a) throw std::runtime_error("document " + uri + " is not open");
   auto hw = hardware();
-  if (!hw) throw std::runtime_error("no hardware target: " + HardwareError);
+  if (!hw) {
+    std::lock_guard<std::mutex> guard(Lock);  // applySettings may write it on the request thread
+    throw std::runtime_error("no hardware target: " + HardwareError);
+  }
   auto result = profileKernel(*a, kernel, *hw);
   if (!result) throw std::runtime_error(llvm::toString(result.takeError()));
   std::string summary = llvm::formatv("{0}: {1} latency {2:f4} ms", (*result)["kernel"].get<std::string>(),
@@ -522,7 +680,8 @@ json Server::executeCommand(const json &params) {
                             .str();
   if (result->contains("roofline"))
     summary += llvm::formatv(" ({0:f1}% of peak)", (*result)["roofline"]["percent_of_peak"].get<double>()).str();
-  notify("window/showMessage", {{"type", 3}, {"message", summary}});
+  notifications.push_back(
+      {{"jsonrpc", "2.0"}, {"method", "window/showMessage"}, {"params", {{"type", 3}, {"message", summary}}}});
   return *result;
 }
 
@@ -532,16 +691,24 @@ int runStdio(std::FILE *in, std::FILE *out, std::FILE *log, ServerOptions option
   MessageWriter writer(out);
   Server server([&](const json &m) { writer.write(m.dump(-1, ' ', false, json::error_handler_t::replace)); },
                 options);
+  auto finish = [&](int code) {
+    if (server.stopEstimates()) {
+      std::fflush(out);
+      if (log) std::fflush(log);
+      std::_Exit(code);
+    }
+    return code;
+  };
   MessageReader reader(in);
   while (auto body = reader.read()) {
     std::string problem = reader.takeError();
     if (!problem.empty() && log) std::fprintf(log, "accelopt-lsp: %s\n", problem.c_str());
     server.handleText(*body);
-    if (server.exited()) return server.exitCode();
+    if (server.exited()) return finish(server.exitCode());
   }
   std::string problem = reader.takeError();
   if (log && !problem.empty()) std::fprintf(log, "accelopt-lsp: %s\n", problem.c_str());
-  return 1;  // end of input without exit
+  return finish(1);  // end of input without exit
 }
 
 } // namespace accelopt::lsp

@@ -5,6 +5,13 @@
 // Diagnostics are computed on a worker thread, debounced after each
 // didOpen/didChange; a push always carries the latest version of its document
 // (an analysis overtaken by a newer edit is dropped, not published).
+//
+// Performance estimates never run on the request thread: a request that needs
+// one not computed yet (hover on a loop, codeLens/resolve, accelopt.profile) is
+// answered by the estimate worker, in arrival order, while the request thread
+// goes on. `$/cancelRequest` answers a waiting or running one with
+// RequestCancelled (-32800) at once; one whose document changed before its
+// answer was sent gets ContentModified (-32801).
 #pragma once
 
 #include "LSP/Document.h"
@@ -14,12 +21,15 @@
 #include <condition_variable>
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace accelopt::memory {
 class Store;
@@ -30,8 +40,8 @@ namespace accelopt::lsp {
 struct ServerOptions {
   /// Delay after the last edit before diagnostics are computed.
   int debounceMs = 150;
-  /// false: no worker thread; diagnostics are published by flushDiagnostics()
-  /// (unit tests and benchmarks).
+  /// false: no worker threads; diagnostics are published by flushDiagnostics()
+  /// and estimates are computed on the request thread (unit tests and benchmarks).
   bool backgroundDiagnostics = true;
 };
 
@@ -58,6 +68,11 @@ public:
   void flushDiagnostics();
   /// Blocks until the worker has nothing pending or running (tests).
   void waitIdle();
+  /// Blocks until the estimate worker has no request waiting or running (tests).
+  void waitEstimatesIdle();
+  /// Keeps the estimate worker from starting queued requests; true if it is
+  /// computing one now (which cannot be stopped midway).
+  bool stopEstimates();
 
   /// The current analysis of a document (built now if out of date); null if
   /// the document is not open.
@@ -105,12 +120,49 @@ private:
   void logMessage(int type, const std::string &message);
 
   void dispatch(const std::string &method, const json &params, const json *id);
+
+  // --- requests that may need performance estimates ---
+  /// What a request is answered with: a result or an error, and notifications
+  /// sent just before it.
+  struct Answer {
+    json result;
+    std::optional<std::pair<int, std::string>> error;
+    std::vector<json> notifications;
+    std::string uri;          // the document the answer was computed on ("" if none)
+    int64_t version = -1;     // its version (-1: not open)
+  };
+  struct EstimateJob {
+    json id;
+    std::string method;
+    json params;
+    std::string uri;
+    int64_t version;
+    uint64_t generation;
+  };
+  std::mutex EstimateLock;  // guards the fields below; taken before OutLock
+  std::condition_variable EstimateWake, EstimateIdle;
+  std::deque<EstimateJob> EstimateQueue;
+  std::optional<json> RunningEstimate;  // id of the request the worker is computing
+  bool RunningEstimateCancelled = false, StopEstimates = false;
+  std::thread EstimateWorker;
+
+  /// hover, codeLens/resolve, workspace/executeCommand.
+  Answer answerWithEstimates(const std::string &method, const json &params);
+  /// Answers now when no estimate is missing, else queues the request for the estimate worker.
+  void answerOrDefer(const json &id, const std::string &method, const json &params);
+  void sendAnswer(const json &id, Answer answer);
+  void cancelRequest(const json &params);
+  /// Answers every queued request (and the running one) with RequestCancelled.
+  void cancelAllEstimates(const std::string &why);
+  /// The answer to `job` if its document is still at the job's version and settings.
+  std::optional<Answer> staleAnswer(const EstimateJob &job);
+  void estimateLoop();
   json initialize(const json &params);
   void applySettings(const json &settings);
   void didOpen(const json &params);
   void didChange(const json &params);
   void didClose(const json &params);
-  json executeCommand(const json &params);
+  json executeCommand(const json &params, std::vector<json> &notifications);
   json codeAction(const json &params);
   /// The cached Store of the "memory" setting (null when unset or unusable).
   std::shared_ptr<memory::Store> memoryStore();
@@ -126,7 +178,10 @@ private:
 };
 
 /// Serves LSP on `in`/`out` until `exit` or end of input; returns the exit code.
-/// Problems with the stream are logged to `log` (may be null).
+/// Problems with the stream are logged to `log` (may be null). When an estimate
+/// is still running then, the process ends at once (std::_Exit after flushing
+/// `out`): the performance model cannot be stopped midway, and the editor
+/// expects the server gone.
 int runStdio(std::FILE *in, std::FILE *out, std::FILE *log, ServerOptions options = {});
 
 } // namespace accelopt::lsp

@@ -8,7 +8,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <sstream>
+#include <thread>
+
+#include <signal.h>
 
 #ifndef ACCELOPT_SOURCE_DIR
 #define ACCELOPT_SOURCE_DIR "."
@@ -77,9 +83,38 @@ for i, r in enumerate(refs):
 print(json.dumps(index))
 )PY";
 
+/// Runs `program` and waits at most `seconds` for it (killed after that);
+/// returns its exit status, -2 for a crash, -1 when it did not start, and sets
+/// `timedOut`. Polled rather than ExecuteAndWait's SIGALRM, which is
+/// process-wide and whole seconds only.
+static int runWithTimeout(llvm::StringRef program, llvm::ArrayRef<llvm::StringRef> args,
+                          llvm::ArrayRef<llvm::Optional<llvm::StringRef>> redirects, double seconds,
+                          std::string &execError, bool &timedOut) {
+  timedOut = false;
+  bool failed = false;
+  llvm::sys::ProcessInfo child =
+      llvm::sys::ExecuteNoWait(program, args, llvm::None, redirects, 0, &execError, &failed);
+  if (failed || child.Pid <= 0) return -1;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  auto pause = std::chrono::milliseconds(2);
+  for (;;) {
+    llvm::sys::ProcessInfo done = llvm::sys::Wait(child, /*SecondsToWait=*/0, /*WaitUntilTerminates=*/false, &execError);
+    if (done.Pid != 0) return done.ReturnCode;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::kill(child.Pid, SIGKILL);
+      llvm::sys::Wait(child, 0, /*WaitUntilTerminates=*/true);
+      timedOut = true;
+      return -2;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
+  }
+}
+
 /// Runs a Python script with arguments; returns its stdout, or an error naming `what`.
 static llvm::Expected<std::string> runPython(const char *script, llvm::ArrayRef<std::string> scriptArgs,
-                                             llvm::StringRef what) {
+                                             llvm::StringRef what, double timeoutSeconds) {
+  if (!(timeoutSeconds > 0)) timeoutSeconds = DefaultReferenceTimeoutSeconds;
   std::string python = pythonForReferences();
   if (!llvm::sys::fs::can_execute(python))
     return error("error: --reference needs a Python with numpy; '" + python +
@@ -92,11 +127,22 @@ static llvm::Expected<std::string> runPython(const char *script, llvm::ArrayRef<
   for (auto &a : scriptArgs) args.push_back(a);
   llvm::Optional<llvm::StringRef> redirects[] = {llvm::None, llvm::StringRef(outPath), llvm::StringRef(errPath)};
   std::string execError;
-  int rc = llvm::sys::ExecuteAndWait(python, args, llvm::None, redirects, /*SecondsToWait=*/1800, 0, &execError);
+  bool timedOut = false;
+  int rc = runWithTimeout(python, args, redirects, timeoutSeconds, execError, timedOut);
   auto out = llvm::MemoryBuffer::getFile(outPath);
   auto err = llvm::MemoryBuffer::getFile(errPath);
   llvm::sys::fs::remove(outPath);
   llvm::sys::fs::remove(errPath);
+  if (timedOut) {
+    auto seconds = [](double s) {
+      std::ostringstream os;
+      os << s;  // 3, 0.5, 300
+      return os.str();
+    };
+    return error(what + ": error: the reference did not finish within " + seconds(timeoutSeconds) +
+                 " s and was stopped (--timeout sets the limit; default " + seconds(DefaultReferenceTimeoutSeconds) +
+                 " s)");
+  }
   if (rc != 0) {
     std::string detail = err ? (*err)->getBuffer().trim().str() : execError;
     if (detail.find("No module named 'numpy'") != std::string::npos)
@@ -110,10 +156,10 @@ static llvm::Expected<std::string> runPython(const char *script, llvm::ArrayRef<
 }
 
 llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
-                                               const std::vector<std::string> &paramNames) {
+                                               const std::vector<std::string> &paramNames, double timeoutSeconds) {
   if (!llvm::sys::fs::exists(referencePath))
     return error(referencePath + ": error: reference file not found");
-  auto out = runPython(ReferenceProbe, {referencePath.str()}, referencePath);
+  auto out = runPython(ReferenceProbe, {referencePath.str()}, referencePath, timeoutSeconds);
   if (!out) return out.takeError();
   nlohmann::json items;
   try {
@@ -147,9 +193,11 @@ llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
   return specs;
 }
 
-llvm::Expected<ReferenceData> runReference(llvm::StringRef referencePath, uint64_t seed, llvm::StringRef dir) {
+llvm::Expected<ReferenceData> runReference(llvm::StringRef referencePath, uint64_t seed, llvm::StringRef dir,
+                                           double timeoutSeconds) {
   if (!llvm::sys::fs::exists(referencePath)) return error(referencePath + ": error: reference file not found");
-  auto out = runPython(ReferenceRunner, {referencePath.str(), std::to_string(seed), dir.str()}, referencePath);
+  auto out = runPython(ReferenceRunner, {referencePath.str(), std::to_string(seed), dir.str()}, referencePath,
+                       timeoutSeconds);
   if (!out) return out.takeError();
   ReferenceData data;
   try {

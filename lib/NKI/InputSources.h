@@ -14,10 +14,15 @@ namespace accelopt::nki {
 /// The Python used to run numpy references: $ACCELOPT_PYTHON, else /usr/bin/python3.
 std::string pythonForReferences();
 
+/// How long a numpy reference may run when the caller sets no limit (seconds).
+inline constexpr double DefaultReferenceTimeoutSeconds = 300;
+
 /// Runs the reference's get_inputs() and transform_to_nki_inputs() and names the
-/// results after `paramNames` (the kernel's parameters, in order).
+/// results after `paramNames` (the kernel's parameters, in order). The Python
+/// process is stopped after `timeoutSeconds` (0: DefaultReferenceTimeoutSeconds).
 llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
-                                               const std::vector<std::string> &paramNames);
+                                               const std::vector<std::string> &paramNames,
+                                               double timeoutSeconds = 0);
 
 /// One case of a suite manifest (nkibench/manifest.json).
 struct SuiteCase {
@@ -51,7 +56,8 @@ struct ReferenceData {
 };
 
 /// Runs the reference (np.random.seed(seed); get_inputs; forward; transforms) and
-/// writes the arrays into `dir`.
-llvm::Expected<ReferenceData> runReference(llvm::StringRef referencePath, uint64_t seed, llvm::StringRef dir);
+/// writes the arrays into `dir`; stopped after `timeoutSeconds` (0: the default).
+llvm::Expected<ReferenceData> runReference(llvm::StringRef referencePath, uint64_t seed, llvm::StringRef dir,
+                                           double timeoutSeconds = 0);
 
 } // namespace accelopt::nki

@@ -175,11 +175,12 @@ bool hasKernel(llvm::StringRef path) {
   return !buf || (*buf)->getBuffer().contains("@nki.jit");
 }
 
-void walk(llvm::StringRef dir, IgnoreRules &rules, std::vector<std::string> &out) {
+void walk(llvm::StringRef dir, IgnoreRules &rules, std::vector<std::string> &out,
+          std::vector<std::string> &problems) {
   rules.addDirectory(dir);
   std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(dir, ec, /*follow_symlinks=*/false), end; it != end && !ec;
-       it.increment(ec)) {
+  llvm::sys::fs::directory_iterator it(dir, ec, /*follow_symlinks=*/false), end;
+  for (; !ec && it != end; it.increment(ec)) {
     const std::string &path = it->path();
     llvm::StringRef name = llvm::sys::path::filename(path);
     llvm::sys::fs::file_type type = it->type();
@@ -191,16 +192,20 @@ void walk(llvm::StringRef dir, IgnoreRules &rules, std::vector<std::string> &out
     }
     if (type == llvm::sys::fs::file_type::directory_file) {
       if (name.startswith(".") || name == "__pycache__" || rules.ignored(path, true)) continue;
-      walk(path, rules, out);
+      walk(path, rules, out, problems);
     } else if (type == llvm::sys::fs::file_type::regular_file) {
       if (name.endswith(".py") && !rules.ignored(path, false) && hasKernel(path)) out.push_back(path);
     }
   }
+  // An unreadable directory (permissions, removed meanwhile) would otherwise look empty.
+  if (ec) problems.push_back(dir.str() + ": cannot read the directory: " + ec.message() + "; its files are skipped");
 }
 
 } // namespace
 
-llvm::Expected<std::vector<std::string>> findKernelFiles(llvm::ArrayRef<std::string> paths) {
+llvm::Expected<std::vector<std::string>> findKernelFiles(llvm::ArrayRef<std::string> paths,
+                                                        std::vector<std::string> *problems) {
+  std::vector<std::string> unreadable;
   std::vector<std::string> out;
   for (const std::string &given : paths) {
     llvm::StringRef root = llvm::StringRef(given).rtrim('/');
@@ -210,13 +215,14 @@ llvm::Expected<std::vector<std::string>> findKernelFiles(llvm::ArrayRef<std::str
       return error(given + ": error: " + ec.message());
     if (st.type() == llvm::sys::fs::file_type::directory_file) {
       IgnoreRules rules;
-      walk(root, rules, out);
+      walk(root, rules, out, unreadable);
     } else {
       out.push_back(root.str());
     }
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
+  if (problems) problems->insert(problems->end(), unreadable.begin(), unreadable.end());
   return out;
 }
 

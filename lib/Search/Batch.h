@@ -63,8 +63,10 @@ private:
 /// __pycache__, and whatever the .gitignore files inside the walked directories
 /// ignore (those of enclosing directories are not read). A file named
 /// explicitly is always kept, so that it is reported if it has no kernel.
-/// Fails when a path does not exist.
-llvm::Expected<std::vector<std::string>> findKernelFiles(llvm::ArrayRef<std::string> paths);
+/// Fails when a path does not exist. A directory that cannot be read is added to
+/// `problems` ("DIR: cannot read the directory: CAUSE; ...") when given.
+llvm::Expected<std::vector<std::string>> findKernelFiles(llvm::ArrayRef<std::string> paths,
+                                                        std::vector<std::string> *problems = nullptr);
 
 // ------------------------------------------------------------- patterns
 

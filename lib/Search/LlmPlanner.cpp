@@ -29,10 +29,15 @@ public:
     auto proposed = Session.planner().propose(ctx, unsigned(plans));
     if (!proposed) {
       // The iteration goes on without new plans; the user should know why.
-      llvm::errs() << "accelopt-rewrite: warning: the LLM planner gave no plans: "
-                   << llvm::toString(proposed.takeError()) << "\n";
+      std::string why = llvm::toString(proposed.takeError());
+      llvm::errs() << "accelopt-rewrite: warning: the LLM planner gave no plans: " << why << "\n";
+      // Retried until exhausted (5xx, timeouts) may pass; not retried (401, 403, 404) is the configuration.
+      if (why.find("(retries exhausted)") != std::string::npos) ++TransientFailures;
+      else ++FailedCalls;
+      LastFailure = std::move(why);
       return out;
     }
+    ++AnsweredCalls;
     rewrite::CandidateOptions opts;
     opts.inputs = Inputs;
     opts.kernelName = k.name;
@@ -66,7 +71,16 @@ public:
     return out;
   }
 
+  std::string failure() const override {
+    if (AnsweredCalls > 0 || TransientFailures > 0 || FailedCalls == 0) return "";
+    // A wrong key or URL fails every call without retries; a search without any plan is no result.
+    return "every call to the LLM planner failed (" + std::to_string(FailedCalls) +
+           (FailedCalls == 1 ? " call" : " calls") + "); the last: " + LastFailure;
+  }
+
 private:
+  size_t AnsweredCalls = 0, FailedCalls = 0, TransientFailures = 0;
+  std::string LastFailure;
   agent::AgentSession &Session;
   const nki::InputSpecs *Inputs;
   std::string Problem;

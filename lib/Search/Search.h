@@ -82,6 +82,9 @@ public:
                                     uint64_t seed) = 0;
   /// Feedback after an iteration (for learning planners); default: nothing.
   virtual void observe(const Candidate &parent, const Candidate &child) {}
+  /// Why the planner could not work at all during the search (every call to an
+  /// LLM endpoint failed, say), or "" when it did; the CLI exits non-zero on it.
+  virtual std::string failure() const { return ""; }
 };
 
 /// Events for progress display, reports and the optimization memory.

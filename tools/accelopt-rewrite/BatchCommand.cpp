@@ -163,8 +163,10 @@ int runBatchCommand() {
     llvm::consumeError(suite.takeError());  // no default manifest: kernels stay without inputs
   }
 
-  auto files = search::findKernelFiles(Paths);
+  std::vector<std::string> unreadable;
+  auto files = search::findKernelFiles(Paths, &unreadable);
   if (!files) return usage(llvm::toString(files.takeError()));
+  for (const std::string &problem : unreadable) llvm::errs() << "accelopt-rewrite: warning: " << problem << "\n";
   applyMemoryLimit(0);
   std::vector<search::FileResult> results = search::runBatch(*files, options);
 

@@ -81,7 +81,7 @@ llvm::Expected<nki::KernelFile> InputOptions::load(llvm::StringRef file) const {
     if (!shapeless) return shapeless.takeError();
     std::vector<std::string> names;
     for (auto &p : shapeless->kernels.front().params) names.push_back(p.name);
-    auto ref = nki::inputsFromReference(reference, names);
+    auto ref = nki::inputsFromReference(reference, names, referenceTimeoutSeconds);
     if (!ref) return ref.takeError();
     specs = std::move(*ref);
     resolvedReference = reference;

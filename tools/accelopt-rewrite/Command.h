@@ -40,6 +40,9 @@ struct InputOptions {
   /// The input specs used by the last load() (empty optional if shapes unknown).
   mutable std::optional<nki::InputSpecs> resolvedInputs;
   mutable std::string resolvedReference;
+  /// Limit on a numpy reference's Python process in seconds (0: the library's
+  /// default); run and verify set it from --timeout.
+  double referenceTimeoutSeconds = 0;
 };
 
 enum class OutputFormat { Text, Json };

@@ -18,7 +18,7 @@ llvm::Expected<SeededInputs> inputsForSeed(const InputOptions &opts, const nki::
     llvm::SmallString<128> dir;
     if (auto ec = llvm::sys::fs::createUniqueDirectory("accelopt-ref", dir))
       return error("error: cannot create a temporary directory: " + ec.message());
-    auto data = nki::runReference(opts.resolvedReference, seed, dir);
+    auto data = nki::runReference(opts.resolvedReference, seed, dir, opts.referenceTimeoutSeconds);
     auto cleanup = [&] { llvm::sys::fs::remove_directories(dir); };
     if (!data) {
       cleanup();
@@ -61,6 +61,17 @@ llvm::Expected<SeededInputs> inputsForSeed(const InputOptions &opts, const nki::
   return out;
 }
 
+/// True if a .npy array can stand for a parameter of `spec`: same shape, and the
+/// same dtype, except that numpy has no bfloat16, tfloat32 or fp8, so float32
+/// files feed those.
+static bool npyFits(const interp::NDArray &array, const nki::InputSpec &spec) {
+  if (array.shape() != spec.shape) return false;
+  if (array.dtype() == spec.dtype) return true;
+  bool numpyLacksSpecDtype = spec.dtype == nki::DType::BFloat16 || spec.dtype == nki::DType::TFloat32 ||
+                             spec.dtype == nki::DType::Float8E4M3 || spec.dtype == nki::DType::Float8E5M2;
+  return numpyLacksSpecDtype && array.dtype() == nki::DType::Float32;
+}
+
 llvm::Expected<SeededInputs> inputsFromDir(const InputOptions &opts, const nki::Kernel &kernel, llvm::StringRef dir) {
   SeededInputs out;
   for (const auto &p : kernel.params) {
@@ -71,6 +82,12 @@ llvm::Expected<SeededInputs> inputsFromDir(const InputOptions &opts, const nki::
     if (llvm::sys::fs::exists(path)) {
       auto arr = interp::readNpy(path);
       if (!arr) return arr.takeError();
+      if (opts.resolvedInputs)
+        for (const nki::InputSpec &spec : *opts.resolvedInputs)
+          if (spec.name == p.name && !spec.isScalar && !npyFits(*arr, spec))
+            return error(path + ": error: the file holds " + std::string(nki::dtypeName(arr->dtype())) +
+                         interp::formatShape(arr->shape()) + " but the kernel's input shapes give " + p.name + "=" +
+                         std::string(nki::dtypeName(spec.dtype)) + interp::formatShape(spec.shape));
       a.array = std::move(*arr);
     } else if (p.scalar) {
       a.scalar = *p.scalar;

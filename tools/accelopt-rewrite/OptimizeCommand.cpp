@@ -313,6 +313,10 @@ int runOptimize() {
   }
   if (!ReportDir.empty())
     if (auto err = search::writeReport(ReportDir, *result, opts, ctx)) return reportError(std::move(err));
+  if (std::string failure = planner->failure(); !failure.empty()) {
+    llvm::errs() << "accelopt-rewrite: error: " << failure << "\n";
+    return 1;
+  }
   std::string target = InPlace ? path : Output.getValue();
   if (!target.empty()) {
     // In place: the text read at the start must still be there (an edit saved meanwhile is not lost).

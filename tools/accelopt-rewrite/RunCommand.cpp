@@ -34,6 +34,7 @@ int runRun() {
     llvm::errs() << "accelopt-rewrite run: error: --memory-limit and --timeout take a number >= 0 (0: the default)\n";
     return 2;
   }
+  Inputs.referenceTimeoutSeconds = Timeout;
   auto file = Inputs.load(File);
   if (!file) return reportError(file.takeError());
   applyMemoryLimit(MemoryLimit);

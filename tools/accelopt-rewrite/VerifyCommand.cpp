@@ -102,6 +102,7 @@ int runVerify() {
     llvm::errs() << "accelopt-rewrite verify: error: --seeds 0 compares nothing; give at least 1 seed\n";
     return 2;
   }
+  Inputs.referenceTimeoutSeconds = Timeout;
   auto original = Inputs.load(Files[0]);
   if (!original) return reportError(original.takeError());
   auto candidate = Inputs.load(Files[1]);

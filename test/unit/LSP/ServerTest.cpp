@@ -305,3 +305,68 @@ TEST(Transport, FramesMessages) {
 }
 
 } // namespace
+
+namespace {
+// Two kernels whose estimates take the model a moment each (120,000 instructions).
+const char *SlowKernels = R"(import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def kernel(x):
+  out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+  for i in nl.affine_range(300):
+    for j in nl.affine_range(200):
+      t = nl.load(x[0:128, 0:512])
+      nl.store(out[0:128, 0:512], value=t)
+  return out
+
+
+@nki.jit
+def kernel2(x):
+  out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+  for i in nl.affine_range(200):
+    for j in nl.affine_range(300):
+      u = nl.load(x[0:128, 0:512])
+      nl.store(out[0:128, 0:512], value=u)
+  return out
+)";
+} // namespace
+
+TEST(Server, EstimatesRunOnTheWorkerAndCancelledOnesAreAnsweredOnce) {
+  ServerOptions o;
+  o.debounceMs = 0;
+  Session s(o);
+  s.initialize({{"inputs", {{"k.py", "x=f32[128,512]"}}}});
+  s.open(SlowKernels);
+  auto resolve = [&](int id, const char *kernel) {
+    s.server.handle({{"jsonrpc", "2.0"}, {"id", id}, {"method", "codeLens/resolve"},
+                     {"params", {{"range", {{"start", {{"line", 5}, {"character", 0}}}, {"end", {{"line", 5}, {"character", 1}}}}},
+                                 {"data", {{"uri", Uri}, {"version", 1}, {"kernel", kernel}}}}}});
+  };
+  auto answers = [&](int id) {
+    std::lock_guard<std::mutex> g(s.lock);
+    std::vector<json> found;
+    for (const json &m : s.out)
+      if (m.contains("id") && m["id"] == id && !m.contains("method")) found.push_back(m);
+    return found;
+  };
+  resolve(2, "kernel");
+  resolve(3, "kernel2");
+  // Neither is answered on the request thread: both wait for the model.
+  EXPECT_TRUE(answers(2).empty());
+  EXPECT_TRUE(answers(3).empty());
+  // Answered at once, whether it still waits or already runs.
+  s.notify("$/cancelRequest", {{"id", 3}});
+  ASSERT_EQ(answers(3).size(), 1u);
+  EXPECT_EQ(answers(3)[0]["error"]["code"], -32800);
+  s.server.waitEstimatesIdle();
+  ASSERT_EQ(answers(2).size(), 1u);
+  EXPECT_NE(answers(2)[0]["result"]["command"]["title"].get<std::string>().find("sim-trn1: "), std::string::npos)
+      << answers(2)[0].dump();
+  EXPECT_EQ(answers(3).size(), 1u) << "a cancelled request is answered once";
+  // The estimate is kept: the same request is now answered on the request thread.
+  resolve(4, "kernel");
+  ASSERT_EQ(answers(4).size(), 1u);
+  EXPECT_EQ(answers(4)[0]["result"], answers(2)[0]["result"]);
+}
