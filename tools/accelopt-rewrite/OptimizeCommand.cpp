@@ -76,6 +76,9 @@ public:
   void candidateEvaluated(const search::Candidate &c) override {
     ++Evaluated;
     if (c.id == 0) Baseline = c.latency();
+    if (c.id == 0 && c.profile && c.profile->isLowerBound() && !Quiet)
+      llvm::errs() << "warning: the original kernel's estimate is a " << c.profile->lowerBoundNote()
+                   << "; candidates are compared on the work the model sees (`profile` lists the rest)\n";
     if (c.status == search::Candidate::Correct) Best = std::min(Best, c.latency());
     if (c.profile) Backend = c.profile->backend;
     if (Tty && !Quiet) draw();
@@ -88,9 +91,12 @@ public:
       draw();
       return;
     }
-    llvm::errs() << llvm::formatv("iteration {0}: {1} candidates evaluated, best {2:F4} ms ({3:F3}x, backend: {4})\n",
+    llvm::errs() << llvm::formatv("iteration {0}: {1} candidates evaluated, best {2:F4} ms ({3:F3}x, backend: {4}{5})\n",
                                   iteration, evaluated, best.latency(), Baseline / best.latency(),
-                                  best.profile ? best.profile->backend : "sim");
+                                  best.profile ? best.profile->backend : "sim",
+                                  best.profile && best.profile->isLowerBound()
+                                      ? ", " + best.profile->lowerBoundNote()
+                                      : std::string());
   }
   void finish() {
     if (Tty && !Quiet) llvm::errs() << "\n";
