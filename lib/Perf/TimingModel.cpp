@@ -1086,36 +1086,64 @@ llvm::Expected<SimulationResult> TimingModel::simulate(const Trace &trace) {
 
 std::string renderTimeline(const SimulationResult &result, llvm::StringRef kernelName,
                            llvm::StringRef backend) {
-  // Tracks: the compute engines first, then one per DMA kind (the compiler's queues).
-  auto trackOf = [](const ScheduledInstruction &e) -> unsigned {
-    if (e.engine) return static_cast<unsigned>(*e.engine);
-    return kNumComputeEngines + static_cast<unsigned>(e.op) - static_cast<unsigned>(OpKind::Load);
-  };
+  // Tracks: one per compute engine (an engine runs one instruction at a time), then per DMA kind
+  // (the compiler's queues) as many lanes as transfers of that kind overlap, so that no two events
+  // of one track overlap (trace viewers draw overlapping events of a track as if nested).
+  constexpr unsigned kLanesPerKind = 1000; // past that many overlapping transfers, lanes are shared
+  auto kindIndex = [](OpKind op) { return static_cast<unsigned>(op) - static_cast<unsigned>(OpKind::Load); };
+  std::vector<unsigned> track(result.schedule.size(), 0);
+  std::vector<size_t> dmaOrder;
+  for (size_t i = 0; i < result.schedule.size(); ++i) {
+    if (result.schedule[i].engine) track[i] = static_cast<unsigned>(*result.schedule[i].engine);
+    else dmaOrder.push_back(i);
+  }
+  std::stable_sort(dmaOrder.begin(), dmaOrder.end(), [&](size_t a, size_t b) {
+    return result.schedule[a].startNs < result.schedule[b].startNs;
+  });
+  std::vector<std::vector<double>> laneEnds(kNumOpKinds);
+  for (size_t i : dmaOrder) {
+    const ScheduledInstruction &e = result.schedule[i];
+    std::vector<double> &lanes = laneEnds[kindIndex(e.op)];
+    size_t lane = lanes.size();
+    for (size_t l = 0; l < lanes.size(); ++l)
+      if (lanes[l] <= e.startNs) {
+        lane = l;
+        break;
+      }
+    if (lane == lanes.size()) {
+      if (lanes.size() < kLanesPerKind) lanes.push_back(0);
+      else lane = static_cast<size_t>(std::min_element(lanes.begin(), lanes.end()) - lanes.begin());
+    }
+    lanes[lane] = std::max(lanes[lane], e.endNs);
+    track[i] = kNumComputeEngines + kindIndex(e.op) * kLanesPerKind + static_cast<unsigned>(lane);
+  }
+
   nlohmann::ordered_json events = nlohmann::ordered_json::array();
-  nlohmann::ordered_json process;
-  process["name"] = "process_name";
-  process["ph"] = "M";
-  process["pid"] = 0;
-  process["args"] = {{"name", kernelName.str() + " (" + backend.str() + ", simulated)"}};
-  events.push_back(std::move(process));
-  std::vector<bool> used(kNumComputeEngines + kNumOpKinds, false);
-  for (const ScheduledInstruction &e : result.schedule) used[trackOf(e)] = true;
-  for (unsigned track = 0; track < used.size(); ++track) {
-    if (!used[track]) continue;
-    std::string name =
-        track < kNumComputeEngines
-            ? std::string(computeEngineName(static_cast<ComputeEngine>(track))) + " engine"
-            : "DMA " + std::string(opKindName(static_cast<OpKind>(
-                           track - kNumComputeEngines + static_cast<unsigned>(OpKind::Load))));
+  auto metadata = [&](const char *what, std::optional<unsigned> tid, const std::string &name) {
     nlohmann::ordered_json meta;
-    meta["name"] = "thread_name";
+    meta["name"] = what;
     meta["ph"] = "M";
     meta["pid"] = 0;
-    meta["tid"] = track;
+    if (tid) meta["tid"] = *tid;
     meta["args"] = {{"name", name}};
     events.push_back(std::move(meta));
+  };
+  metadata("process_name", std::nullopt, kernelName.str() + " (" + backend.str() + ", simulated)");
+  std::vector<bool> used(kNumComputeEngines + kNumOpKinds * kLanesPerKind, false);
+  for (unsigned t : track) used[t] = true;
+  for (unsigned t = 0; t < used.size(); ++t) {
+    if (!used[t]) continue;
+    if (t < kNumComputeEngines) {
+      metadata("thread_name", t, std::string(computeEngineName(static_cast<ComputeEngine>(t))) + " engine");
+      continue;
+    }
+    unsigned kind = (t - kNumComputeEngines) / kLanesPerKind, lane = (t - kNumComputeEngines) % kLanesPerKind;
+    metadata("thread_name", t,
+             "DMA " + std::string(opKindName(static_cast<OpKind>(kind + static_cast<unsigned>(OpKind::Load)))) +
+                 " " + std::to_string(lane));
   }
-  for (const ScheduledInstruction &e : result.schedule) {
+  for (size_t i = 0; i < result.schedule.size(); ++i) {
+    const ScheduledInstruction &e = result.schedule[i];
     nlohmann::ordered_json event;
     std::string name(opKindName(e.op));
     if (e.stmt >= 0) name += " S" + std::to_string(e.stmt);
@@ -1125,7 +1153,7 @@ std::string renderTimeline(const SimulationResult &result, llvm::StringRef kerne
     event["ts"] = e.startNs * 1e-3; // trace-event times are microseconds
     event["dur"] = (e.endNs - e.startNs) * 1e-3;
     event["pid"] = 0;
-    event["tid"] = trackOf(e);
+    event["tid"] = track[i];
     nlohmann::ordered_json args;
     if (e.instruction != UINT32_MAX) args["instruction"] = e.instruction;
     else args["spill"] = true;

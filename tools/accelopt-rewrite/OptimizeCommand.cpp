@@ -4,6 +4,7 @@
 
 #include "Agent/Config.h"
 #include "Agent/Roles.h"
+#include "Perf/Bench.h"
 #include "Perf/Roofline.h"
 #include "Rewrite/Rewrite.h"
 #include "Search/MemoryBridge.h"
@@ -11,6 +12,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -148,6 +150,30 @@ struct Observers : search::SearchObserver {
     return memory ? memory->known(hash) : std::nullopt;
   }
 };
+
+/// The simulated schedule of the best candidate, as `profile --timeline` writes it, into the report.
+llvm::Error writeBestTimeline(llvm::StringRef path, const std::string &text, const search::SearchOptions &opts) {
+  nki::FrontEndOptions fe;
+  fe.inputs = &*Inputs.resolvedInputs;
+  auto source = syntax::SourceBuffer::fromText(path.str(), text);
+  if (!source) return source.takeError();
+  auto file = nki::buildKernelFile(std::move(*source), fe);
+  if (!file) return file.takeError();
+  const nki::Kernel *kernel = nullptr;
+  for (const nki::Kernel &k : file->kernels)
+    if (k.name == opts.kernelName) kernel = &k;
+  if (!kernel) return llvm::Error::success();
+  auto hw = perf::loadTarget(opts.target);
+  if (!hw) return hw.takeError();
+  perf::TimingModel model(std::move(*hw));
+  model.recordSchedule(true);
+  auto estimate = perf::estimateKernel(*kernel, model);
+  if (!estimate) return estimate.takeError();
+  llvm::SmallString<256> out(ReportDir);
+  llvm::sys::path::append(out, "timeline.json");
+  return syntax::writeFileAtomically(
+      out, perf::renderTimeline(estimate->simulation, kernel->name, model.hardware().backend));
+}
 
 /// --dry-run: the prompts of one search step on the original kernel.
 int dryRun(const nki::KernelFile &file, agent::AgentSession &session) {
@@ -316,8 +342,10 @@ int runOptimize() {
     ctx.extra = session->usage().toJson();
     if (auto err = session->writeUsage()) return reportError(std::move(err));
   }
-  if (!ReportDir.empty())
+  if (!ReportDir.empty()) {
     if (auto err = search::writeReport(ReportDir, *result, opts, ctx)) return reportError(std::move(err));
+    if (auto err = writeBestTimeline(path, best.text, opts)) return reportError(std::move(err));
+  }
   std::string target = InPlace ? path : Output.getValue();
   if (!target.empty()) {
     // In place: the text read at the start must still be there (an edit saved meanwhile is not lost).
