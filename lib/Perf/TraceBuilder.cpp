@@ -429,14 +429,18 @@ private:
     return llvm::Error::success();
   }
 
-  /// Calls the front end does not know leave their work out of the trace.
+  /// Calls the front end does not know and code it could not analyse at trace time (a condition
+  /// it cannot decide) leave their work out of the trace.
   void noteUnknownCalls() {
     for (const nki::Diagnostic &d : k_.diagnostics) {
-      if (d.rule != "unknown-api") continue;
+      bool unknownCall = d.rule == "unknown-api";
+      if (!unknownCall && !(d.rule == "trace-time" && d.severity == nki::Diagnostic::Warning)) continue;
       for (const Statement &s : k_.stmts)
         if (s.range.contains(d.offset)) {
-          syntax::ByteRange call{d.offset, std::max(d.offset, d.endOffset)};
-          unmodelled(s, call, "a call the model does not know; its work is not traced");
+          syntax::ByteRange at{d.offset, std::max(d.offset, d.endOffset)};
+          unmodelled(s, at,
+                     unknownCall ? std::string("a call the model does not know; its work is not traced")
+                                 : "not analysed at trace time (" + d.message + ")");
           break;
         }
     }
@@ -446,6 +450,11 @@ private:
   /// statement whose inner results are tiles of its own: each inner call is traced as a statement
   /// of its own, innermost first, then the outer call reads their tiles.
   llvm::Error compileWithNestedCalls(const Statement &s) {
+    // A statement that reads tiles without an NKI call computes with a function the model does not
+    // see into (a helper function of the kernel file, say).
+    if (!s.op && !s.reads.empty() && s.writes.empty() &&
+        (s.kind == nki::StmtKind::Assign || s.kind == nki::StmtKind::Python))
+      unmodelled(s, s.range, "computes with a call the model does not trace into");
     for (const Access &a : s.reads)
       if (!a.exact) unmodelled(s, a.range, "an access the model cannot size (an index it does not resolve)");
     for (const Access &a : s.writes)
