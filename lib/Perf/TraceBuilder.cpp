@@ -455,6 +455,14 @@ private:
     if (!s.op && !s.reads.empty() && s.writes.empty() &&
         (s.kind == nki::StmtKind::Assign || s.kind == nki::StmtKind::Python))
       unmodelled(s, s.range, "computes with a call the model does not trace into");
+    // A call statement of a function the kernel defines (`body(i)`) runs code the model does not see.
+    if (!s.op && s.kind == nki::StmtKind::Python && s.syntax && s.syntax->kind == syntax::StmtKind::Expr &&
+        s.syntax->value && s.syntax->value->kind == syntax::ExprKind::Call) {
+      llvm::StringRef callee = k_.source ? k_.source->slice(s.syntax->value->range) : llvm::StringRef();
+      callee = callee.take_until([](char c) { return c == '('; }).trim();
+      if (callee != "print" && callee != "pass")
+        unmodelled(s, s.range, "a call the model does not trace into");
+    }
     for (const Access &a : s.reads)
       if (!a.exact) unmodelled(s, a.range, "an access the model cannot size (an index it does not resolve)");
     for (const Access &a : s.writes)
