@@ -118,6 +118,7 @@ BenchSummary summarizeBench(const std::vector<BenchRow> &rows) {
       continue;
     }
     ++s.profiled;
+    if (r.unmodelled) ++s.lowerBounds;
     if (r.estimatedMs > 0) estimated.push_back(r.estimatedMs);
     if (r.peak && r.estimatedMs > 0) ofPeak.push_back(r.peak->fractionOfPeak(r.estimatedMs));
     if (auto e = r.relativeError()) {
@@ -174,10 +175,14 @@ std::string renderBenchTable(const std::vector<BenchRow> &rows, const BenchSumma
     cell(r.peak ? fixed(r.peak->peakMs, 4) : "-", 11);
     cell(r.peak ? std::string(rooflineBoundName(r.peak->bound)) : "-", 6);
     cell(r.peak && r.estimatedMs > 0 ? percent(r.peak->fractionOfPeak(r.estimatedMs)) : "-", 15);
+    if (r.unmodelled)
+      os << "lower bound: " << r.unmodelled << " unmodelled (see `profile`)";
     os << "\n";
   }
   os << "cases: " << summary.profiled << " profiled";
   if (summary.failed) os << ", " << summary.failed << " failed";
+  if (summary.lowerBounds)
+    os << ", " << summary.lowerBounds << " estimated as lower bounds (work the model leaves out)";
   os << "\n";
   if (summary.geomeanEstimatedMs)
     os << "geomean estimated (" << backend << "): " << fixed(*summary.geomeanEstimatedMs, 4)

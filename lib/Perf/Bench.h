@@ -33,6 +33,8 @@ struct BenchRow {
   std::optional<double> measuredMs;
   std::optional<RooflinePeak> peak;
   std::string error; ///< set when the case could not be profiled
+  /// Statements or sub-expressions the model left out: the estimate is a lower bound.
+  size_t unmodelled = 0;
 
   std::optional<double> relativeError() const {
     if (!measuredMs || *measuredMs <= 0 || !error.empty()) return std::nullopt;
@@ -45,6 +47,7 @@ struct BenchSummary {
   std::optional<double> medianAbsError, maxAbsError; ///< fractions
   std::optional<double> geomeanPercentOfPeak;        ///< estimated, fraction
   size_t profiled = 0, failed = 0, withMeasurement = 0;
+  size_t lowerBounds = 0; ///< cases whose estimate leaves work out
 };
 
 BenchSummary summarizeBench(const std::vector<BenchRow> &rows);

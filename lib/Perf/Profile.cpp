@@ -4,6 +4,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <cstdlib>
 
 namespace accelopt::perf {
 
@@ -47,7 +48,27 @@ nlohmann::ordered_json Profile::toJSON() const {
     else
       out[std::string(f.name)] = v;
   }
+  if (isLowerBound()) {
+    out["lower_bound"] = true;
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const UnmodelledWork &w : unmodelled) {
+      nlohmann::ordered_json item;
+      item["stmt"] = w.stmt >= 0 ? "S" + std::to_string(w.stmt) : std::string();
+      item["line"] = w.line;
+      item["what"] = w.what;
+      item["reason"] = w.reason;
+      list.push_back(std::move(item));
+    }
+    out["unmodelled"] = std::move(list);
+  }
   return out;
+}
+
+std::string Profile::lowerBoundNote() const {
+  if (!isLowerBound()) return "";
+  return "lower bound: " + std::to_string(unmodelled.size()) +
+         (unmodelled.size() == 1 ? " statement or sub-expression" : " statements or sub-expressions") +
+         " not modelled";
 }
 
 llvm::Expected<Profile> Profile::fromJSON(const nlohmann::json &json) {
@@ -62,6 +83,18 @@ llvm::Expected<Profile> Profile::fromJSON(const nlohmann::json &json) {
   auto latency = json.find("latency");
   if (latency == json.end() || !latency->is_number()) return error("missing numeric \"latency\"");
   p.latency = latency->get<double>();
+  if (auto list = json.find("unmodelled"); list != json.end() && list->is_array()) {
+    for (const auto &item : *list) {
+      if (!item.is_object()) return error("\"unmodelled\" entries must be objects");
+      UnmodelledWork w;
+      std::string stmt = item.value("stmt", std::string());
+      if (stmt.size() > 1 && stmt[0] == 'S') w.stmt = std::atoi(stmt.c_str() + 1);
+      w.line = item.value("line", -1);
+      w.what = item.value("what", std::string());
+      w.reason = item.value("reason", std::string());
+      p.unmodelled.push_back(std::move(w));
+    }
+  }
   for (const Field &f : fields()) {
     auto it = json.find(std::string(f.name));
     if (it == json.end()) continue;
@@ -78,7 +111,9 @@ llvm::Expected<Profile> Profile::fromJSON(const nlohmann::json &json) {
 std::string Profile::renderText() const {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << "backend: " << backend << "\n";
+  os << "backend: " << backend;
+  if (isLowerBound()) os << " (" << lowerBoundNote() << ")";
+  os << "\n";
   if (isEstimate()) os << "note: estimated by the accelopt performance model, not measured\n";
   os << "latency: " << llvm::format("%.6f", latency) << " ms\n";
   for (const Field &f : fields()) {
@@ -90,6 +125,15 @@ std::string Profile::renderText() const {
       os << llvm::format("%.6g", v);
     os << "\n";
   }
+  if (isLowerBound()) {
+    os << "unmodelled (not in this estimate, which is a lower bound):\n";
+    for (const UnmodelledWork &w : unmodelled) {
+      os << "  ";
+      if (w.stmt >= 0) os << "S" << w.stmt << " ";
+      if (w.line >= 0) os << "line " << w.line << ": ";
+      os << w.what << ": " << w.reason << "\n";
+    }
+  }
   return os.str();
 }
 
@@ -97,6 +141,7 @@ Profile summarize(const SimulationResult &r, const HardwareDesc &hw) {
   Profile p;
   p.backend = hw.backend;
   p.latency = r.makespanMs();
+  p.unmodelled = r.unmodelled;
   p.hbmReadBytes = static_cast<double>(r.hbmReadBytes);
   p.hbmWriteBytes = static_cast<double>(r.hbmWriteBytes);
   p.psumReadBytes = static_cast<double>(r.psumReadBytes);

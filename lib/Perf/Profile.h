@@ -12,6 +12,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace accelopt::perf {
 
@@ -37,6 +38,13 @@ struct Profile {
   double vectorEngineActiveTimePercent = 0;
   double gpsimdEngineActiveTimePercent = 0;
 
+  /// Work the estimate leaves out (empty for a measurement): when there is
+  /// any, latency and traffic are lower bounds, never silently (issue I.2).
+  std::vector<UnmodelledWork> unmodelled;
+  bool isLowerBound() const { return !unmodelled.empty(); }
+  /// "lower bound: N unmodelled statements/sub-expressions", or "".
+  std::string lowerBoundNote() const;
+
   /// The fields after `latency`, by their neuron-profile names, in order.
   struct Field {
     std::string_view name;
@@ -45,12 +53,15 @@ struct Profile {
   };
   static llvm::ArrayRef<Field> fields();
 
-  /// An ordered JSON object: backend, latency, then fields() in order.
+  /// An ordered JSON object: backend, latency, then fields() in order, then
+  /// (only for a lower bound) "lower_bound": true and the "unmodelled" list.
   nlohmann::ordered_json toJSON() const;
   /// Reads a profile written by toJSON or a neuron backend; absent fields
   /// (neuron-profile omits some, e.g. hardware_flops without TensorE work) stay 0.
   static llvm::Expected<Profile> fromJSON(const nlohmann::json &json);
-  /// "backend: sim-trn1" first, then one "name: value" line per field.
+  /// "backend: sim-trn1" first (with "(lower bound ...)" when work is
+  /// unmodelled), then one "name: value" line per field, then the
+  /// unmodelled work.
   std::string renderText() const;
 
   bool isEstimate() const { return backend.rfind("sim-", 0) == 0; }

@@ -2,6 +2,8 @@
 
 #include "llvm/ADT/IntervalMap.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -313,6 +315,8 @@ public:
   struct Transfer {
     double end;
     double queueWorkNs; ///< summed over the queues used
+    double start = 0;   ///< when the data starts moving
+    unsigned stripes = 0;
   };
 
   Transfer run(OpKind kind, uint64_t bytes, uint32_t bytesPerPartition, unsigned partitions,
@@ -329,7 +333,7 @@ public:
                                             : static_cast<double>(bytes) / std::max(partitions, 1u);
     double stripeWork = static_cast<double>(bytes) / stripes /
                         (p.queueBytesPerNs * p.efficiency(std::max(perPartition, 1.0)));
-    Transfer t{start, stripeWork * stripes};
+    Transfer t{start, stripeWork * stripes, start, stripes};
     if (bytes == 0) return t;
     for (unsigned i = 0; i < p.queues; ++i) order_[i] = i;
     if (stripes < p.queues)
@@ -450,7 +454,6 @@ struct TimingModel::Simulation {
 
   struct BlockState {
     uint32_t segments = kNil;  ///< on-chip access timeline (SegmentArena list)
-    uint32_t lastUse = 0;      ///< stream position of the last access
     uint32_t nextUse = kNever; ///< next access after the current position
     uint32_t residentSlot = kNil;
     uint16_t psumBanks = 0; ///< bit mask of the PSUM banks held
@@ -513,6 +516,15 @@ struct TimingModel::Simulation {
   uint64_t pendingFreeBytes = 0;
 
   std::vector<StatementCost> statements; ///< indexed by statement id
+  bool recordSchedule = false;
+  void schedule(const ScheduledInstruction &entry) {
+    if (!recordSchedule) return;
+    if (result.schedule.size() >= SimulationResult::kMaxScheduled) {
+      result.scheduleTruncated = true;
+      return;
+    }
+    result.schedule.push_back(entry);
+  }
 
   llvm::Error prepare(const Trace &t, const HardwareDesc &hardware);
   void run();
@@ -633,12 +645,23 @@ llvm::Error TimingModel::Simulation::prepare(const Trace &t, const HardwareDesc 
     for (size_t k = 0; k < own.size(); ++k) {
       if (!nki::isOnChip(info(own[k].tensor).buffer)) continue;
       BlockState &b = blocks[blockIndex(own[k])];
-      regionNextUse[inst.firstRegion + k] = b.nextUse;
-      if (b.nextUse == kNever) b.lastUse = static_cast<uint32_t>(i);
+      regionNextUse[inst.firstRegion + k] = b.nextUse; // kNever: the last use of the block's value
     }
     for (const Region &r : own)
       if (nki::isOnChip(info(r.tensor).buffer))
         blocks[blockIndex(r)].nextUse = static_cast<uint32_t>(i);
+    // An SBUF write of a whole block that does not read it starts a new value: the value before it
+    // dies at its last access, so a tile made in a sequential_range body (one buffer, rewritten
+    // every iteration) is live one iteration at a time, not across the loop (RC21).
+    for (const Region &w : t.writes(inst)) {
+      if (info(w.tensor).buffer != nki::Buffer::SBUF || w.begin != 0 ||
+          w.end != info(w.tensor).bytesPerPartition)
+        continue;
+      bool reads = std::any_of(t.reads(inst).begin(), t.reads(inst).end(), [&](const Region &r) {
+        return r.tensor == w.tensor && r.block == w.block;
+      });
+      if (!reads) blocks[blockIndex(w)].nextUse = kNever;
+    }
   }
 
   // Forward pass: the SBUF footprint of the live blocks, to know whether the
@@ -650,16 +673,17 @@ llvm::Error TimingModel::Simulation::prepare(const Trace &t, const HardwareDesc 
     for (const Region &r : own) {
       if (info(r.tensor).buffer != nki::Buffer::SBUF) continue;
       BlockState &b = blocks[blockIndex(r)];
-      if (b.residency == Residency::Untouched) {
+      if (b.residency != Residency::Resident) { // untouched, or dead and written anew
         b.residency = Residency::Resident;
         live += info(r.tensor).bytesPerPartition;
       }
     }
     peak = std::max(peak, live);
-    for (const Region &r : own) {
+    for (size_t k = 0; k < own.size(); ++k) {
+      const Region &r = own[k];
       if (info(r.tensor).buffer != nki::Buffer::SBUF) continue;
       BlockState &b = blocks[blockIndex(r)];
-      if (b.lastUse == i && b.residency == Residency::Resident) {
+      if (regionNextUse[inst.firstRegion + k] == kNever && b.residency == Residency::Resident) {
         b.residency = Residency::Dead;
         live -= info(r.tensor).bytesPerPartition;
       }
@@ -694,6 +718,7 @@ double TimingModel::Simulation::spillTransfer(OpKind kind, TensorId tensor, doub
                           bytes, ready);
   result.dmaQueueBusyNs += transfer.queueWorkNs;
   ++result.dmaTransfers;
+  schedule({transfer.start, transfer.end, kind, std::nullopt, UINT32_MAX, -1, -1, transfer.stripes, bytes});
   if (kind == OpKind::SpillSave) {
     result.spillSaveBytes += bytes;
     result.hbmWriteBytes += bytes;
@@ -931,6 +956,8 @@ void TimingModel::Simulation::run() {
       ++result.dmaTransfers;
       if (inst.stmt >= 0) statement(inst).dmaNs += transfer.queueWorkNs / hw.dma.queues;
       accountDma(inst, src, dst);
+      schedule({transfer.start, end, inst.op, std::nullopt, pos, inst.stmt, inst.line, transfer.stripes,
+                inst.bytes});
     } else {
       ComputeEngine engine = *resolveEngine(hw, inst); // checked in prepare()
       bool fill = hw.scheduler.fillIdleSlots;
@@ -964,6 +991,7 @@ void TimingModel::Simulation::run() {
       ++result.engineInstructions[e];
       if (inst.stmt >= 0) statement(inst).engineNs += duration;
       accountCompute(inst, engine);
+      schedule({end - duration, end, inst.op, engine, pos, inst.stmt, inst.line, 0, 0});
     }
     if (inst.stmt >= 0) ++statement(inst).instructions;
     maxEnd = std::max(maxEnd, end);
@@ -1013,7 +1041,7 @@ void TimingModel::Simulation::run() {
       uint32_t index = blockIndex(r);
       BlockState &b = blocks[index];
       if (b.residency != Residency::Resident) continue; // freed by an earlier region
-      if (b.lastUse == pos) {
+      if (regionNextUse[inst.firstRegion + k] == kNever) {
         b.residency = Residency::Dead;
         if (buffer == nki::Buffer::PSUM) {
           releasePsumBanks(index);
@@ -1050,8 +1078,102 @@ TimingModel &TimingModel::operator=(TimingModel &&) noexcept = default;
 
 llvm::Expected<SimulationResult> TimingModel::simulate(const Trace &trace) {
   if (llvm::Error err = scratch_->prepare(trace, hw_)) return err;
+  scratch_->recordSchedule = recordSchedule_;
   scratch_->run();
+  scratch_->result.unmodelled.assign(trace.unmodelled().begin(), trace.unmodelled().end());
   return std::move(scratch_->result);
+}
+
+std::string renderTimeline(const SimulationResult &result, llvm::StringRef kernelName,
+                           llvm::StringRef backend) {
+  // Tracks: one per compute engine (an engine runs one instruction at a time), then per DMA kind
+  // (the compiler's queues) as many lanes as transfers of that kind overlap, so that no two events
+  // of one track overlap (trace viewers draw overlapping events of a track as if nested).
+  constexpr unsigned kLanesPerKind = 1000; // past that many overlapping transfers, lanes are shared
+  auto kindIndex = [](OpKind op) { return static_cast<unsigned>(op) - static_cast<unsigned>(OpKind::Load); };
+  std::vector<unsigned> track(result.schedule.size(), 0);
+  std::vector<size_t> dmaOrder;
+  for (size_t i = 0; i < result.schedule.size(); ++i) {
+    if (result.schedule[i].engine) track[i] = static_cast<unsigned>(*result.schedule[i].engine);
+    else dmaOrder.push_back(i);
+  }
+  std::stable_sort(dmaOrder.begin(), dmaOrder.end(), [&](size_t a, size_t b) {
+    return result.schedule[a].startNs < result.schedule[b].startNs;
+  });
+  std::vector<std::vector<double>> laneEnds(kNumOpKinds);
+  for (size_t i : dmaOrder) {
+    const ScheduledInstruction &e = result.schedule[i];
+    std::vector<double> &lanes = laneEnds[kindIndex(e.op)];
+    size_t lane = lanes.size();
+    for (size_t l = 0; l < lanes.size(); ++l)
+      if (lanes[l] <= e.startNs) {
+        lane = l;
+        break;
+      }
+    if (lane == lanes.size()) {
+      if (lanes.size() < kLanesPerKind) lanes.push_back(0);
+      else lane = static_cast<size_t>(std::min_element(lanes.begin(), lanes.end()) - lanes.begin());
+    }
+    lanes[lane] = std::max(lanes[lane], e.endNs);
+    track[i] = kNumComputeEngines + kindIndex(e.op) * kLanesPerKind + static_cast<unsigned>(lane);
+  }
+
+  nlohmann::ordered_json events = nlohmann::ordered_json::array();
+  auto metadata = [&](const char *what, std::optional<unsigned> tid, const std::string &name) {
+    nlohmann::ordered_json meta;
+    meta["name"] = what;
+    meta["ph"] = "M";
+    meta["pid"] = 0;
+    if (tid) meta["tid"] = *tid;
+    meta["args"] = {{"name", name}};
+    events.push_back(std::move(meta));
+  };
+  metadata("process_name", std::nullopt, kernelName.str() + " (" + backend.str() + ", simulated)");
+  std::vector<bool> used(kNumComputeEngines + kNumOpKinds * kLanesPerKind, false);
+  for (unsigned t : track) used[t] = true;
+  for (unsigned t = 0; t < used.size(); ++t) {
+    if (!used[t]) continue;
+    if (t < kNumComputeEngines) {
+      metadata("thread_name", t, std::string(computeEngineName(static_cast<ComputeEngine>(t))) + " engine");
+      continue;
+    }
+    unsigned kind = (t - kNumComputeEngines) / kLanesPerKind, lane = (t - kNumComputeEngines) % kLanesPerKind;
+    metadata("thread_name", t,
+             "DMA " + std::string(opKindName(static_cast<OpKind>(kind + static_cast<unsigned>(OpKind::Load)))) +
+                 " " + std::to_string(lane));
+  }
+  for (size_t i = 0; i < result.schedule.size(); ++i) {
+    const ScheduledInstruction &e = result.schedule[i];
+    nlohmann::ordered_json event;
+    std::string name(opKindName(e.op));
+    if (e.stmt >= 0) name += " S" + std::to_string(e.stmt);
+    event["name"] = name;
+    event["cat"] = e.engine ? "compute" : "dma";
+    event["ph"] = "X";
+    event["ts"] = e.startNs * 1e-3; // trace-event times are microseconds
+    event["dur"] = (e.endNs - e.startNs) * 1e-3;
+    event["pid"] = 0;
+    event["tid"] = track[i];
+    nlohmann::ordered_json args;
+    if (e.instruction != UINT32_MAX) args["instruction"] = e.instruction;
+    else args["spill"] = true;
+    if (e.stmt >= 0) args["stmt"] = "S" + std::to_string(e.stmt);
+    if (e.line >= 0) args["line"] = e.line;
+    if (!e.engine) {
+      args["bytes"] = e.bytes;
+      args["queues"] = e.queues;
+    }
+    event["args"] = std::move(args);
+    events.push_back(std::move(event));
+  }
+  nlohmann::ordered_json out;
+  out["traceEvents"] = std::move(events);
+  out["displayTimeUnit"] = "ns";
+  out["otherData"] = {{"kernel", kernelName.str()},
+                      {"backend", backend.str()},
+                      {"makespan_ns", result.makespanNs},
+                      {"truncated", result.scheduleTruncated}};
+  return out.dump() + "\n";
 }
 
 } // namespace accelopt::perf

@@ -18,6 +18,8 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace accelopt::perf {
@@ -29,6 +31,20 @@ struct StatementCost {
   uint64_t instructions = 0;
   double engineNs = 0; ///< compute-engine busy time
   double dmaNs = 0;    ///< DMA time at the full DMA bandwidth of the core
+};
+
+/// One instruction (or inserted spill transfer) as the simulation scheduled it.
+struct ScheduledInstruction {
+  double startNs = 0;
+  double endNs = 0;
+  OpKind op = OpKind::OtherCompute;
+  /// The compute engine that ran it, or none for a DMA.
+  std::optional<ComputeEngine> engine;
+  uint32_t instruction = 0; ///< index in the trace; UINT32_MAX for compiler spill traffic
+  int32_t stmt = -1;
+  int32_t line = -1;
+  uint32_t queues = 0; ///< DMA: queues the transfer is striped over
+  uint64_t bytes = 0;  ///< DMA: bytes moved
 };
 
 struct SimulationResult {
@@ -58,6 +74,13 @@ struct SimulationResult {
   uint64_t psumOverflows = 0;
   /// Statements with at least one instruction, most expensive first.
   std::vector<StatementCost> statements;
+  /// The schedule, when TimingModel::recordSchedule asked for it (at most
+  /// kMaxScheduled entries; `scheduleTruncated` says when more ran).
+  std::vector<ScheduledInstruction> schedule;
+  bool scheduleTruncated = false;
+  static constexpr size_t kMaxScheduled = 1'000'000;
+  /// The trace's unmodelled work: when non-empty the makespan is a lower bound.
+  std::vector<UnmodelledWork> unmodelled;
 
   double makespanMs() const { return makespanNs * 1e-6; }
 };
@@ -78,6 +101,12 @@ std::optional<ComputeEngine> resolveEngine(const HardwareDesc &hw, const Instruc
 double isolatedDmaNs(const HardwareDesc &hw, uint64_t bytes, uint32_t bytesPerPartition,
                      unsigned partitions, bool touchesHbm);
 
+/// The schedule of `result` as Chrome trace-event JSON (Perfetto and
+/// chrome://tracing open it): one track per compute engine and per DMA kind,
+/// an "X" event per instruction with its statement id and source line.
+std::string renderTimeline(const SimulationResult &result, llvm::StringRef kernelName,
+                           llvm::StringRef backend);
+
 class TimingModel {
 public:
   explicit TimingModel(HardwareDesc hw);
@@ -90,11 +119,14 @@ public:
   /// Simulates `trace`; errors name the first malformed instruction or tensor.
   /// Scratch buffers are kept between calls, so re-simulating is cheaper.
   llvm::Expected<SimulationResult> simulate(const Trace &trace);
+  /// Whether simulate() records the schedule of every instruction (for a timeline).
+  void recordSchedule(bool record) { recordSchedule_ = record; }
 
 private:
   struct Simulation;
   HardwareDesc hw_;
   std::unique_ptr<Simulation> scratch_;
+  bool recordSchedule_ = false;
 };
 
 } // namespace accelopt::perf

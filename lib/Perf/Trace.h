@@ -124,6 +124,16 @@ struct LoopMarker {
   int32_t loopId = -1; ///< the "L3" of `show`, for attribution
 };
 
+/// Kernel work the stream leaves out because the trace builder cannot model
+/// it (an access it cannot size, a call it does not know, ...). An estimate of
+/// a trace with any of these is a lower bound (issue I.2).
+struct UnmodelledWork {
+  int32_t stmt = -1; ///< the kernel statement, -1 when none
+  int32_t line = -1;
+  std::string what;   ///< the source text of the statement or sub-expression
+  std::string reason; ///< why the model leaves it out
+};
+
 /// An instruction stream in program (trace) order.
 class Trace {
 public:
@@ -152,6 +162,8 @@ public:
   }
   void exitLoop(LoopKind kind, int32_t loopId) { mark(LoopEvent::Exit, kind, loopId); }
 
+  void addUnmodelled(UnmodelledWork work) { unmodelled_.push_back(std::move(work)); }
+
   void reserve(size_t instructions, size_t regions) {
     instructions_.reserve(instructions);
     regions_.reserve(regions);
@@ -161,12 +173,14 @@ public:
     instructions_.clear();
     regions_.clear();
     markers_.clear();
+    unmodelled_.clear();
   }
 
   llvm::ArrayRef<TensorInfo> tensors() const { return tensors_; }
   llvm::ArrayRef<Instruction> instructions() const { return instructions_; }
   llvm::ArrayRef<Region> regions() const { return regions_; }
   llvm::ArrayRef<LoopMarker> markers() const { return markers_; }
+  llvm::ArrayRef<UnmodelledWork> unmodelled() const { return unmodelled_; }
   llvm::ArrayRef<Region> reads(const Instruction &inst) const {
     return llvm::ArrayRef<Region>(regions_).slice(inst.firstRegion, inst.numReads);
   }
@@ -183,6 +197,7 @@ private:
   std::vector<Instruction> instructions_;
   std::vector<Region> regions_;
   std::vector<LoopMarker> markers_;
+  std::vector<UnmodelledWork> unmodelled_;
 };
 
 } // namespace accelopt::perf

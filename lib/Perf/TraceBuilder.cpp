@@ -5,6 +5,7 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "NKI/OpTable.h"
 
 #include <algorithm>
 #include <limits>
@@ -106,7 +107,11 @@ public:
     tensorIds_.assign(k_.tensors.size(), kUnmapped);
     templates_.resize(k_.stmts.size());
     for (const Statement &s : k_.stmts)
-      if (llvm::Error err = compileStatement(s)) return err;
+      if (llvm::Error err = compileWithNestedCalls(s)) return err;
+    noteUnknownCalls();
+    std::stable_sort(unmodelled_.begin(), unmodelled_.end(),
+                     [](const UnmodelledWork &a, const UnmodelledWork &b) { return a.stmt < b.stmt; });
+    for (UnmodelledWork &w : unmodelled_) trace_.addUnmodelled(std::move(w));
 
     // A loop whose body emits no instruction is not walked at all: 4096^3 empty iterations once took
     // 10 GB of loop markers and never ended (reliability report D5).
@@ -141,6 +146,7 @@ public:
 
 private:
   std::vector<bool> loopEmits_;  // per loop: some statement in its body emits instructions
+  std::vector<UnmodelledWork> unmodelled_; // in statement order once the templates are compiled
   static constexpr TensorId kUnmapped = std::numeric_limits<TensorId>::max();
 
   const Kernel &k_;
@@ -404,6 +410,119 @@ private:
     return t;
   }
 
+  // --- unmodelled work -----------------------------------------------------
+
+  int32_t lineOf(uint32_t offset) const {
+    return k_.source ? static_cast<int32_t>(k_.source->lineCol(offset).line) : -1;
+  }
+  std::string textOf(syntax::ByteRange range) const {
+    std::string text = k_.source ? k_.source->slice(range).str() : std::string();
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    if (text.size() > 90) text = text.substr(0, 87) + "...";
+    return text;
+  }
+  void unmodelled(const Statement &s, syntax::ByteRange what, const std::string &reason) {
+    for (const UnmodelledWork &w : unmodelled_)
+      if (w.stmt == s.id && w.reason == reason) return;
+    unmodelled_.push_back({s.id, lineOf(s.range.begin), textOf(what.empty() ? s.range : what), reason});
+  }
+  llvm::Error skipped(const Statement &s, const std::string &reason) {
+    unmodelled(s, s.range, reason);
+    return llvm::Error::success();
+  }
+
+  /// Calls the front end does not know and code it could not analyse at trace time (a condition
+  /// it cannot decide) leave their work out of the trace.
+  void noteUnknownCalls() {
+    for (const nki::Diagnostic &d : k_.diagnostics) {
+      bool unknownCall = d.rule == "unknown-api";
+      if (!unknownCall && !(d.rule == "trace-time" && d.severity == nki::Diagnostic::Warning)) continue;
+      for (const Statement &s : k_.stmts)
+        if (s.range.contains(d.offset)) {
+          syntax::ByteRange at{d.offset, std::max(d.offset, d.endOffset)};
+          unmodelled(s, at,
+                     unknownCall ? std::string("a call the model does not know; its work is not traced")
+                                 : "not analysed at trace time (" + d.message + ")");
+          break;
+        }
+    }
+  }
+
+  /// Calls nested in another call's arguments (`nl.store(out, nl.exp(nl.load(a)))`) are one IR
+  /// statement whose inner results are tiles of its own: each inner call is traced as a statement
+  /// of its own, innermost first, then the outer call reads their tiles.
+  llvm::Error compileWithNestedCalls(const Statement &s) {
+    // A statement that reads tiles without an NKI call computes with a function the model does not
+    // see into (a helper function of the kernel file, say).
+    if (!s.op && !s.reads.empty() && s.writes.empty() &&
+        (s.kind == nki::StmtKind::Assign || s.kind == nki::StmtKind::Python))
+      unmodelled(s, s.range, "computes with a call the model does not trace into");
+    // A call statement of a function the kernel defines (`body(i)`) runs code the model does not see.
+    if (!s.op && s.kind == nki::StmtKind::Python && s.syntax && s.syntax->kind == syntax::StmtKind::Expr &&
+        s.syntax->value && s.syntax->value->kind == syntax::ExprKind::Call) {
+      llvm::StringRef callee = k_.source ? k_.source->slice(s.syntax->value->range) : llvm::StringRef();
+      callee = callee.take_until([](char c) { return c == '('; }).trim();
+      if (callee != "print" && callee != "pass")
+        unmodelled(s, s.range, "a call the model does not trace into");
+    }
+    for (const Access &a : s.reads)
+      if (!a.exact) unmodelled(s, a.range, "an access the model cannot size (an index it does not resolve)");
+    for (const Access &a : s.writes)
+      if (!a.exact) unmodelled(s, a.range, "an access the model cannot size (an index it does not resolve)");
+    auto ownTile = [&](int t) {
+      const Tensor &tensor = k_.tensors[t];
+      return tensor.isTile && tensor.definedBy == s.id;
+    };
+    bool nested = std::any_of(s.reads.begin(), s.reads.end(), [&](const Access &a) { return ownTile(a.tensor); });
+    if (!nested) return compileStatement(s);
+
+    std::vector<bool> claimed(s.reads.size(), false), readTile(k_.tensors.size(), false);
+    for (size_t i = 0; i < s.reads.size(); ++i) {
+      const Access &a = s.reads[i];
+      if (!ownTile(a.tensor) || readTile[a.tensor]) continue;
+      readTile[a.tensor] = true;
+      const Tensor &tile = k_.tensors[a.tensor];
+      auto inside = [&](const Access &r) {
+        return r.range.begin >= tile.range.begin && r.range.end <= tile.range.end && !r.range.empty();
+      };
+      Statement inner;
+      inner.id = s.id;
+      inner.kind = nki::StmtKind::Op;
+      inner.parent = s.parent;
+      inner.range = s.range;
+      inner.definesTensor = tile.id;
+      inner.hasMask = s.hasMask;
+      for (size_t j = 0; j < i; ++j)
+        if (!claimed[j] && inside(s.reads[j])) {
+          inner.reads.push_back(s.reads[j]);
+          claimed[j] = true;
+        }
+      llvm::StringRef call = k_.source ? k_.source->slice(tile.range) : llvm::StringRef();
+      std::string callee = call.take_until([](char c) { return c == '('; }).trim().str();
+      inner.op = nki::lookupOp(callee);
+      // A tile method (`row.broadcast_to(shape)`) is in the op table as "tile.<method>".
+      if (!inner.op && callee.find('.') != std::string::npos)
+        inner.op = nki::lookupOp("tile" + callee.substr(callee.rfind('.')));
+      if (!inner.op) {
+        unmodelled(s, tile.range, "a call nested in another call's arguments that the model does not know");
+        continue;
+      }
+      inner.callee = std::string(inner.op->name);
+      if (llvm::Error err = compileStatement(inner)) return err;
+    }
+    Statement outer = s;
+    outer.reads.clear();
+    for (size_t i = 0; i < s.reads.size(); ++i)
+      if (!claimed[i]) outer.reads.push_back(s.reads[i]);
+    // The statement's own result is the one tile of its own it does not read.
+    if (outer.definesTensor >= 0 && ownTile(outer.definesTensor) && readTile[outer.definesTensor]) {
+      outer.definesTensor = -1;
+      for (const Tensor &t : k_.tensors)
+        if (ownTile(t.id) && !readTile[t.id]) outer.definesTensor = t.id;
+    }
+    return compileStatement(outer);
+  }
+
   // --- statements ---------------------------------------------------------
 
   llvm::StringRef sourceOf(const Statement &s) const {
@@ -590,7 +709,8 @@ private:
     case nki::OpKind::DmaCopy: {
       const Access *src = readSlot(s, nki::Slot::Data);
       if (!src) src = first;
-      if (!src || !hasDest) return llvm::Error::success();
+      if (!src) return skipped(s, "a transfer whose source the model does not know");
+      if (!hasDest) return skipped(s, "a transfer whose destination the model does not know");
       TileFacts sf = facts(*src);
       TileFacts df = destFacts(sf);
       // Element count of the transfer: the on-chip side's tile, unmasked.
@@ -600,11 +720,14 @@ private:
       t.inst.engine = issueEngine(*s.op);
       t.inst.partitions = static_cast<uint16_t>(std::min<uint32_t>(tile.partitions, 65535));
       t.inst.inputDType = sf.dtype;
-      uint64_t perPartition = tile.freeElems * nki::dtypeBytes(df.dtype);
+      // Bytes moved: the HBM side's elements (a load with dtype= reads the source dtype and casts on
+      // the way in, RC13); the destination's for on-chip copies.
+      const Access *hbmSide = !sf.onChip ? src : (!df.onChip ? dest : nullptr);
+      nki::DType movedDType = hbmSide ? k_.tensors[hbmSide->tensor].dtype : df.dtype;
+      uint64_t perPartition = tile.freeElems * nki::dtypeBytes(movedDType);
       t.inst.bytes = perPartition * tile.partitions;
       // Descriptor size: the contiguous run on the HBM side.
       uint64_t run = perPartition;
-      const Access *hbmSide = !sf.onChip ? src : (!df.onChip ? dest : nullptr);
       if (hbmSide) run = std::min(run, contiguousBytesPerPartition(k_.tensors[hbmSide->tensor], *hbmSide));
       t.inst.bytesPerPartition = static_cast<uint32_t>(std::clamp<uint64_t>(run, 1, UINT32_MAX));
 
@@ -625,7 +748,7 @@ private:
     case nki::OpKind::Matmul: {
       const Access *stationary = readSlot(s, nki::Slot::Stationary);
       const Access *moving = readSlot(s, nki::Slot::Moving);
-      if (!stationary || !moving) return llvm::Error::success();
+      if (!stationary || !moving) return skipped(s, "a matmul whose operands the model does not know");
       TileFacts st = facts(*stationary), mv = facts(*moving);
       RegionForm stationaryForm;
       if (nki::matmulTransposesStationary(*s.op, s.flag("transpose_x"))) {

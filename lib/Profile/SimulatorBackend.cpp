@@ -39,6 +39,7 @@ llvm::Expected<perf::KernelEstimate> SimulatorBackend::estimate(const nki::Kerne
     }
   }
   if (!model) model = std::make_unique<perf::TimingModel>(Hw);
+  model->recordSchedule(RecordSchedules);
   start = std::chrono::steady_clock::now();
   auto sim = model->simulate(*trace);
   e.simulateMs = elapsedMs(start);

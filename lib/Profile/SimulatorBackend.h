@@ -25,9 +25,12 @@ public:
                                                 const nki::InputSpecs &inputs) const override;
   /// The same, for a kernel on its own.
   llvm::Expected<perf::KernelEstimate> estimate(const nki::Kernel &kernel) const;
+  /// Keep each simulation's schedule in the estimate (for `profile --timeline`).
+  void recordSchedules(bool record) { RecordSchedules = record; }
 
 private:
   perf::HardwareDesc Hw;
+  bool RecordSchedules = false;
   // Timing models keep scratch buffers between simulations; idle ones are
   // reused, one per concurrent caller.
   mutable std::mutex IdleLock;

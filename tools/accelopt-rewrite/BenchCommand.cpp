@@ -127,6 +127,11 @@ int runBench() {
         row.error = llvm::toString(estimate.takeError());
       else
         row.estimatedMs = estimate->profile.latency;
+      if (estimate && estimate->profile.isLowerBound()) {
+        row.unmodelled = estimate->profile.unmodelled.size();
+        llvm::errs() << "warning: " << c.name << ": the estimate is a "
+                     << estimate->profile.lowerBoundNote() << "\n";
+      }
     }
     while (!row.error.empty() && row.error.back() == '\n') row.error.pop_back();
     rows.push_back(std::move(row));

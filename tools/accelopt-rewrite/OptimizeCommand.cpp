@@ -4,14 +4,17 @@
 
 #include "Agent/Config.h"
 #include "Agent/Roles.h"
+#include "Perf/Bench.h"
 #include "Perf/Roofline.h"
 #include "Profile/Backend.h"
+#include "Profile/SimulatorBackend.h"
 #include "Rewrite/Rewrite.h"
 #include "Search/MemoryBridge.h"
 #include "Search/Search.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -77,6 +80,9 @@ public:
   void candidateEvaluated(const search::Candidate &c) override {
     ++Evaluated;
     if (c.id == 0) Baseline = c.latency();
+    if (c.id == 0 && c.profile && c.profile->isLowerBound() && !Quiet)
+      llvm::errs() << "warning: the original kernel's estimate is a " << c.profile->lowerBoundNote()
+                   << "; candidates are compared on the work the model sees (`profile` lists the rest)\n";
     if (c.status == search::Candidate::Correct) Best = std::min(Best, c.latency());
     if (c.profile) Backend = c.profile->backend;
     if (Tty && !Quiet) draw();
@@ -89,9 +95,12 @@ public:
       draw();
       return;
     }
-    llvm::errs() << llvm::formatv("iteration {0}: {1} candidates evaluated, best {2:F4} ms ({3:F3}x, backend: {4})\n",
+    llvm::errs() << llvm::formatv("iteration {0}: {1} candidates evaluated, best {2:F4} ms ({3:F3}x, backend: {4}{5})\n",
                                   iteration, evaluated, best.latency(), Baseline / best.latency(),
-                                  best.profile ? best.profile->backend : "sim");
+                                  best.profile ? best.profile->backend : "sim",
+                                  best.profile && best.profile->isLowerBound()
+                                      ? ", " + best.profile->lowerBoundNote()
+                                      : std::string());
   }
   void finish() {
     if (Tty && !Quiet) llvm::errs() << "\n";
@@ -143,6 +152,30 @@ struct Observers : search::SearchObserver {
     return memory ? memory->known(hash) : std::nullopt;
   }
 };
+
+/// The simulated schedule of the best candidate, as `profile --timeline` writes it, into the report.
+llvm::Error writeBestTimeline(llvm::StringRef path, const std::string &text, const search::SearchOptions &opts) {
+  nki::FrontEndOptions fe;
+  fe.inputs = &*Inputs.resolvedInputs;
+  auto source = syntax::SourceBuffer::fromText(path.str(), text);
+  if (!source) return source.takeError();
+  auto file = nki::buildKernelFile(std::move(*source), fe);
+  if (!file) return file.takeError();
+  const nki::Kernel *kernel = nullptr;
+  for (const nki::Kernel &k : file->kernels)
+    if (k.name == opts.kernelName) kernel = &k;
+  if (!kernel) return llvm::Error::success();
+  auto hw = perf::loadTarget(opts.target);
+  if (!hw) return hw.takeError();
+  profile::SimulatorBackend simulator(std::move(*hw));
+  simulator.recordSchedules(true);
+  auto estimate = simulator.estimate(*kernel);
+  if (!estimate) return estimate.takeError();
+  llvm::SmallString<256> out(ReportDir);
+  llvm::sys::path::append(out, "timeline.json");
+  return syntax::writeFileAtomically(
+      out, perf::renderTimeline(estimate->simulation, kernel->name, simulator.hardware().backend));
+}
 
 /// --dry-run: the prompts of one search step on the original kernel.
 int dryRun(const nki::KernelFile &file, agent::AgentSession &session) {
@@ -311,8 +344,10 @@ int runOptimize() {
     ctx.extra = session->usage().toJson();
     if (auto err = session->writeUsage()) return reportError(std::move(err));
   }
-  if (!ReportDir.empty())
+  if (!ReportDir.empty()) {
     if (auto err = search::writeReport(ReportDir, *result, opts, ctx)) return reportError(std::move(err));
+    if (auto err = writeBestTimeline(path, best.text, opts)) return reportError(std::move(err));
+  }
   if (std::string failure = planner->failure(); !failure.empty()) {
     llvm::errs() << "accelopt-rewrite: error: " << failure << "\n";
     return 1;

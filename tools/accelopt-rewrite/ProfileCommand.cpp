@@ -6,6 +6,8 @@
 #include "Perf/Roofline.h"
 #include "Perf/TraceBuilder.h"
 #include "Profile/Backend.h"
+#include "Profile/SimulatorBackend.h"
+#include "Syntax/SourceBuffer.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -29,6 +31,10 @@ cl::opt<std::string> Target("target",
 cl::opt<unsigned> DumpTrace("dump-trace",
                             cl::desc("Print the first N instructions of the trace (debugging)"),
                             cl::init(0), cl::sub(ProfileCmd), cl::cat(category()), cl::Hidden);
+cl::opt<std::string> Timeline("timeline",
+                              cl::desc("Write the simulated schedule as Chrome trace-event JSON "
+                                       "(open it in Perfetto or chrome://tracing)"),
+                              cl::value_desc("FILE.json"), cl::sub(ProfileCmd), cl::cat(category()));
 cl::opt<unsigned> Top("top", cl::desc("Statements to list by estimated time (default 5)"),
                       cl::init(5), cl::sub(ProfileCmd), cl::cat(category()));
 
@@ -60,6 +66,18 @@ int runProfile() {
   if (!backend) return reportError(backend.takeError());
   const nki::InputSpecs noSpecs;
   const nki::InputSpecs &specs = Inputs.resolvedInputs ? *Inputs.resolvedInputs : noSpecs;
+  if (!Timeline.empty()) {
+    if (file->kernels.size() != 1)
+      return reportError(llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "error: --timeline writes one kernel's schedule, but '" + File + "' has " +
+              std::to_string(file->kernels.size()) + " kernels; select one with --kernel"));
+    auto *simulator = dynamic_cast<profile::SimulatorBackend *>(backend->get());
+    if (!simulator)
+      return reportError(llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                                 "error: --timeline needs the simulator backend"));
+    simulator->recordSchedules(true);
+  }
   std::string problem;
   std::optional<perf::RooflinePeak> peak = casePeak(problem);
 
@@ -91,6 +109,16 @@ int runProfile() {
     if (!estimate) return reportError(estimate.takeError());
     const perf::Profile &p = estimate->profile;
     const perf::SimulationResult &sim = estimate->simulation;
+    if (p.isLowerBound())
+      llvm::errs() << "warning: kernel '" << k.name << "': the estimate is a " << p.lowerBoundNote()
+                   << " (listed in the profile)\n";
+    if (!Timeline.empty()) {
+      if (llvm::Error err = syntax::writeFileAtomically(
+              Timeline, perf::renderTimeline(sim, k.name, (*backend)->hardware().backend)))
+        return reportError(std::move(err));
+      llvm::errs() << "wrote the simulated timeline of '" << k.name << "' to " << Timeline
+                   << (sim.scheduleTruncated ? " (truncated)" : "") << "\n";
+    }
     double totalNs = 0;
     for (const perf::StatementCost &s : sim.statements) totalNs += s.engineNs + s.dmaNs;
     size_t shown = std::min<size_t>(Top, sim.statements.size());

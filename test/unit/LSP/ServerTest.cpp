@@ -339,6 +339,8 @@ TEST(Server, EstimatesRunOnTheWorkerAndCancelledOnesAreAnsweredOnce) {
   Session s(o);
   s.initialize({{"inputs", {{"k.py", "x=f32[128,512]"}}}});
   s.open(SlowKernels);
+  // The background analysis of the opened text settles first: a later one would start a new estimate cache.
+  s.server.waitIdle();
   auto resolve = [&](int id, const char *kernel) {
     s.server.handle({{"jsonrpc", "2.0"}, {"id", id}, {"method", "codeLens/resolve"},
                      {"params", {{"range", {{"start", {{"line", 5}, {"character", 0}}}, {"end", {{"line", 5}, {"character", 1}}}}},

@@ -1,0 +1,15 @@
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+
+def scale(t):
+  return nl.multiply(t, 2.0)
+
+
+@nki.jit
+def kernel(a):
+  out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+  t = nl.load(a)
+  u = scale(t)
+  nl.store(out, value=u)
+  return out
