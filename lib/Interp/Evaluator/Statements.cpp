@@ -184,7 +184,9 @@ void KernelEvaluator::bind(const Expr *target, const Value &v) {
 }
 
 bool KernelEvaluator::isRangeCall(const Expr *call) {
-  llvm::StringRef callee = call->base ? llvm::StringRef(call->base->dottedName()) : "";
+  // dottedName() returns a new string: keep it alive while the StringRef looks at it.
+  std::string name = call->base ? call->base->dottedName() : "";
+  llvm::StringRef callee = name;
   return callee == "range" || callee.endswith(".affine_range") || callee.endswith(".sequential_range") ||
          callee.endswith(".static_range");
 }
