@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ ccache pkg-config clang-14 llvm-14-dev libclang-14-dev clang-tools-14
           llvm-14-tools libtree-sitter-dev nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev
-          libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev python3-numpy neovim)
+          libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev python3-numpy neovim
+          munge slurmctld slurmd slurm-client)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 missing=()
 for p in "${packages[@]}"; do

@@ -36,3 +36,15 @@ if os.path.exists("/usr/bin/python3"):
 import shutil
 if shutil.which("nvim", path=config.environment["PATH"]):
     config.available_features.add("neovim")
+# A local one-node Slurm (scripts/slurm-cluster.sh) for test/Dispatch: needs the
+# Debian packages munge, slurmctld, slurmd, slurm-client, and root for the daemons.
+slurm_tools = ["munged", "mungekey", "slurmctld", "slurmd", "sbatch", "squeue", "scancel", "scontrol", "sinfo"]
+slurm_missing = [t for t in slurm_tools if not shutil.which(t, path=os.environ.get("PATH", "") + ":/usr/sbin")]
+if slurm_missing:
+    lit_config.note("Slurm tests (test/Dispatch) skipped: missing " + ", ".join(slurm_missing) +
+                    " (scripts/setup.sh installs munge slurmctld slurmd slurm-client)")
+elif os.getuid() != 0:
+    lit_config.note("Slurm tests (test/Dispatch) skipped: the local cluster's daemons run as root, this is uid %d" % os.getuid())
+else:
+    config.available_features.add("slurm")
+config.environment["PATH"] = config.environment["PATH"] + os.pathsep + "/usr/sbin"

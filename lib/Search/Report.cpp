@@ -137,7 +137,7 @@ llvm::Error writeReport(llvm::StringRef dir, const SearchResult &r, const Search
   for (const auto &c : r.candidates)
     all.push_back({{"id", c.id}, {"parent", c.parent}, {"iteration", c.iteration}, {"status", statusName(c.status)},
                    {"plan", c.plan}, {"ops", c.ops}, {"latency_ms", c.profile ? nlohmann::json(c.latency()) : nlohmann::json()},
-                   {"error", c.error}});
+                   {"error", c.error}, {"ran_on", c.ranOn.empty() ? "local" : c.ranOn}});
   return write("candidates.json", all.dump(1) + "\n");
 }
 

@@ -30,6 +30,105 @@ const nki::Kernel *selectKernel(const nki::KernelFile &file, const std::string &
   return nullptr;
 }
 
+} // namespace
+
+struct CandidateEvaluator::State {
+  SearchOptions O;
+  nki::InputSpecs Inputs;
+  std::string Path;
+  std::unique_ptr<profile::Backend> Backend;
+  std::optional<profile::NumericBaseline> Baseline;
+  Candidate Original;
+
+  llvm::Expected<nki::KernelFile> parse(const std::string &text) const {
+    auto src = syntax::SourceBuffer::fromText(Path, text);
+    if (!src) return src.takeError();
+    nki::FrontEndOptions fe;
+    fe.inputs = &Inputs;
+    fe.kernelName = O.kernelName;
+    return nki::buildKernelFile(std::move(*src), fe);
+  }
+  profile::NumericCheckOptions numericOptions() const { return {O.tolerance, O.candidateTimeout}; }
+};
+
+CandidateEvaluator::CandidateEvaluator(std::unique_ptr<State> state) : S(std::move(state)) {}
+CandidateEvaluator::~CandidateEvaluator() = default;
+
+const Candidate &CandidateEvaluator::original() const { return S->Original; }
+
+llvm::Expected<std::unique_ptr<CandidateEvaluator>> CandidateEvaluator::create(llvm::StringRef path,
+                                                                                llvm::StringRef text,
+                                                                                const nki::InputSpecs &inputs,
+                                                                                const SearchOptions &options) {
+  auto st = std::make_unique<State>();
+  st->O = options;
+  st->Inputs = inputs;
+  st->Path = path.str();
+  auto backend = profile::createBackend("sim", options.target);
+  if (!backend) return backend.takeError();
+  st->Backend = std::move(*backend);
+  auto file = st->parse(text.str());
+  if (!file) return file.takeError();
+  const nki::Kernel *kernel = selectKernel(*file, options.kernelName);
+  if (!kernel) return error(path + ": error: no kernel to optimize");
+  auto diags = analysis::verify(*kernel);
+  if (analysis::hasErrors(diags))
+    return error(path + ": error: the kernel does not verify; run 'accelopt-rewrite check' first");
+  Candidate &original = st->Original;
+  original.id = 0;
+  original.text = text.str();
+  original.hash = normalisedHash(text);
+  auto profile = st->Backend->profile(*kernel, st->Inputs);
+  if (!profile) return profile.takeError();
+  original.profile = *profile;
+  original.status = Candidate::Correct;
+  auto baseline =
+      profile::NumericBaseline::capture(*file, *kernel, st->Inputs, options.numericSeeds, st->numericOptions().run);
+  if (!baseline)
+    return llvm::handleErrors(baseline.takeError(), [](const profile::OriginalFailedError &e) {
+      return error("the original kernel fails on the interpreter: " + e.message());
+    });
+  st->Baseline = std::move(*baseline);
+  return std::unique_ptr<CandidateEvaluator>(new CandidateEvaluator(std::move(st)));
+}
+
+void CandidateEvaluator::evaluate(Candidate &c, double cutoff) const {
+  auto file = S->parse(c.text);
+  if (!file) {
+    c.status = Candidate::Invalid;
+    c.error = llvm::toString(file.takeError());
+    return;
+  }
+  const nki::Kernel *k = selectKernel(*file, S->O.kernelName);
+  if (!k || analysis::hasErrors(analysis::verify(*k))) {
+    c.status = Candidate::Invalid;
+    c.error = "does not verify";
+    return;
+  }
+  // Profile first: it is cheap, and a candidate slower than the whole beam
+  // can never be selected, so its numeric check can wait (--check-all).
+  auto profile = S->Backend->profile(*k, S->Inputs);
+  if (!profile) {
+    c.status = Candidate::Invalid;
+    c.error = llvm::toString(profile.takeError());
+    return;
+  }
+  c.profile = *profile;
+  if (!S->O.checkAll && c.latency() >= cutoff) {
+    c.status = Candidate::Slower;
+    return;
+  }
+  std::vector<profile::SeedCheck> checks = S->Baseline->check(*file, *k, S->numericOptions());
+  if (!checks.empty() && !checks.back().equal()) {
+    c.status = checks.back().outcome == profile::SeedCheck::InputsFailed ? Candidate::Invalid : Candidate::Incorrect;
+    c.error = checks.back().firstDifference();
+    return;
+  }
+  c.status = Candidate::Correct;
+}
+
+namespace {
+
 class Loop {
 public:
   Loop(const SearchOptions &o, Planner &p, SearchObserver *obs, const nki::InputSpecs &inputs, std::string path)
@@ -37,28 +136,12 @@ public:
 
   llvm::Expected<SearchResult> run() {
     auto start = std::chrono::steady_clock::now();
-    auto backend = profile::createBackend("sim", O.target);
-    if (!backend) return backend.takeError();
-    Backend = std::move(*backend);
     auto source = syntax::SourceBuffer::fromFile(Path);
     if (!source) return source.takeError();
-    std::string text = (*source)->text().str();
-    auto file = parse(text);
-    if (!file) return file.takeError();
-    const nki::Kernel *kernel = selectKernel(*file, O.kernelName);
-    if (!kernel) return error(Path + ": error: no kernel to optimize");
-    auto diags = analysis::verify(*kernel);
-    if (analysis::hasErrors(diags))
-      return error(Path + ": error: the kernel does not verify; run 'accelopt-rewrite check' first");
-    Candidate original;
-    original.id = 0;
-    original.text = text;
-    original.hash = normalisedHash(text);
-    auto profile = Backend->profile(*kernel, Inputs);
-    if (!profile) return profile.takeError();
-    original.profile = *profile;
-    original.status = Candidate::Correct;
-    if (auto err = makeBaseline(*file, *kernel)) return err;
+    auto evaluator = CandidateEvaluator::create(Path, (*source)->text(), Inputs, O);
+    if (!evaluator) return evaluator.takeError();
+    Evaluator = std::move(*evaluator);
+    const Candidate &original = Evaluator->original();
     Result.candidates.push_back(original);
     Seen[original.hash] = 0;
     if (Obs) Obs->candidateEvaluated(original);
@@ -67,7 +150,7 @@ public:
       std::vector<Candidate> pending = propose(beam, it);
       double cutoff = 0;
       for (int b : beam) cutoff = std::max(cutoff, Result.candidates[b].latency());
-      evaluate(pending, cutoff);
+      if (auto err = evaluate(pending, cutoff)) return err;
       IterationRecord rec;
       rec.iteration = it;
       rec.evaluated = pending.size();
@@ -104,8 +187,7 @@ private:
   SearchObserver *Obs;
   const nki::InputSpecs &Inputs;
   std::string Path;
-  std::unique_ptr<profile::Backend> Backend;
-  std::optional<profile::NumericBaseline> Baseline;
+  std::unique_ptr<CandidateEvaluator> Evaluator;
   SearchResult Result;
   std::map<std::string, int> Seen;
 
@@ -116,19 +198,6 @@ private:
     fe.inputs = &Inputs;
     fe.kernelName = O.kernelName;
     return nki::buildKernelFile(std::move(*src), fe);
-  }
-
-  profile::NumericCheckOptions numericOptions() const { return {O.tolerance, O.candidateTimeout}; }
-
-  llvm::Error makeBaseline(const nki::KernelFile &file, const nki::Kernel &kernel) {
-    auto baseline =
-        profile::NumericBaseline::capture(file, kernel, Inputs, O.numericSeeds, numericOptions().run);
-    if (!baseline)
-      return llvm::handleErrors(baseline.takeError(), [](const profile::OriginalFailedError &e) {
-        return error("the original kernel fails on the interpreter: " + e.message());
-      });
-    Baseline = std::move(*baseline);
-    return llvm::Error::success();
   }
 
   /// Plans for every beam member, applied to their text; duplicates dropped.
@@ -188,49 +257,24 @@ private:
     return out;
   }
 
-  void evaluate(std::vector<Candidate> &pending, double cutoff) {
+  llvm::Error evaluate(std::vector<Candidate> &pending, double cutoff) {
     auto one = [this, cutoff](Candidate &c) {
-      if (c.status != Candidate::Pending) return;
-      auto file = parse(c.text);
-      if (!file) {
-        c.status = Candidate::Invalid;
-        c.error = llvm::toString(file.takeError());
-        return;
-      }
-      const nki::Kernel *k = selectKernel(*file, O.kernelName);
-      if (!k || analysis::hasErrors(analysis::verify(*k))) {
-        c.status = Candidate::Invalid;
-        c.error = "does not verify";
-        return;
-      }
-      // Profile first: it is cheap, and a candidate slower than the whole beam
-      // can never be selected, so its numeric check can wait (--check-all).
-      auto profile = Backend->profile(*k, Inputs);
-      if (!profile) {
-        c.status = Candidate::Invalid;
-        c.error = llvm::toString(profile.takeError());
-        return;
-      }
-      c.profile = *profile;
-      if (!O.checkAll && c.latency() >= cutoff) {
-        c.status = Candidate::Slower;
-        return;
-      }
-      std::vector<profile::SeedCheck> checks = Baseline->check(*file, *k, numericOptions());
-      if (!checks.empty() && !checks.back().equal()) {
-        c.status = checks.back().outcome == profile::SeedCheck::InputsFailed ? Candidate::Invalid : Candidate::Incorrect;
-        c.error = checks.back().firstDifference();
-        return;
-      }
-      c.status = Candidate::Correct;
+      if (c.status == Candidate::Pending) Evaluator->evaluate(c, cutoff);
     };
+    if (O.remote) {
+      std::vector<Candidate *> remote;
+      for (auto &c : pending)
+        if (c.status == Candidate::Pending) remote.push_back(&c);
+      return remote.empty() ? llvm::Error::success() : O.remote->evaluate(remote, cutoff);
+    }
     if (O.jobs <= 1) {
       for (auto &c : pending) one(c);
-      return;
+      return llvm::Error::success();
     }
     llvm::ThreadPool pool(llvm::hardware_concurrency(O.jobs));
     for (auto &c : pending) pool.async([&one, &c] { one(c); });
     pool.wait();
+    return llvm::Error::success();
   }
 
   /// The best B correct new candidates, refilled from the previous beam.

@@ -27,6 +27,8 @@ struct Experience;
 
 namespace accelopt::search {
 
+class RemoteEvaluator;
+
 struct SearchOptions {
   int iterations = 4;        // T
   int beam = 2;              // B
@@ -45,6 +47,20 @@ struct SearchOptions {
   std::string kernelName;
   /// Accept `replace` ops from the planner or the memory (--allow-replace): arbitrary code.
   bool allowReplace = false;
+  /// Evaluates candidates instead of the local threads (--dispatch slurm); not owned.
+  RemoteEvaluator *remote = nullptr;
+};
+
+struct Candidate;
+
+/// Evaluates candidates elsewhere (a cluster, lib/Dispatch) instead of on
+/// `jobs` local threads: sets each candidate's verdict exactly as
+/// CandidateEvaluator::evaluate would, given the same beam cutoff. An error
+/// (the cluster cannot be reached) ends the search; --resume continues it.
+class RemoteEvaluator {
+public:
+  virtual ~RemoteEvaluator() = default;
+  virtual llvm::Error evaluate(const std::vector<Candidate *> &pending, double cutoff) = 0;
 };
 
 /// One evaluated kernel version.
@@ -62,6 +78,8 @@ struct Candidate {
   enum Status { Pending, Refused, Invalid, Incorrect, Correct, Slower } status = Pending;
   std::string error;
   std::optional<perf::Profile> profile;
+  /// Where it was evaluated: "" (here) or, from a RemoteEvaluator, e.g. "slurm job 12_3 on node1".
+  std::string ranOn;
   double latency() const { return profile ? profile->latency : 1e300; }
 };
 
@@ -114,6 +132,31 @@ struct SearchResult {
   double seconds = 0;
   const Candidate &best() const { return candidates[bestId]; }
   const Candidate &original() const { return candidates[0]; }
+};
+
+/// What evaluating a candidate needs, built once from the original kernel: the
+/// profile backend and the original's numeric baseline. The search uses it for
+/// local evaluation and a cluster worker for remote evaluation, so both give the
+/// same verdicts.
+class CandidateEvaluator {
+public:
+  ~CandidateEvaluator();
+  /// `text` is the original kernel (read from `path`); fails when it does not
+  /// parse, verify, profile or run.
+  static llvm::Expected<std::unique_ptr<CandidateEvaluator>> create(llvm::StringRef path, llvm::StringRef text,
+                                                                    const nki::InputSpecs &inputs,
+                                                                    const SearchOptions &options);
+  /// The original kernel as the search's first candidate (profiled, Correct).
+  const Candidate &original() const;
+  /// Parses, verifies and profiles `c`; checks it numerically unless it is
+  /// slower than `cutoff` (and not --check-all). Sets status, error and profile.
+  /// Safe to call from several threads at once.
+  void evaluate(Candidate &c, double cutoff) const;
+
+private:
+  struct State;
+  explicit CandidateEvaluator(std::unique_ptr<State> state);
+  std::unique_ptr<State> S;
 };
 
 /// Normalised source hash: comments, blank lines and trailing spaces do not count.

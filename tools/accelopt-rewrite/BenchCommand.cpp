@@ -1,6 +1,7 @@
 // accelopt-rewrite bench: profile every case of a suite with the performance
 // model and compare with measured latencies when the suite has them.
 #include "Command.h"
+#include "Dispatch/Slurm.h"
 
 #include "Perf/Bench.h"
 #include "Profile/Backend.h"
@@ -31,6 +32,15 @@ cl::opt<std::string> OutDir("out", cl::desc("Write bench.csv and bench.svg into 
                             cl::value_desc("DIR"), cl::sub(BenchCmd), cl::cat(category()));
 cl::opt<std::string> Filter("filter", cl::desc("Only the cases whose name matches REGEX"),
                             cl::value_desc("REGEX"), cl::sub(BenchCmd), cl::cat(category()));
+cl::opt<std::string> Dispatch("dispatch", cl::desc("Where cases are profiled: local (default) or slurm"),
+                              cl::init("local"), cl::sub(BenchCmd), cl::cat(category()));
+cl::opt<std::string> Partition("partition", cl::desc("With --dispatch slurm: the Slurm partition"), cl::value_desc("P"),
+                               cl::sub(BenchCmd), cl::cat(category()));
+cl::opt<std::string> SlurmOpts("slurm-opts", cl::desc("With --dispatch slurm: more sbatch options"),
+                               cl::value_desc("OPTS"), cl::sub(BenchCmd), cl::cat(category()));
+cl::opt<std::string> SlurmDir("slurm-dir",
+                              cl::desc("With --dispatch slurm: directory shared with the nodes (default .accelopt/slurm)"),
+                              cl::value_desc("DIR"), cl::init(".accelopt/slurm"), cl::sub(BenchCmd), cl::cat(category()));
 cl::opt<bool> Own("own", cl::desc("Our own small cases even when NKIBench is present"),
                   cl::sub(BenchCmd), cl::cat(category()));
 
@@ -104,6 +114,7 @@ int runBench() {
   }
 
   std::vector<perf::BenchRow> rows;
+  std::vector<dispatch::CaseProfile> profiles;  // one per row
   for (size_t i = 0; i < selection->cases.size(); ++i) {
     const nki::SuiteCase &c = selection->cases[i];
     if (selection->fromNkibench[i] != useNkibench) continue;
@@ -114,27 +125,35 @@ int runBench() {
     row.problem = c.problem;
     row.peak = perf::peakForCase(c);
     if (auto it = measured.find(c.name); it != measured.end()) row.measuredMs = it->second;
-    nki::FrontEndOptions opts;
-    opts.inputs = &c.inputs;
-    auto file = nki::loadKernelFile(c.kernelPath, opts);
-    if (!file) {
-      row.error = llvm::toString(file.takeError());
-    } else if (file->kernels.empty()) {
-      row.error = "no kernel";
-    } else {
-      auto estimate = simulator.estimate(file->kernels.front(), c.inputs);
-      if (!estimate)
-        row.error = llvm::toString(estimate.takeError());
-      else
-        row.estimatedMs = estimate->profile.latency;
-      if (estimate && estimate->profile.isLowerBound()) {
-        row.unmodelled = estimate->profile.unmodelled.size();
-        llvm::errs() << "warning: " << c.name << ": the estimate is a "
-                     << estimate->profile.lowerBoundNote() << "\n";
-      }
-    }
-    while (!row.error.empty() && row.error.back() == '\n') row.error.pop_back();
+    dispatch::CaseProfile profile;
+    profile.kernelPath = c.kernelPath;
+    profile.inputs = c.inputs;
+    profile.target = Target;
+    profiles.push_back(std::move(profile));
     rows.push_back(std::move(row));
+  }
+  if (Dispatch == "slurm") {
+    dispatch::SlurmOptions so;
+    so.partition = Partition;
+    so.extraOptions = SlurmOpts;
+    so.sharedDir = SlurmDir;
+    so.workerProgram = llvm::sys::fs::getMainExecutable(nullptr, (void *)&runBench);
+    so.notes = &llvm::errs();
+    if (llvm::Error err = dispatch::profileOnSlurm(so, profiles)) return reportError(std::move(err));
+  } else if (Dispatch == "local") {
+    for (dispatch::CaseProfile &p : profiles) dispatch::profileCase(p);
+  } else {
+    return reportError(fail("error: unknown --dispatch '" + Dispatch + "' (local or slurm)"));
+  }
+  for (size_t i = 0; i < rows.size(); ++i) {
+    perf::BenchRow &row = rows[i];
+    const dispatch::CaseProfile &p = profiles[i];
+    row.estimatedMs = p.estimatedMs;
+    row.error = p.error;
+    row.unmodelled = p.unmodelled;
+    if (!p.lowerBoundNote.empty())
+      llvm::errs() << "warning: " << row.name << ": the estimate is a " << p.lowerBoundNote << "\n";
+    while (!row.error.empty() && row.error.back() == '\n') row.error.pop_back();
   }
   if (rows.empty()) return reportError(fail("error: no case selected"));
 
@@ -144,6 +163,10 @@ int runBench() {
                << ", target " << simulator.hardware().name << "; estimates are " << backend
                << ", not measurements\n";
   llvm::outs() << perf::renderBenchTable(rows, summary, backend);
+  if (Dispatch == "slurm") {
+    llvm::outs() << "where each case ran:\n";
+    for (size_t i = 0; i < rows.size(); ++i) llvm::outs() << "  " << rows[i].name << ": " << profiles[i].ranOn << "\n";
+  }
 
   if (!OutDir.empty()) {
     if (std::error_code ec = llvm::sys::fs::create_directories(OutDir))

@@ -4,6 +4,7 @@
 
 #include "Agent/Config.h"
 #include "Agent/Roles.h"
+#include "Dispatch/Slurm.h"
 #include "Perf/Bench.h"
 #include "Perf/Roofline.h"
 #include "Profile/Backend.h"
@@ -12,6 +13,7 @@
 #include "Search/MemoryBridge.h"
 #include "Search/Search.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -72,6 +74,16 @@ cl::opt<std::string> ExperienceConfig(
 cl::opt<bool> Resume("resume", cl::desc("Continue this kernel's last unfinished run from the memory"),
                      cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<bool> Quiet("quiet", cl::desc("No progress output"), cl::sub(OptimizeCmd), cl::cat(category()));
+cl::opt<std::string> Dispatch("dispatch", cl::desc("Where candidates are evaluated: local (default, -j threads) or slurm"),
+                              cl::init("local"), cl::sub(OptimizeCmd), cl::cat(category()));
+cl::opt<std::string> Partition("partition", cl::desc("With --dispatch slurm: the Slurm partition"), cl::value_desc("P"),
+                               cl::sub(OptimizeCmd), cl::cat(category()));
+cl::opt<std::string> SlurmOpts("slurm-opts", cl::desc("With --dispatch slurm: more sbatch options, e.g. \"--time=10\""),
+                               cl::value_desc("OPTS"), cl::sub(OptimizeCmd), cl::cat(category()));
+cl::opt<std::string> SlurmDir("slurm-dir",
+                              cl::desc("With --dispatch slurm: directory shared with the nodes (default .accelopt/slurm)"),
+                              cl::value_desc("DIR"), cl::init(".accelopt/slurm"), cl::sub(OptimizeCmd),
+                              cl::cat(category()));
 
 /// Progress: a redrawn line on a terminal, plain log lines otherwise.
 class Progress : public search::SearchObserver {
@@ -296,6 +308,22 @@ int runOptimize() {
     planner = search::makeBuiltinPlanner(&*Inputs.resolvedInputs,
                                          bridge ? bridge->suggestions() : search::SuggestionSource());
   }
+  std::unique_ptr<dispatch::SlurmEvaluator> slurm;
+  if (Dispatch == "slurm") {
+    dispatch::SlurmOptions so;
+    so.partition = Partition;
+    so.extraOptions = SlurmOpts;
+    so.sharedDir = SlurmDir;
+    so.workerProgram = llvm::sys::fs::getMainExecutable(nullptr, (void *)&runOptimize);
+    so.notes = Quiet ? nullptr : &llvm::errs();
+    auto created = dispatch::SlurmEvaluator::create(so, path, *Inputs.resolvedInputs, opts);
+    if (!created) return reportError(created.takeError());
+    slurm = std::move(*created);
+    opts.remote = slurm.get();
+  } else if (Dispatch != "local") {
+    return reportError(llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                               "error: unknown --dispatch '" + Dispatch + "' (local or slurm)"));
+  }
   Progress progress(Quiet);
   progress.Total = Iterations;
   Observers observers{&progress, bridge.get()};
@@ -310,6 +338,12 @@ int runOptimize() {
   if (bridge && bridge->reusedCandidates() && !Quiet)
     llvm::errs() << "resumed run r" << bridge->runId() << ": " << bridge->reusedCandidates()
                  << " candidates taken from the memory without re-evaluation\n";
+  if (slurm && !Quiet) {
+    const dispatch::SlurmStats &st = slurm->stats();
+    llvm::errs() << "slurm: " << st.submitted << " tasks submitted, " << st.retried << " retried, " << st.failed
+                 << " failed, " << st.reused << " results reused from " << slurm->runDir() << ", " << st.adopted
+                 << " followed from an earlier run\n";
+  }
   const auto &best = result->best(), &orig = result->original();
   search::ReportContext ctx;
   ctx.kernelPath = path;

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Driver of test/Dispatch/slurm.test: starts a throw-away one-node Slurm, runs
+# optimize locally and with --dispatch slurm under three faults (a task
+# cancelled mid-run, the node drained, the submitting process killed then
+# --resume) and prints one line per check for FileCheck.
+# Usage: slurm-faults.sh ACCELOPT SRCROOT WORKDIR
+set -uo pipefail
+accelopt=$1 srcroot=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+cluster="$work/cluster"
+trap 'bash "$srcroot/scripts/slurm-cluster.sh" stop "$cluster"' EXIT
+started=$(bash "$srcroot/scripts/slurm-cluster.sh" start "$cluster")
+rc=$?
+if [ $rc -ne 0 ]; then
+  echo "cluster: not started (exit $rc)"
+  exit 1
+fi
+eval "$started"
+echo "cluster: up"
+
+kernel="$srcroot/nkibench/pairs/spill_buffer_before.py"
+args=("$kernel" --case spill_buffer_before --iterations 2 --seed 3)
+
+same() {  # same best ops and speed-up as the local run
+  /usr/bin/python3 -c "
+import json, sys
+a = json.load(open('$work/local/report.json')); b = json.load(open(sys.argv[1] + '/report.json'))
+print('same', a['best_ops'] == b['best_ops'] and abs(a['speedup'] - b['speedup']) < 1e-12)" "$1"
+}
+ran_on_slurm() {
+  /usr/bin/python3 -c "
+import json, sys
+c = json.load(open(sys.argv[1] + '/candidates.json'))
+print('ran on slurm', sum(x['ran_on'].startswith('slurm job') for x in c[1:]), 'of', len(c) - 1)" "$1"
+}
+task_of() {  # the first RUNNING task of our jobs, e.g. 4_0
+  squeue -h -r -t running -n accelopt-eval -o %i | sort -t_ -k1,1n -k2,2n | head -n 1
+}
+wait_for() {  # wait_for SECONDS COMMAND...: until COMMAND prints something
+  local deadline=$((SECONDS + $1)); shift
+  while [ $SECONDS -lt $deadline ]; do
+    out=$("$@" 2>/dev/null)
+    [ -n "$out" ] && { echo "$out"; return 0; }
+    sleep 0.2
+  done
+  return 1
+}
+
+start=$SECONDS
+"$accelopt" "${args[@]}" -j 2 --memory none --quiet --report "$work/local" > /dev/null || echo "local run failed"
+echo "local: $((SECONDS - start)) s" >&2
+
+# 1. A task cancelled mid-run is retried once; the result equals the local run.
+start=$SECONDS
+ACCELOPT_FAULT_WORKER_HOLD=60 "$accelopt" "${args[@]}" --dispatch slurm --slurm-dir "$work/shared1" \
+  --memory "$work/m1.db" --report "$work/slurm1" > /dev/null 2> "$work/slurm1.err" &
+pid=$!
+held=$(wait_for 60 task_of) && scancel "$held" && echo "cancelled one task"
+wait $pid && echo "slurm run: exit 0"
+echo "slurm: $((SECONDS - start)) s" >&2
+grep -o "ended CANCELLED.*; retrying" "$work/slurm1.err" | head -n 1
+same "$work/slurm1"
+ran_on_slurm "$work/slurm1"
+
+# 2. Drained node: tasks wait (the reason is shown), and finish once the node is back.
+scontrol update nodename=localhost state=drain reason=accelopt-test
+"$accelopt" "${args[@]}" --dispatch slurm --slurm-dir "$work/shared2" --memory none \
+  --report "$work/slurm2" > /dev/null 2> "$work/slurm2.err" &
+pid=$!
+wait_for 60 grep -m1 -o "pending (.*)" "$work/slurm2.err" | sed 's/(.*/(REASON)/'
+scontrol update nodename=localhost state=resume
+wait $pid && echo "drained run: exit 0"
+same "$work/slurm2"
+
+# 3. The submitting process is killed with tasks in flight; --resume follows
+#    or reuses them, and no candidate is evaluated twice.
+"$accelopt" "${args[@]}" --dispatch slurm --slurm-dir "$work/shared3" --memory "$work/m3.db" \
+  --report "$work/never" > /dev/null 2> "$work/slurm3a.err" &
+pid=$!
+wait_for 60 task_of > /dev/null && kill -9 $pid
+wait $pid 2>/dev/null
+echo "submitter killed: $(ls "$work/shared3"/*/result | wc -l) results so far" >&2
+"$accelopt" "${args[@]}" --dispatch slurm --slurm-dir "$work/shared3" --memory "$work/m3.db" --resume \
+  --report "$work/slurm3" > /dev/null 2> "$work/slurm3b.err" && echo "resumed run: exit 0"
+# "slurm: S tasks submitted, R retried, F failed, U results reused from DIR, A followed from an earlier run"
+grep "^slurm: .* tasks submitted" "$work/slurm3b.err" |
+  awk '{print ($9 + $14 > 0 ? "picked up from the killed run" : "nothing picked up: " $0)}'
+
+same "$work/slurm3"
+run3=$(ls -d "$work/shared3"/*/)
+echo "tasks run $(ls "$run3/log" | wc -l), results $(ls "$run3/result" | wc -l)" |
+  awk '{print ($3 == $5 ? "each candidate evaluated once" : "evaluated twice: " $0)}'
