@@ -89,4 +89,4 @@ grep "^slurm: .* tasks submitted" "$work/slurm3b.err" |
 same "$work/slurm3"
 run3=$(ls -d "$work/shared3"/*/)
 echo "tasks run $(ls "$run3/log" | wc -l), results $(ls "$run3/result" | wc -l)" |
-  awk '{print ($3 == $5 ? "each candidate evaluated once" : "evaluated twice: " $0)}'
+  awk '{print ($3 + 0 == $5 + 0 ? "each candidate evaluated once" : "evaluated twice: " $0)}'
