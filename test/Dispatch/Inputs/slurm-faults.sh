@@ -90,3 +90,11 @@ same "$work/slurm3"
 run3=$(ls -d "$work/shared3"/*/)
 echo "tasks run $(ls "$run3/log" | wc -l), results $(ls "$run3/result" | wc -l)" |
   awk '{print ($3 + 0 == $5 + 0 ? "each candidate evaluated once" : "evaluated twice: " $0)}'
+
+# 4. bench --dispatch slurm: the local table, then where each case ran.
+"$accelopt" bench --own > "$work/bench-local.txt" 2>/dev/null
+"$accelopt" bench --own --dispatch slurm --slurm-dir "$work/shared4" > "$work/bench-slurm.txt" 2>/dev/null &&
+  echo "slurm bench: exit 0"
+head -n "$(wc -l < "$work/bench-local.txt")" "$work/bench-slurm.txt" | cmp -s - "$work/bench-local.txt" &&
+  echo "bench: same table"
+echo "bench cases on slurm: $(grep -c ': slurm job [0-9]*_[0-9]* on localhost$' "$work/bench-slurm.txt") of $(grep -c '^  ' <(sed -n '/^where each case ran:/,$p' "$work/bench-slurm.txt"))"
