@@ -151,7 +151,7 @@ llvm::Error writeReport(llvm::StringRef dir, const SearchResult &r, const Search
   for (const Candidate *c : choices)
     md += llvm::formatv("- iteration {0}, candidate {1}: {2}{3}\n", c->iteration, c->id, c->plan,
                         c->signal.empty() ? std::string() : " [signal: " + c->signal + "]").str();
-  md += llvm::formatv("\n{0} structural closures scored on the model{1}.\n", r.closures,
+  md += llvm::formatv("\n{0} structural closure(s) scored on the model{1}.\n", r.closures,
                       r.budgetSpent ? "; the search stopped when its budget was spent" : "").str();
   md += "\n## Best per iteration\n\n| iteration | best latency (ms) | candidate | evaluated | correct |\n|---|---|---|---|---|\n";
   for (const auto &it : r.iterations)
