@@ -5,7 +5,10 @@
 
 #include "Rewrite/Rewrite.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
 
 #include <map>
 #include <random>
@@ -14,10 +17,171 @@ namespace accelopt::search {
 
 namespace {
 
+/// A signal's verdict on one kernel and profile, with the figures that decided it.
+struct Verdict {
+  bool seen = false;
+  std::string evidence;
+};
+
+/// What a signal predicate reads.
+struct SignalFacts {
+  const perf::Profile *profile;  // null when the kernel could not be profiled
+  const nki::Kernel &kernel;
+};
+
+/// One row of the planner's table: a signal, the kinds of rewrite it proposes, the weight a
+/// plan of those kinds gets when the signal shows (and when it does not), and why.
+/// A new op kind is one row (or one more name in a row); kinds missing from a kernel's
+/// legal-op menu, including ops not implemented yet, are skipped.
+struct SignalRow {
+  const char *name;
+  Verdict (*read)(const SignalFacts &);
+  std::vector<const char *> opKinds;
+  double weightSeen, weightUnseen;
+  const char *why;
+};
+
+std::string percent(double fraction) { return llvm::formatv("{0:F1}%", 100 * fraction).str(); }
+
+double busiestEngine(const perf::Profile &p) {
+  return std::max({p.vectorEngineActiveTimePercent, p.scalarEngineActiveTimePercent, p.gpsimdEngineActiveTimePercent,
+                   p.hfuEstimatedPercent});
+}
+
+/// Two loop nests side by side (in the kernel body or one loop's body).
+bool hasSiblingNests(const nki::Kernel &k) {
+  auto countLoops = [](const std::vector<nki::NodeRef> &body) {
+    return llvm::count_if(body, [](const nki::NodeRef &n) { return n.isLoop; });
+  };
+  if (countLoops(k.body) >= 2) return true;
+  return llvm::any_of(k.loops, [&](const nki::Loop &l) { return countLoops(l.body) >= 2; });
+}
+
+Verdict spillsAcrossSiblingNests(const SignalFacts &f) {
+  double spilled = f.profile ? f.profile->spillSaveBytes : 0;
+  bool siblings = hasSiblingNests(f.kernel);
+  return {spilled > 0 && siblings, llvm::formatv("spill_save_bytes {0:F0}, sibling nests: {1}", spilled,
+                                                 siblings ? "yes" : "no").str()};
+}
+
+Verdict spills(const SignalFacts &f) {
+  double spilled = f.profile ? f.profile->spillSaveBytes : 0;
+  return {spilled > 0, llvm::formatv("spill_save_bytes {0:F0}", spilled).str()};
+}
+
+/// HBM bytes every correct kernel reads at least once: its array arguments.
+double compulsoryReadBytes(const nki::Kernel &k) {
+  double bytes = 0;
+  for (const nki::Tensor &t : k.tensors) {
+    if (!t.isArgument || !t.shapeKnown || !nki::isHBM(t.buffer)) continue;
+    double elements = 1;
+    for (const nki::SymInt &d : t.shape) elements *= d.isKnown() ? double(*d.value) : 0;
+    bytes += elements * nki::dtypeBytes(t.dtype);
+  }
+  return bytes;
+}
+
+/// A load from HBM whose address does not move with some loop around it: the same bytes are
+/// fetched again on every iteration of that loop.
+bool hasLoopInvariantLoad(const nki::Kernel &k) {
+  for (const nki::Statement &st : k.stmts) {
+    if (!st.op || st.op->instr != nki::Instr::Load || st.parent < 0) continue;
+    for (const nki::Access &a : st.reads) {
+      if (a.tensor < 0 || !nki::isHBM(k.tensors[a.tensor].buffer) || !a.exact) continue;
+      for (int loop : k.loopNest(st.parent))
+        if (llvm::none_of(a.dims, [&](const nki::IndexDim &d) { return !d.base.known || d.base.coeff(loop) != 0; }))
+          return true;
+    }
+  }
+  return false;
+}
+
+Verdict hbmReadsAboveCompulsory(const SignalFacts &f) {
+  double read = f.profile ? f.profile->hbmReadBytes : 0, compulsory = compulsoryReadBytes(f.kernel);
+  bool invariant = hasLoopInvariantLoad(f.kernel);
+  // A few percent over compulsory is tile padding, not a second pass over the data.
+  bool above = compulsory > 0 && read > 1.05 * compulsory;
+  return {above && invariant,
+          llvm::formatv("hbm_read_bytes {0:F0} = {1:F2}x compulsory, loop-invariant load: {2}", read,
+                        compulsory > 0 ? read / compulsory : 0.0, invariant ? "yes" : "no").str()};
+}
+
+Verdict transposesAbovePeFlops(const SignalFacts &f) {
+  double transposes = f.profile ? f.profile->transposeFlops : 0, total = f.profile ? f.profile->hardwareFlops : 0;
+  double share = total > 0 ? transposes / total : 0;
+  return {share > 0.05, "transpose_flops " + percent(share) + " of hardware_flops"};
+}
+
+Verdict busyEngineNextToIdle(const SignalFacts &f) {
+  if (!f.profile) return {false, "no profile"};
+  const perf::Profile &p = *f.profile;
+  double engines[] = {p.vectorEngineActiveTimePercent, p.scalarEngineActiveTimePercent};
+  double busy = *std::max_element(std::begin(engines), std::end(engines));
+  double idle = *std::min_element(std::begin(engines), std::end(engines));
+  return {busy > 0.5 && idle < 0.1,
+          "vector " + percent(p.vectorEngineActiveTimePercent) + ", scalar " + percent(p.scalarEngineActiveTimePercent)};
+}
+
+/// Bytes one load or store moves, largest over the kernel.
+Verdict smallInstructionsAndDmas(const SignalFacts &f) {
+  double largest = 0;
+  for (const nki::Statement &st : f.kernel.stmts) {
+    if (!st.op || (st.op->instr != nki::Instr::Load && st.op->instr != nki::Instr::Store)) continue;
+    for (const auto *accesses : {&st.reads, &st.writes})
+      for (const nki::Access &a : *accesses) {
+        if (a.tensor < 0 || !nki::isHBM(f.kernel.tensors[a.tensor].buffer)) continue;
+        double elements = 1;
+        for (int64_t e : a.tileShape) elements *= double(e);
+        largest = std::max(largest, elements * nki::dtypeBytes(f.kernel.tensors[a.tensor].dtype));
+      }
+  }
+  // Below 64 KiB the fixed cost of a DMA is a large share of its time.
+  return {largest > 0 && largest < 64 * 1024, llvm::formatv("largest DMA tile {0:F0} bytes", largest).str()};
+}
+
+Verdict sequentialLoops(const SignalFacts &f) {
+  size_t n = llvm::count_if(f.kernel.loops, [](const nki::Loop &l) {
+    return l.kind == nki::LoopKind::Sequential || l.kind == nki::LoopKind::PyRange;
+  });
+  return {n > 0, llvm::formatv("{0} sequential loop(s)", n).str()};
+}
+
+Verdict lowEngineOverlap(const SignalFacts &f) {
+  double busiest = f.profile ? busiestEngine(*f.profile) : 0;
+  return {f.profile && busiest < 0.5, "busiest engine " + percent(busiest)};
+}
+
+/// Exploration rows are not signals: they offer their kinds at the same weight on every kernel.
+Verdict noSignal(const SignalFacts &) { return {false, "not a signal: offered on every kernel"}; }
+
+const std::vector<SignalRow> &signalTable() {
+  static const std::vector<SignalRow> Rows = {
+      {"spills-across-sibling-nests", spillsAcrossSiblingNests, {"compute_at", "fission", "fuse", "interchange"}, 4, 1,
+       "a tile spilled between sibling nests stays on chip once the consumer runs inside the producer's loop"},
+      {"spills", spills, {"shrink_buffer"}, 6, 1, "the profile spills: drop block dimensions so fewer tiles are live"},
+      {"hbm-reads-above-compulsory", hbmReadsAboveCompulsory, {"stage", "cse_load", "hoist"}, 5, 4,
+       "loads re-read the same HBM bytes each iteration: load once outside the loop"},
+      {"transposes-above-5%-of-pe-flops", transposesAbovePeFlops, {"hoist_transpose"}, 4, 0,
+       "transposes recomputed per outer iteration: compute them once"},
+      {"busy-engine-next-to-idle", busyEngineNextToIdle, {"set_engine", "substitute"}, 4, 0.5,
+       "move work from the busy engine to the idle one"},
+      {"small-instructions-and-dmas", smallInstructionsAndDmas, {"widen"}, 4, 0.5,
+       "coarser tiles amortise the fixed cost of each instruction and DMA"},
+      {"sequential-loops", sequentialLoops, {"set_loop_kind"}, 4, 1, "let independent iterations overlap"},
+      {"low-engine-overlap", lowEngineOverlap, {"fuse", "interchange"}, 3, 1.5,
+       "keep intermediates on chip and overlap engines"},
+      {"explore", noSignal, {"sink", "split"}, 1, 1, "move work next to its use, tile a loop"},
+      {"explore-rarely", noSignal, {"unroll", "expand_buffer"}, 0.5, 0.5,
+       "unroll a short loop, give parallel iterations private buffers"},
+  };
+  return Rows;
+}
+
 struct Weighted {
   std::string op;
   double weight;
   std::string why;
+  std::string signal;  // the signal row that set the weight, when it shows
 };
 
 class BuiltinPlanner : public Planner {
@@ -67,6 +231,7 @@ public:
       auto &options = byKind[w.op];
       Plan p;
       p.description = w.op + ": " + w.why;
+      p.signal = w.signal;
       std::vector<const rewrite::LegalOp *> pool = options;
       std::shuffle(pool.begin(), pool.end(), rng);
       for (int s = 0; s < samples && s < int(pool.size()); ++s) p.realisations.push_back({pool[s]->op});
@@ -79,36 +244,45 @@ private:
   const nki::InputSpecs *Inputs;
   SuggestionSource Patterns;
 
+  /// One entry per op kind in the menu: the highest weight any row gives it (rows read in
+  /// table order, so ties keep the first row's reason).
   static std::vector<Weighted> weigh(const Candidate &parent, const nki::Kernel &k,
                                      const std::map<std::string, std::vector<const rewrite::LegalOp *>> &byKind) {
-    const perf::Profile *p = parent.profile ? &*parent.profile : nullptr;
-    bool spills = p && p->spillSaveBytes > 0;
-    bool sequential = false;
-    for (const auto &l : k.loops) sequential |= l.kind == nki::LoopKind::Sequential || l.kind == nki::LoopKind::PyRange;
-    double busiest = p ? std::max({p->vectorEngineActiveTimePercent, p->scalarEngineActiveTimePercent,
-                                   p->gpsimdEngineActiveTimePercent, p->hfuEstimatedPercent})
-                       : 0;
-    bool lowOverlap = p && busiest < 0.5;
+    SignalFacts facts{parent.profile ? &*parent.profile : nullptr, k};
     std::vector<Weighted> out;
-    auto add = [&](const char *op, double w, const char *why) {
-      auto it = byKind.find(op);
-      if (it != byKind.end() && !it->second.empty()) out.push_back({op, w, why});
-    };
-    add("hoist", 4, "move loop-invariant loads and work out of loops");
-    add("set_loop_kind", sequential ? 4 : 1, sequential ? "let independent iterations overlap" : "change loop kind");
-    add("shrink_buffer", spills ? 6 : 1, spills ? "the profile spills: drop block dimensions" : "reduce SBUF use");
-    add("fission", spills ? 3 : 1, spills ? "split a loop so fewer tiles are live at once" : "split a loop");
-    add("fuse", lowOverlap ? 3 : 1.5, "keep intermediates on chip, overlap engines");
-    add("interchange", lowOverlap ? 2 : 1, "reorder the nest for reuse and overlap");
-    add("sink", 1, "move work next to its use");
-    add("split", 1, "tile a loop");
-    add("unroll", 0.5, "unroll a short loop");
-    add("expand_buffer", 0.5, "give parallel iterations private buffers");
+    for (const SignalRow &row : signalTable()) {
+      Verdict verdict = row.read(facts);
+      double weight = verdict.seen ? row.weightSeen : row.weightUnseen;
+      for (const char *op : row.opKinds) {
+        auto it = byKind.find(op);
+        if (weight <= 0 || it == byKind.end() || it->second.empty()) continue;
+        auto known = llvm::find_if(out, [&](const Weighted &w) { return w.op == op; });
+        Weighted entry{op, weight, row.why, verdict.seen ? row.name : ""};
+        if (known == out.end()) out.push_back(entry);
+        else if (weight > known->weight) *known = entry;
+      }
+    }
     return out;
   }
 };
 
 } // namespace
+
+std::vector<SignalReading> readSignals(const perf::Profile *profile, const nki::Kernel &kernel) {
+  SignalFacts facts{profile, kernel};
+  std::vector<SignalReading> out;
+  for (const SignalRow &row : signalTable()) {
+    Verdict verdict = row.read(facts);
+    SignalReading r;
+    r.name = row.name;
+    r.seen = verdict.seen;
+    r.evidence = verdict.evidence;
+    for (const char *op : row.opKinds) r.opKinds.push_back(op);
+    r.why = row.why;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
 
 std::unique_ptr<Planner> makeBuiltinPlanner(const nki::InputSpecs *inputs, SuggestionSource patterns) {
   return std::make_unique<BuiltinPlanner>(inputs, std::move(patterns));

@@ -8,6 +8,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
+#include <algorithm>
+
 namespace accelopt::search {
 
 namespace {
@@ -57,6 +59,21 @@ std::string chart(const SearchResult &r) {
   return s + "</svg>\n";
 }
 
+/// The candidates from the original to `c`, each with the plan (and signal) that made it.
+std::vector<const Candidate *> lineage(const SearchResult &r, const Candidate &c) {
+  std::vector<const Candidate *> chain;
+  for (const Candidate *at = &c; at->parent >= 0 && at->parent < int(r.candidates.size()); at = &r.candidates[at->parent])
+    chain.push_back(at);
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+std::string joinKinds(const std::vector<std::string> &kinds) {
+  std::string out;
+  for (const auto &k : kinds) out += (out.empty() ? "" : ", ") + k;
+  return out;
+}
+
 } // namespace
 
 llvm::Error writeReport(llvm::StringRef dir, const SearchResult &r, const SearchOptions &o, const ReportContext &ctx) {
@@ -88,6 +105,16 @@ llvm::Error writeReport(llvm::StringRef dir, const SearchResult &r, const Search
                      {"incorrect", counts[Candidate::Incorrect]}, {"invalid", counts[Candidate::Invalid]},
                      {"slower_unchecked", counts[Candidate::Slower]}};
   j["seconds"] = r.seconds;
+  j["closures_scored"] = r.closures;
+  j["budget_spent"] = r.budgetSpent;
+  j["signals"] = nlohmann::json::array();
+  for (const SignalReading &s : r.signals)
+    j["signals"].push_back({{"signal", s.name}, {"seen", s.seen}, {"evidence", s.evidence}, {"proposes", s.opKinds},
+                            {"why", s.why}});
+  j["best_choices"] = nlohmann::json::array();
+  for (const Candidate *c : lineage(r, best))
+    j["best_choices"].push_back({{"candidate", c->id}, {"iteration", c->iteration}, {"plan", c->plan},
+                                 {"signal", c->signal}});
   j["iterations"] = nlohmann::json::array();
   for (const auto &it : r.iterations)
     j["iterations"].push_back({{"iteration", it.iteration}, {"best_latency_ms", it.bestLatency},
@@ -115,6 +142,17 @@ llvm::Error writeReport(llvm::StringRef dir, const SearchResult &r, const Search
   md += "\n## Best op sequence\n\n";
   if (best.ops.empty()) md += "(none: no candidate beat the original)\n";
   for (const auto &op : best.ops) md += "- `" + rewrite::formatOp(op) + "`\n";
+  md += "\n## Why: profile signals of the original kernel\n\n| signal | seen | evidence | proposes |\n|---|---|---|---|\n";
+  for (const SignalReading &s : r.signals)
+    md += "| " + s.name + " | " + (s.seen ? "yes" : "no") + " | " + s.evidence + " | " + joinKinds(s.opKinds) + " |\n";
+  md += "\nChoices that led to the best kernel:\n\n";
+  std::vector<const Candidate *> choices = lineage(r, best);
+  if (choices.empty()) md += "(none)\n";
+  for (const Candidate *c : choices)
+    md += llvm::formatv("- iteration {0}, candidate {1}: {2}{3}\n", c->iteration, c->id, c->plan,
+                        c->signal.empty() ? std::string() : " [signal: " + c->signal + "]").str();
+  md += llvm::formatv("\n{0} structural closure(s) scored on the model{1}.\n", r.closures,
+                      r.budgetSpent ? "; the search stopped when its budget was spent" : "").str();
   md += "\n## Best per iteration\n\n| iteration | best latency (ms) | candidate | evaluated | correct |\n|---|---|---|---|---|\n";
   for (const auto &it : r.iterations)
     md += llvm::formatv("| {0} | {1:F4} | {2} | {3} | {4} |\n", it.iteration, it.bestLatency, it.bestId, it.evaluated,
@@ -136,7 +174,7 @@ llvm::Error writeReport(llvm::StringRef dir, const SearchResult &r, const Search
   nlohmann::json all = nlohmann::json::array();
   for (const auto &c : r.candidates)
     all.push_back({{"id", c.id}, {"parent", c.parent}, {"iteration", c.iteration}, {"status", statusName(c.status)},
-                   {"plan", c.plan}, {"ops", c.ops}, {"latency_ms", c.profile ? nlohmann::json(c.latency()) : nlohmann::json()},
+                   {"plan", c.plan}, {"signal", c.signal}, {"ops", c.ops}, {"latency_ms", c.profile ? nlohmann::json(c.latency()) : nlohmann::json()},
                    {"error", c.error}, {"ran_on", c.ranOn.empty() ? "local" : c.ranOn}});
   return write("candidates.json", all.dump(1) + "\n");
 }

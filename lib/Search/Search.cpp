@@ -6,13 +6,17 @@
 #include "Profile/SimulatorBackend.h"
 #include "Rewrite/Rewrite.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <set>
 
 namespace accelopt::search {
 
@@ -22,7 +26,45 @@ static llvm::Error error(const llvm::Twine &msg) {
 
 std::string normalisedHash(llvm::StringRef text) { return memory::sourceHash(text); }
 
+llvm::ArrayRef<llvm::StringLiteral> structuralOpKinds() {
+  static constexpr llvm::StringLiteral Kinds[] = {"fission", "interchange", "fuse"};
+  return Kinds;
+}
+
 namespace {
+
+bool isStructural(const nlohmann::json &op) {
+  std::string kind = op.value("op", "");
+  return llvm::is_contained(structuralOpKinds(), kind);
+}
+
+/// A legal op named by what it does rather than by ids: loop and statement ids (L3, S12)
+/// shift when a nest is split or merged, the induction variables and trip counts in the
+/// description do not. An op whose key the previous state's menu lacks was enabled by the
+/// last move.
+std::string enabledKey(const rewrite::LegalOp &m) {
+  const std::string &d = m.description;
+  std::string key;
+  for (size_t i = 0; i < d.size();) {
+    bool wordStart = i == 0 || !std::isalnum(static_cast<unsigned char>(d[i - 1]));
+    if (wordStart && (d[i] == 'L' || d[i] == 'S') && i + 1 < d.size() && std::isdigit(static_cast<unsigned char>(d[i + 1]))) {
+      size_t j = i + 1;
+      while (j < d.size() && std::isdigit(static_cast<unsigned char>(d[j]))) ++j;
+      if (j == d.size() || !std::isalnum(static_cast<unsigned char>(d[j]))) {
+        i = j;
+        continue;
+      }
+    }
+    key += d[i++];
+  }
+  return m.op.value("op", "") + "|" + key;
+}
+
+std::set<std::string> enabledKeys(const std::vector<rewrite::LegalOp> &menu) {
+  std::set<std::string> keys;
+  for (const auto &m : menu) keys.insert(enabledKey(m));
+  return keys;
+}
 
 const nki::Kernel *selectKernel(const nki::KernelFile &file, const std::string &name) {
   for (const auto &k : file.kernels)
@@ -92,6 +134,15 @@ llvm::Expected<std::unique_ptr<CandidateEvaluator>> CandidateEvaluator::create(l
   return std::unique_ptr<CandidateEvaluator>(new CandidateEvaluator(std::move(st)));
 }
 
+std::optional<double> CandidateEvaluator::estimateLatency(const nki::Kernel &kernel) const {
+  auto profile = S->Backend->profile(kernel, S->Inputs);
+  if (!profile) {
+    llvm::consumeError(profile.takeError());
+    return std::nullopt;
+  }
+  return profile->latency;
+}
+
 void CandidateEvaluator::evaluate(Candidate &c, double cutoff) const {
   auto file = S->parse(c.text);
   if (!file) {
@@ -142,15 +193,25 @@ public:
     if (!evaluator) return evaluator.takeError();
     Evaluator = std::move(*evaluator);
     const Candidate &original = Evaluator->original();
+    {
+      auto file = parse(original.text);
+      if (!file) return file.takeError();
+      const nki::Kernel *kernel = selectKernel(*file, O.kernelName);
+      if (!kernel) return error(Path + ": error: no kernel to optimize");
+      Result.signals = readSignals(&*original.profile, *kernel);
+    }
     Result.candidates.push_back(original);
     Seen[original.hash] = 0;
     if (Obs) Obs->candidateEvaluated(original);
     std::vector<int> beam = {0};
-    for (int it = 1; it <= O.iterations; ++it) {
+    int previousBest = 0, stalled = 0;
+    for (int it = 1; it <= O.iterations && !budgetSpent(); ++it) {
       std::vector<Candidate> pending = propose(beam, it);
       double cutoff = 0;
       for (int b : beam) cutoff = std::max(cutoff, Result.candidates[b].latency());
       if (auto err = evaluate(pending, cutoff)) return err;
+      // Candidates the budget left unevaluated are dropped, never reported as results.
+      llvm::erase_if(pending, [](const Candidate &c) { return c.status == Candidate::Pending; });
       IterationRecord rec;
       rec.iteration = it;
       rec.evaluated = pending.size();
@@ -173,10 +234,14 @@ public:
       rec.bestId = best;
       rec.bestLatency = Result.candidates[best].latency();
       Result.iterations.push_back(rec);
+      stalled = best == previousBest ? stalled + 1 : 0;
+      previousBest = best;
       if (Obs) Obs->iterationDone(it, Result.candidates[best], Result.candidates.size() - 1,
                                   size_t(O.iterations) * O.beam * O.plans * O.samples);
+      if (O.stallIterations > 0 && stalled >= O.stallIterations) break;
     }
     Result.bestId = bestCorrect();
+    Result.budgetSpent = budgetSpent();
     Result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::move(Result);
   }
@@ -190,6 +255,123 @@ private:
   std::unique_ptr<CandidateEvaluator> Evaluator;
   SearchResult Result;
   std::map<std::string, int> Seen;
+  std::set<int> ClosuresScored;  // beam members whose structural closures were scored
+  std::chrono::steady_clock::time_point Start = std::chrono::steady_clock::now();
+
+  bool budgetSpent() const {
+    return O.budgetSeconds > 0 &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count() > O.budgetSeconds;
+  }
+
+  rewrite::CandidateOptions candidateOptions() const {
+    rewrite::CandidateOptions opts;
+    opts.inputs = &Inputs;
+    opts.kernelName = O.kernelName;
+    opts.allowReplace = O.allowReplace;
+    return opts;
+  }
+
+  /// The model's latency of `text` (no numeric check), or none when it does not verify or profile.
+  std::optional<double> estimateLatency(const std::string &text) {
+    auto file = parse(text);
+    if (!file) {
+      llvm::consumeError(file.takeError());
+      return std::nullopt;
+    }
+    const nki::Kernel *k = selectKernel(*file, O.kernelName);
+    if (!k || analysis::hasErrors(analysis::verify(*k))) return std::nullopt;
+    return Evaluator->estimateLatency(*k);
+  }
+
+  struct Closure {
+    std::vector<nlohmann::json> ops;  // the structural op, then the follow-ups kept
+    std::string text;
+    double latency = 0;
+  };
+
+  /// Applies `first` to the parent, then up to `steps` times the enabled structural follow-up
+  /// with the lowest estimate, even when it is slower than the state before it (that is the
+  /// valley: fission -> interchange is slower, the fuse after it is not). Returns the fastest
+  /// state along the way; every state is scored on the model only.
+  std::optional<Closure> scoreClosure(const rewrite::PreparedKernel &parent, const std::string &parentHash,
+                                      const std::set<std::string> &parentKeys, const nlohmann::json &first,
+                                      int steps) {
+    auto applied = rewrite::applyCandidate(parent, {first});
+    if (applied.status != rewrite::Status::Applied) return std::nullopt;
+    auto latency = estimateLatency(applied.text);
+    if (!latency) return std::nullopt;
+    ++Result.closures;
+    Closure best{{first}, applied.text, *latency};
+    std::vector<nlohmann::json> path = {first};
+    std::string text = std::move(applied.text);
+    std::set<std::string> pathHashes = {parentHash, normalisedHash(text)};
+    std::set<std::string> previousKeys = parentKeys;
+    rewrite::CandidateOptions opts = candidateOptions();
+    for (int step = 0; step < steps && !budgetSpent(); ++step) {
+      auto src = syntax::SourceBuffer::fromText(Path, text);
+      if (!src) {
+        llvm::consumeError(src.takeError());
+        break;
+      }
+      auto prepared = rewrite::PreparedKernel::prepare(**src, opts);
+      if (!prepared) {
+        llvm::consumeError(prepared.takeError());
+        break;
+      }
+      std::vector<rewrite::LegalOp> menu = rewrite::legalOps(*prepared);
+      std::optional<Closure> next;
+      for (const auto &m : menu) {
+        if (!isStructural(m.op) || previousKeys.count(enabledKey(m))) continue;
+        auto moved = rewrite::applyCandidate(*prepared, {m.op});
+        if (moved.status != rewrite::Status::Applied || pathHashes.count(normalisedHash(moved.text))) continue;
+        auto movedLatency = estimateLatency(moved.text);
+        if (movedLatency && (!next || *movedLatency < next->latency))
+          next = Closure{{m.op}, std::move(moved.text), *movedLatency};
+      }
+      previousKeys = enabledKeys(menu);
+      if (!next) break;
+      path.push_back(next->ops.front());
+      text = std::move(next->text);
+      pathHashes.insert(normalisedHash(text));
+      if (next->latency < best.latency) best = Closure{path, text, next->latency};
+    }
+    return best;
+  }
+
+  /// Valley-crossing candidates for `parent`: the best closures of its structural ops that the
+  /// model says are strictly faster than the parent, at most `O.plans` of them.
+  std::vector<Candidate> closureCandidates(const Candidate &parent, const rewrite::PreparedKernel &prepared, int it) {
+    std::vector<Candidate> out;
+    int room = O.maxOpsPerCandidate - int(parent.ops.size());
+    if (O.closureSteps <= 0 || room < 1 || !ClosuresScored.insert(parent.id).second) return out;
+    std::vector<rewrite::LegalOp> menu = rewrite::legalOps(prepared);
+    std::set<std::string> keys = enabledKeys(menu);
+    std::vector<Closure> found;
+    int starts = 0;
+    for (const auto &m : menu) {
+      if (!isStructural(m.op)) continue;
+      if (starts++ >= O.closureStarts || budgetSpent()) break;
+      auto closure = scoreClosure(prepared, parent.hash, keys, m.op, std::min(O.closureSteps, room - 1));
+      if (closure && strictlyFaster(closure->latency, parent.latency())) found.push_back(std::move(*closure));
+    }
+    std::stable_sort(found.begin(), found.end(), [](const Closure &a, const Closure &b) { return a.latency < b.latency; });
+    for (auto &closure : found) {
+      if (int(out.size()) >= O.plans) break;
+      Candidate c;
+      c.parent = parent.id;
+      c.iteration = it;
+      c.plan = llvm::formatv("closure: {0} with {1} structural follow-up(s), scored on the model ({2:F4} ms)",
+                             closure.ops.front().value("op", ""), closure.ops.size() - 1, closure.latency)
+                   .str();
+      c.signal = "valley-crossing";
+      c.ops = parent.ops;
+      c.ops.insert(c.ops.end(), closure.ops.begin(), closure.ops.end());
+      c.text = std::move(closure.text);
+      c.hash = normalisedHash(c.text);
+      out.push_back(std::move(c));
+    }
+    return out;
+  }
 
   llvm::Expected<nki::KernelFile> parse(const std::string &text) {
     auto src = syntax::SourceBuffer::fromText(Path, text);
@@ -218,16 +400,14 @@ private:
         llvm::consumeError(src.takeError());
         continue;
       }
-      rewrite::CandidateOptions opts;
-      opts.inputs = &Inputs;
-      opts.kernelName = O.kernelName;
-      opts.allowReplace = O.allowReplace;
+      rewrite::CandidateOptions opts = candidateOptions();
       // Parsed and verified once for all of this parent's realisations.
       auto prepared = rewrite::PreparedKernel::prepare(**src, opts);
       if (!prepared) {
         llvm::consumeError(prepared.takeError());
         continue;
       }
+      std::vector<Candidate> made;
       for (const Plan &plan : plans)
         for (const auto &ops : plan.realisations) {
           if (ops.empty() || int(parent.ops.size() + ops.size()) > O.maxOpsPerCandidate) continue;
@@ -237,29 +417,34 @@ private:
           c.parent = parent.id;
           c.iteration = it;
           c.plan = plan.description;
+          c.signal = plan.signal;
           c.patternId = plan.patternId;
           c.ops = parent.ops;
           c.ops.insert(c.ops.end(), ops.begin(), ops.end());
           c.text = std::move(applied.text);
           c.hash = normalisedHash(c.text);
-          if (Seen.count(c.hash) || batch.count(c.hash)) continue;  // never re-evaluated
-          if (Obs)
-            if (auto known = Obs->known(c.hash)) {
-              // Evaluated in an earlier (resumed) run: reuse its verdict and profile.
-              c.status = known->status;
-              c.profile = known->profile;
-              c.error = known->error;
-            }
-          batch[c.hash] = true;
-          out.push_back(std::move(c));
+          made.push_back(std::move(c));
         }
+      for (Candidate &c : closureCandidates(parent, *prepared, it)) made.push_back(std::move(c));
+      for (Candidate &c : made) {
+        if (Seen.count(c.hash) || batch.count(c.hash)) continue;  // never re-evaluated
+        if (Obs)
+          if (auto known = Obs->known(c.hash)) {
+            // Evaluated in an earlier (resumed) run: reuse its verdict and profile.
+            c.status = known->status;
+            c.profile = known->profile;
+            c.error = known->error;
+          }
+        batch[c.hash] = true;
+        out.push_back(std::move(c));
+      }
     }
     return out;
   }
 
   llvm::Error evaluate(std::vector<Candidate> &pending, double cutoff) {
     auto one = [this, cutoff](Candidate &c) {
-      if (c.status == Candidate::Pending) Evaluator->evaluate(c, cutoff);
+      if (c.status == Candidate::Pending && !budgetSpent()) Evaluator->evaluate(c, cutoff);
     };
     if (O.remote) {
       std::vector<Candidate *> remote;
@@ -292,10 +477,14 @@ private:
     return next;
   }
 
+  /// The fastest correct candidate, or the original when none is strictly faster than it.
   int bestCorrect() const {
     int best = 0;
+    double original = Result.candidates[0].latency();
     for (const auto &c : Result.candidates)
-      if (c.status == Candidate::Correct && c.latency() < Result.candidates[best].latency()) best = c.id;
+      if (c.status == Candidate::Correct && strictlyFaster(c.latency(), original) &&
+          c.latency() < Result.candidates[best].latency())
+        best = c.id;
     return best;
   }
 };

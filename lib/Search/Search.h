@@ -10,6 +10,8 @@
 #include "Perf/Hardware.h"
 #include "Perf/Profile.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <nlohmann/json.hpp>
@@ -49,6 +51,17 @@ struct SearchOptions {
   bool allowReplace = false;
   /// Evaluates candidates instead of the local threads (--dispatch slurm); not owned.
   RemoteEvaluator *remote = nullptr;
+  /// Valley crossing: each structural op (structuralOpKinds()) legal on a beam member is scored
+  /// together with up to this many greedy follow-up structural moves it enables, on the model
+  /// only; the best state of that closure becomes one candidate (0: off).
+  int closureSteps = 3;
+  /// Structural ops per beam member whose closure is scored (menu order).
+  int closureStarts = 48;
+  /// Wall-clock budget in seconds (0: none), checked between candidates: once it is spent no
+  /// further candidate or closure is started and the search ends after the current iteration.
+  double budgetSeconds = 0;
+  /// Stop after this many iterations in a row without a better kernel (0: never).
+  int stallIterations = 0;
 };
 
 struct Candidate;
@@ -63,6 +76,19 @@ public:
   virtual llvm::Error evaluate(const std::vector<Candidate *> &pending, double cutoff) = 0;
 };
 
+/// The op kinds that reshape loop nests (fission, interchange, fuse, ...): a closure starts from
+/// one of them and continues with them. Declared once; a new nest-restructuring op adds its name.
+llvm::ArrayRef<llvm::StringLiteral> structuralOpKinds();
+
+/// A candidate replaces the original (or a better one) only when its estimate is lower by more
+/// than this fraction: ties and rounding-level differences (a fission that only reorders the same
+/// instructions) keep the simpler, original kernel.
+inline constexpr double MinRelativeGain = 1e-3;
+/// True when `latency` beats `reference` by more than MinRelativeGain.
+inline bool strictlyFaster(double latency, double reference) {
+  return latency < reference * (1 - MinRelativeGain);
+}
+
 /// One evaluated kernel version.
 struct Candidate {
   int id = -1;
@@ -70,6 +96,7 @@ struct Candidate {
   int iteration = 0;
   std::vector<nlohmann::json> ops;  // from the original kernel
   std::string plan;          // what the planner intended
+  std::string signal;        // the profile signal that proposed it ("" if none)
   int64_t patternId = 0;     // the memory pattern it instantiates, if any
   std::string text;
   std::string hash;          // normalised source hash
@@ -86,6 +113,7 @@ struct Candidate {
 /// A plan is a step the planner wants tried; realise() turns it into op lists.
 struct Plan {
   std::string description;
+  std::string signal;        // the profile signal behind it (see readSignals), "" if none
   int64_t patternId = 0;     // set when the plan comes from a memory pattern
   std::vector<std::vector<nlohmann::json>> realisations;  // each: ops to append to the parent's
 };
@@ -125,8 +153,23 @@ struct IterationRecord {
   size_t correct = 0;
 };
 
+/// One row of the built-in planner's signal table read on a kernel and its profile.
+struct SignalReading {
+  std::string name;                  // "spills-across-sibling-nests", ...
+  bool seen = false;                 // the predicate holds
+  std::string evidence;              // the figures behind the verdict
+  std::vector<std::string> opKinds;  // what the row proposes (kinds not in the menu are skipped)
+  std::string why;
+};
+
+/// Every row of the built-in planner's signal table, read on `kernel` with `profile` (may be null).
+std::vector<SignalReading> readSignals(const perf::Profile *profile, const nki::Kernel &kernel);
+
 struct SearchResult {
   std::vector<Candidate> candidates;  // every candidate, candidates[0] is the original
+  std::vector<SignalReading> signals; // the planner's signals on the original kernel
+  size_t closures = 0;                // closures scored on the model
+  bool budgetSpent = false;           // the search stopped at --budget
   int bestId = 0;
   std::vector<IterationRecord> iterations;
   double seconds = 0;
@@ -152,6 +195,9 @@ public:
   /// slower than `cutoff` (and not --check-all). Sets status, error and profile.
   /// Safe to call from several threads at once.
   void evaluate(Candidate &c, double cutoff) const;
+  /// The backend's latency for `kernel` alone (no numeric check), or none when it cannot be
+  /// profiled: closures are scored with it.
+  std::optional<double> estimateLatency(const nki::Kernel &kernel) const;
 
 private:
   struct State;

@@ -11,48 +11,54 @@ static llvm::Error error(const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
 }
 
+llvm::Expected<SeededInputs> referenceInputsForSeed(llvm::StringRef referencePath, const nki::InputSpecs *specs,
+                                                    double timeoutSeconds, const nki::Kernel &kernel, uint64_t seed) {
+  SeededInputs out;
+  llvm::SmallString<128> dir;
+  if (auto ec = llvm::sys::fs::createUniqueDirectory("accelopt-ref", dir))
+    return error("error: cannot create a temporary directory: " + ec.message());
+  auto data = nki::runReference(referencePath.str(), seed, dir, timeoutSeconds);
+  auto cleanup = [&] { llvm::sys::fs::remove_directories(dir); };
+  if (!data) {
+    cleanup();
+    return data.takeError();
+  }
+  if (data->inputFiles.size() != kernel.params.size()) {
+    cleanup();
+    return error(referencePath + ": error: the reference gives " + std::to_string(data->inputFiles.size()) +
+                 " inputs but kernel '" + kernel.name + "' takes " + std::to_string(kernel.params.size()));
+  }
+  for (size_t i = 0; i < data->inputFiles.size(); ++i) {
+    interp::KernelArg a;
+    a.name = kernel.params[i].name;
+    if (data->scalars[i]) {
+      a.scalar = *data->scalars[i];
+      // The reference's Python ints are ints for the kernel too (its specs say which).
+      if (specs)
+        for (const nki::InputSpec &s : *specs)
+          if (s.name == a.name) a.isInt = s.isInt;
+    } else {
+      auto arr = interp::readNpy(data->inputFiles[i]);
+      if (!arr) { cleanup(); return arr.takeError(); }
+      a.array = std::move(*arr);
+    }
+    out.args.push_back(std::move(a));
+  }
+  for (auto &f : data->outputFiles) {
+    auto arr = interp::readNpy(f);
+    if (!arr) { cleanup(); return arr.takeError(); }
+    out.reference.push_back(std::move(*arr));
+  }
+  cleanup();
+  return out;
+}
+
 llvm::Expected<SeededInputs> inputsForSeed(const InputOptions &opts, const nki::Kernel &kernel, uint64_t seed,
                                            bool useReference) {
   SeededInputs out;
-  if (useReference && !opts.resolvedReference.empty()) {
-    llvm::SmallString<128> dir;
-    if (auto ec = llvm::sys::fs::createUniqueDirectory("accelopt-ref", dir))
-      return error("error: cannot create a temporary directory: " + ec.message());
-    auto data = nki::runReference(opts.resolvedReference, seed, dir, opts.referenceTimeoutSeconds);
-    auto cleanup = [&] { llvm::sys::fs::remove_directories(dir); };
-    if (!data) {
-      cleanup();
-      return data.takeError();
-    }
-    if (data->inputFiles.size() != kernel.params.size()) {
-      cleanup();
-      return error(opts.resolvedReference + ": error: the reference gives " + std::to_string(data->inputFiles.size()) +
-                   " inputs but kernel '" + kernel.name + "' takes " + std::to_string(kernel.params.size()));
-    }
-    for (size_t i = 0; i < data->inputFiles.size(); ++i) {
-      interp::KernelArg a;
-      a.name = kernel.params[i].name;
-      if (data->scalars[i]) {
-        a.scalar = *data->scalars[i];
-        // The reference's Python ints are ints for the kernel too (its specs say which).
-        if (opts.resolvedInputs)
-          for (const nki::InputSpec &s : *opts.resolvedInputs)
-            if (s.name == a.name) a.isInt = s.isInt;
-      } else {
-        auto arr = interp::readNpy(data->inputFiles[i]);
-        if (!arr) { cleanup(); return arr.takeError(); }
-        a.array = std::move(*arr);
-      }
-      out.args.push_back(std::move(a));
-    }
-    for (auto &f : data->outputFiles) {
-      auto arr = interp::readNpy(f);
-      if (!arr) { cleanup(); return arr.takeError(); }
-      out.reference.push_back(std::move(*arr));
-    }
-    cleanup();
-    return out;
-  }
+  if (useReference && !opts.resolvedReference.empty())
+    return referenceInputsForSeed(opts.resolvedReference, opts.resolvedInputs ? &*opts.resolvedInputs : nullptr,
+                                  opts.referenceTimeoutSeconds, kernel, seed);
   if (!opts.resolvedInputs)
     return error("error: no input shapes: give --inputs, --reference or --case to run the kernel");
   auto args = interp::makeRandomInputs(*opts.resolvedInputs, seed);

@@ -18,6 +18,10 @@ struct SeededInputs {
 llvm::Expected<SeededInputs> inputsForSeed(const InputOptions &opts, const nki::Kernel &kernel, uint64_t seed,
                                            bool useReference);
 
+/// As above for a numpy reference file given directly (bench runs cases, not --reference).
+llvm::Expected<SeededInputs> referenceInputsForSeed(llvm::StringRef referencePath, const nki::InputSpecs *specs,
+                                                    double timeoutSeconds, const nki::Kernel &kernel, uint64_t seed);
+
 /// Loads <dir>/<param>.npy for every array parameter (scalars from the specs).
 llvm::Expected<SeededInputs> inputsFromDir(const InputOptions &opts, const nki::Kernel &kernel, llvm::StringRef dir);
 

@@ -27,6 +27,11 @@
 namespace accelopt::cli {
 namespace {
 
+/// With --budget and no --iterations: iterations until the budget ends the search, or until
+/// this many pass without a better kernel.
+constexpr int BudgetIterationCap = 1000;
+constexpr int BudgetStallIterations = 4;
+
 cl::SubCommand OptimizeCmd("optimize", "Search for a faster verified kernel (the default subcommand)");
 InputOptions Inputs(OptimizeCmd);
 cl::opt<std::string> File(cl::Positional, cl::desc("<kernel.py>"), cl::sub(OptimizeCmd), cl::cat(category()));
@@ -73,6 +78,17 @@ cl::opt<std::string> ExperienceConfig(
     cl::value_desc("FILE"), cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<bool> Resume("resume", cl::desc("Continue this kernel's last unfinished run from the memory"),
                      cl::sub(OptimizeCmd), cl::cat(category()));
+cl::opt<double> BudgetMinutes(
+    "budget",
+    cl::desc("Wall-clock minutes the search may take; checked between candidates. Without --iterations the "
+             "search then runs until the budget is spent or it stops improving"),
+    cl::value_desc("MINUTES"), cl::init(0), cl::sub(OptimizeCmd), cl::cat(category()));
+cl::opt<double> Timeout("timeout", cl::desc("Seconds per interpreter run of the numeric check (default 120; 0: no limit)"),
+                        cl::value_desc("S"), cl::init(120), cl::sub(OptimizeCmd), cl::cat(category()));
+cl::opt<int> ClosureSteps("closure-steps",
+                          cl::desc("Structural follow-up moves scored with each structural op (valley crossing; "
+                                   "default 3, 0: off)"),
+                          cl::init(3), cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<bool> Quiet("quiet", cl::desc("No progress output"), cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<std::string> Dispatch("dispatch", cl::desc("Where candidates are evaluated: local (default, -j threads) or slurm"),
                               cl::init("local"), cl::sub(OptimizeCmd), cl::cat(category()));
@@ -236,9 +252,20 @@ int runOptimize() {
     return reportError(llvm::createStringError(
         llvm::inconvertibleErrorCode(), "error: --numeric-seeds 0 would accept candidates no run has checked; give at "
                                         "least 1"));
+  if (BudgetMinutes < 0 || ClosureSteps < 0 || Timeout < 0)
+    return reportError(llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                               "error: --budget, --closure-steps and --timeout must not be negative"));
   applyMemoryLimit(0);
   search::SearchOptions opts;
   opts.iterations = Iterations;
+  opts.closureSteps = ClosureSteps;
+  opts.candidateTimeout = Timeout;
+  opts.budgetSeconds = 60 * BudgetMinutes;
+  // A budget without --iterations: iterate until the budget is spent (or nothing improves).
+  if (BudgetMinutes > 0 && !Iterations.getNumOccurrences()) {
+    opts.iterations = BudgetIterationCap;
+    opts.stallIterations = BudgetStallIterations;
+  }
   opts.beam = Beam;
   opts.plans = Plans;
   opts.samples = Samples;
@@ -325,7 +352,7 @@ int runOptimize() {
                                                "error: unknown --dispatch '" + Dispatch + "' (local or slurm)"));
   }
   Progress progress(Quiet);
-  progress.Total = Iterations;
+  progress.Total = opts.iterations;
   Observers observers{&progress, bridge.get()};
   auto result = search::optimize(path, *Inputs.resolvedInputs, *planner, opts, &observers);
   progress.finish();
@@ -372,6 +399,13 @@ int runOptimize() {
     llvm::outs() << llvm::formatv("percent of peak: baseline {0:F1}%, best {1:F1}% (roofline {2:F4} ms)\n",
                                   100 * *ctx.rooflinePeakMs / orig.latency(), 100 * *ctx.rooflinePeakMs / best.latency(),
                                   *ctx.rooflinePeakMs);
+  std::string seen;
+  for (const search::SignalReading &s : result->signals)
+    if (s.seen) seen += (seen.empty() ? "" : ", ") + s.name;
+  llvm::outs() << "profile signals: " << (seen.empty() ? "none" : seen) << "\n";
+  if (best.ops.empty() && result->candidates.size() > 1)
+    llvm::outs() << "kept the original: no verified candidate is more than "
+                 << llvm::formatv("{0:F1}%", 100 * search::MinRelativeGain) << " faster\n";
   for (const auto &op : best.ops) llvm::outs() << "  " << rewrite::formatOp(op) << "\n";
   ctx.planner = PlannerKind;
   if (session) {

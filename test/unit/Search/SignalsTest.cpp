@@ -1,0 +1,101 @@
+// The built-in planner's signal table read on a kernel and a profile: each
+// signal shows exactly when its figures cross the threshold it declares.
+#include "NKI/FrontEnd.h"
+#include "Search/Search.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+using namespace accelopt;
+
+namespace {
+
+// Two sibling nests; the load of `w` does not move with `m`, so it is re-read per iteration.
+const char *TwoNests = R"(import numpy as np
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def kernel(x, w):
+  out = nl.ndarray((256, 512), dtype=np.float32, buffer=nl.shared_hbm)
+  for m in nl.affine_range(2):
+    xt = nl.load(x[m * 128 + nl.arange(128)[:, None], nl.arange(512)[None, :]])
+    wt = nl.load(w[nl.arange(128)[:, None], nl.arange(512)[None, :]])
+    nl.store(out[m * 128 + nl.arange(128)[:, None], nl.arange(512)[None, :]], value=nl.add(xt, wt))
+  for r in nl.affine_range(2):
+    yt = nl.load(x[r * 128 + nl.arange(128)[:, None], nl.arange(512)[None, :]])
+    nl.store(out[r * 128 + nl.arange(128)[:, None], nl.arange(512)[None, :]], value=yt)
+  return out
+)";
+
+struct Loaded {
+  nki::InputSpecs inputs;
+  nki::KernelFile file;
+};
+
+Loaded load() {
+  auto inputs = nki::parseInputSpecs("x=f32[256,512],w=f32[128,512]");
+  EXPECT_TRUE(bool(inputs));
+  nki::FrontEndOptions fe;
+  fe.inputs = &*inputs;
+  auto file = nki::buildKernelFile(std::move(*syntax::SourceBuffer::fromText("two_nests.py", TwoNests)), fe);
+  EXPECT_TRUE(bool(file));
+  return {std::move(*inputs), std::move(*file)};
+}
+
+std::map<std::string, search::SignalReading> byName(const std::vector<search::SignalReading> &readings) {
+  std::map<std::string, search::SignalReading> out;
+  for (const auto &r : readings) out[r.name] = r;
+  return out;
+}
+
+TEST(PlannerSignals, RowsAreNamedOnceAndProposeSomething) {
+  Loaded k = load();
+  auto readings = search::readSignals(nullptr, k.file.kernels.front());
+  std::set<std::string> names;
+  for (const auto &r : readings) {
+    EXPECT_TRUE(names.insert(r.name).second) << r.name;
+    EXPECT_FALSE(r.opKinds.empty()) << r.name;
+    EXPECT_FALSE(r.why.empty()) << r.name;
+  }
+  EXPECT_GE(readings.size(), 6u);
+}
+
+TEST(PlannerSignals, EachSignalShowsOnlyPastItsThreshold) {
+  Loaded k = load();
+  const nki::Kernel &kernel = k.file.kernels.front();
+  perf::Profile quiet;
+  quiet.hardwareFlops = 100;
+  quiet.transposeFlops = 4;  // 4 %: under the 5 % threshold
+  quiet.vectorEngineActiveTimePercent = 0.3;
+  quiet.scalarEngineActiveTimePercent = 0.3;
+  quiet.hbmReadBytes = (256 + 128) * 512 * 4;  // exactly the compulsory bytes
+  auto none = byName(search::readSignals(&quiet, kernel));
+  for (const char *name : {"spills-across-sibling-nests", "spills", "transposes-above-5%-of-pe-flops",
+                           "busy-engine-next-to-idle", "hbm-reads-above-compulsory"})
+    EXPECT_FALSE(none[name].seen) << name << ": " << none[name].evidence;
+
+  perf::Profile loud = quiet;
+  loud.spillSaveBytes = 4096;
+  loud.transposeFlops = 6;
+  loud.vectorEngineActiveTimePercent = 0.9;
+  loud.scalarEngineActiveTimePercent = 0.05;
+  loud.hbmReadBytes = 2 * quiet.hbmReadBytes;
+  auto all = byName(search::readSignals(&loud, kernel));
+  for (const char *name : {"spills-across-sibling-nests", "spills", "transposes-above-5%-of-pe-flops",
+                           "busy-engine-next-to-idle", "hbm-reads-above-compulsory"})
+    EXPECT_TRUE(all[name].seen) << name << ": " << all[name].evidence;
+  EXPECT_NE(all["hbm-reads-above-compulsory"].evidence.find("2.00x compulsory"), std::string::npos)
+      << all["hbm-reads-above-compulsory"].evidence;
+}
+
+TEST(PlannerSignals, StrictlyFasterNeedsMoreThanTheMargin) {
+  EXPECT_FALSE(search::strictlyFaster(1.0, 1.0));
+  EXPECT_FALSE(search::strictlyFaster(1.0 - search::MinRelativeGain / 2, 1.0));
+  EXPECT_TRUE(search::strictlyFaster(1.0 - 2 * search::MinRelativeGain, 1.0));
+}
+
+} // namespace
