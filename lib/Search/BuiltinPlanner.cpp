@@ -7,6 +7,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
 #include <map>
 #include <random>
 
@@ -104,6 +105,10 @@ private:
     add("split", 1, "tile a loop");
     add("unroll", 0.5, "unroll a short loop");
     add("expand_buffer", 0.5, "give parallel iterations private buffers");
+    // A busy engine next to an idle one: fold an elementwise chain into one instruction, or move it.
+    bool engineImbalance = p && std::abs(p->vectorEngineActiveTimePercent - p->scalarEngineActiveTimePercent) > 0.25;
+    add("substitute", engineImbalance ? 4 : 2, "fold an elementwise chain into one instruction");
+    add("set_engine", engineImbalance ? 3 : 0.5, "move elementwise work from a busy engine to an idle one");
     return out;
   }
 };
