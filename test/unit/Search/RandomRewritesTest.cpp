@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 using namespace accelopt;
@@ -85,6 +86,58 @@ TEST(RandomRewrites, LegalSequencesKeepTheNumbers) {
   }
   EXPECT_GE(checked, 90);
   EXPECT_GT(applied, checked);
+}
+
+// substitute and set_engine change which instructions compute a value, so each of their legal
+// instances (and the instances legal after one of them) is checked on every small suite kernel.
+TEST(RandomRewrites, ElementwiseSubstitutionsKeepTheNumbers) {
+  auto suite = nki::loadSuite({ACCELOPT_SOURCE_DIR "/nkibench/manifest.json", ACCELOPT_NKIBENCH_DIR});
+  ASSERT_TRUE(bool(suite)) << llvm::toString(suite.takeError());
+  std::map<std::string, int> appliedByOp;
+  for (const auto &c : *suite) {
+    if (c.kernelPath.find("/nkibench/kernels/") == std::string::npos || c.kernelPath.find("/upstream/") != std::string::npos)
+      continue;
+    auto source = syntax::SourceBuffer::fromFile(c.kernelPath);
+    ASSERT_TRUE(bool(source));
+    std::string error;
+    auto expected = runOn(c.kernelPath, (*source)->text().str(), c.inputs, 0, error);
+    ASSERT_TRUE(error.empty()) << c.name << ": " << error;
+    rewrite::CandidateOptions opts;
+    opts.inputs = &c.inputs;
+    // Breadth-first over sequences of these ops, up to two deep.
+    std::vector<std::pair<std::string, std::vector<nlohmann::json>>> frontier = {{(*source)->text().str(), {}}};
+    for (int depth = 0; depth < 2; ++depth) {
+      std::vector<std::pair<std::string, std::vector<nlohmann::json>>> next;
+      for (auto &[text, ops] : frontier) {
+        auto buffer = syntax::SourceBuffer::fromText(c.kernelPath, text);
+        auto menu = rewrite::legalOps(**buffer, opts);
+        ASSERT_TRUE(bool(menu)) << llvm::toString(menu.takeError());
+        for (const auto &m : *menu) {
+          std::string kind = m.op.value("op", "");
+          if (kind != "substitute" && kind != "set_engine") continue;
+          auto res = rewrite::applyCandidate(**buffer, {m.op}, opts);
+          ASSERT_EQ(res.status, rewrite::Status::Applied) << c.name << ": listed as legal but refused: " << res.message;
+          std::vector<nlohmann::json> seq = ops;
+          seq.push_back(m.op);
+          std::string opsText;
+          for (auto &op : seq) opsText += rewrite::formatOp(op) + " ";
+          auto got = runOn(c.kernelPath, res.text, c.inputs, 0, error);
+          ASSERT_TRUE(error.empty()) << c.name << " after " << opsText << ": " << error;
+          ASSERT_EQ(got.size(), expected.size());
+          for (size_t i = 0; i < got.size(); ++i) {
+            auto cmp = interp::compareArrays(got[i], expected[i], {});
+            EXPECT_TRUE(cmp.allclose) << c.name << " after " << opsText << ": max |error| " << cmp.maxAbsError;
+          }
+          ++appliedByOp[kind];
+          next.push_back({res.text, seq});
+        }
+      }
+      frontier = std::move(next);
+    }
+  }
+  // The small silu kernel alone offers sigmoid, silu (after sigmoid) and reciprocal moves.
+  EXPECT_GE(appliedByOp["substitute"], 2);
+  EXPECT_GE(appliedByOp["set_engine"], 1);
 }
 
 } // namespace

@@ -1,0 +1,265 @@
+// substitute: replace a chain of single-use elementwise statements by one instruction, by a closed
+// list of rules (each declared once in the table below). The chain ends at statement "stmt", whose
+// call is rewritten; the statements producing its intermediate tiles are removed, and so are their
+// allocations when nothing else uses them.
+#include "Rewrite/ElementwiseChain.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <variant>
+
+namespace accelopt::rewrite {
+
+using namespace nki;
+using syntax::Expr;
+
+namespace {
+
+/// A matched chain: its statements in source order (the last one kept) and the call that replaces the last statement's.
+struct Match {
+  std::vector<int> chain;
+  std::string call;
+  std::string what;  // "exp -> +1 -> reciprocal => sigmoid"
+};
+
+using Matcher = std::variant<Match, std::string> (*)(const Kernel &, const CallView &, const ModuleSpelling &);
+
+struct Rule {
+  const char *name;
+  const char *doc;
+  Matcher match;
+};
+
+/// `keyword=text` arguments in the op table's order for `row`, with dtype and mask copied from `from`
+/// (the chain's statements all have the same mask).
+std::string emitCall(const Kernel &k, const ModuleSpelling &names, std::string_view row,
+                     std::vector<std::pair<std::string, std::string>> args, const CallView &from) {
+  if (const Expr *dtype = from.absent("dtype") ? nullptr : from.arg("dtype")) args.push_back({"dtype", exprText(k, dtype)});
+  if (const Expr *mask = from.absent("mask") ? nullptr : from.arg("mask")) args.push_back({"mask", exprText(k, mask)});
+  const OpInfo *info = lookupOp(row);
+  std::string out = names.spell(row) + "(";
+  bool first = true;
+  for (const ParamInfo &p : info->params)
+    for (auto &[name, text] : args)
+      if (name == p.name) {
+        out += (first ? "" : ", ") + name + "=" + text;
+        first = false;
+      }
+  return out + ")";
+}
+
+std::string functionValue(const ModuleSpelling &names, ActFunc f) { return names.spell(*functionRowName(f)); }
+
+int tileProducer(const Kernel &k, const CallView &consumer, const Expr *operand, std::string &why) {
+  return singleUseProducer(k, *consumer.stmt, operand, why);
+}
+
+std::string sid(int s) { return "S" + std::to_string(s); }
+
+// exp(s*x) -> 1 + . -> 1/. computes sigmoid(-s*x).
+std::variant<Match, std::string> matchSigmoid(const Kernel &k, const CallView &recip, const ModuleSpelling &names) {
+  auto r = unaryFunction(k, recip, names);
+  if (!r || r->func != ActFunc::Reciprocal || r->scale != 1.0 || r->bias)
+    return sid(recip.stmt->id) + " does not compute a plain reciprocal 1/x";
+  std::string why;
+  int addId = tileProducer(k, recip, r->data, why);
+  if (addId < 0) return why;
+  CallView add = *CallView::of(k.stmts[addId]);
+  if (add.op->kind != OpKind::TensorScalar || aluOf(add.arg("op0"), names) != AluOp::Add ||
+      constantNumber(add.arg("operand0")) != 1.0 || !add.absent("op1"))
+    return sid(addId) + ", which computes the reciprocal's input, is not a tensor_scalar adding 1";
+  int expId = tileProducer(k, add, add.slot(Slot::Data), why);
+  if (expId < 0) return why;
+  auto e = unaryFunction(k, *CallView::of(k.stmts[expId]), names);
+  if (!e || e->func != ActFunc::Exp || !e->scale)
+    return sid(expId) + ", which computes the input of the +1, is not exp with a constant scale";
+  if (e->bias && !readsZeroFill(k, k.stmts[expId], e->bias, names))
+    return sid(expId) + "'s exp has a bias that is not a constant zero";
+  std::vector<std::pair<std::string, std::string>> args = {{"op", functionValue(names, ActFunc::Sigmoid)},
+                                                           {"data", exprText(k, e->data)}};
+  if (-*e->scale != 1.0) args.push_back({"scale", numberText(-*e->scale)});
+  Match m;
+  m.chain = {expId, addId, recip.stmt->id};
+  m.call = emitCall(k, names, "nisa.activation", std::move(args), recip);
+  m.what = "exp -> +1 -> reciprocal => sigmoid";
+  return m;
+}
+
+// sigmoid(x) * x computes silu(x).
+std::variant<Match, std::string> matchSilu(const Kernel &k, const CallView &mul, const ModuleSpelling &names) {
+  bool multiply = mul.op->kind == OpKind::TensorTensor &&
+                  (mul.op->numerics.alu == AluOp::Multiply ||
+                   (mul.op->slot(Slot::Func) && aluOf(mul.slot(Slot::Func), names) == AluOp::Multiply));
+  const Expr *a = mul.slot(Slot::Data), *b = mul.slot(Slot::Data2);
+  if (!multiply || !a || !b) return sid(mul.stmt->id) + " is not an elementwise multiply of two tiles";
+  std::string why;
+  for (auto [sig, other] : {std::pair{b, a}, std::pair{a, b}}) {
+    int sigId = tileProducer(k, mul, sig, why);
+    if (sigId < 0) continue;
+    auto s = unaryFunction(k, *CallView::of(k.stmts[sigId]), names);
+    if (!s || s->func != ActFunc::Sigmoid || s->scale != 1.0 || s->bias) {
+      why = sid(sigId) + " is not a plain sigmoid";
+      continue;
+    }
+    if (exprText(k, s->data) != exprText(k, other)) {
+      why = llvm::formatv("{0} takes the sigmoid of `{1}` but multiplies it by `{2}`", sid(mul.stmt->id),
+                          exprText(k, s->data), exprText(k, other))
+                .str();
+      continue;
+    }
+    Match m;
+    m.chain = {sigId, mul.stmt->id};
+    m.call = emitCall(k, names, "nisa.activation",
+                      {{"op", functionValue(names, ActFunc::Silu)}, {"data", exprText(k, other)}}, mul);
+    m.what = "sigmoid(x) * x => silu";
+    return m;
+  }
+  return why;
+}
+
+// f(x * a [+ v]) with a constant scale a and a per-partition bias tile v, computed by a tensor_scalar
+// before the activation, is one activation with scale= and bias=.
+std::variant<Match, std::string> matchScaleBias(const Kernel &k, const CallView &act, const ModuleSpelling &names) {
+  auto f = unaryFunction(k, act, names);
+  if (!f || f->scale != 1.0 || f->bias) return sid(act.stmt->id) + " is not an activation without scale and bias";
+  std::string why;
+  int tsId = tileProducer(k, act, f->data, why);
+  if (tsId < 0) return why;
+  CallView ts = *CallView::of(k.stmts[tsId]);
+  if (ts.op->kind != OpKind::TensorScalar)
+    return sid(tsId) + ", which computes the activation's input, is not a tensor_scalar";
+  std::optional<std::string> scale, bias;
+  for (auto [op, operand, reverse] : {std::tuple{"op0", "operand0", "reverse0"}, std::tuple{"op1", "operand1", "reverse1"}}) {
+    if (ts.absent(op)) continue;
+    std::optional<AluOp> alu = aluOf(ts.arg(op), names);
+    const Expr *value = ts.arg(operand);
+    if (alu == AluOp::Multiply && !scale && !bias && constantNumber(value)) scale = numberText(*constantNumber(value));
+    else if (alu == AluOp::Add && !bias && !constantNumber(value)) bias = exprText(k, value);
+    else if (alu == AluOp::Add)
+      return sid(tsId) + " adds a constant; NKI's activation takes its bias as a (P, 1) tile";
+    else return sid(tsId) + "'s " + op + " is not a constant scale followed by a bias tile";
+    (void)reverse;
+  }
+  if (!scale && !bias) return sid(tsId) + " has no scale or bias to fold";
+  std::vector<std::pair<std::string, std::string>> args = {{"op", functionValue(names, f->func)},
+                                                           {"data", exprText(k, ts.slot(Slot::Data))}};
+  if (bias) args.push_back({"bias", *bias});
+  if (scale) args.push_back({"scale", *scale});
+  Match m;
+  m.chain = {tsId, act.stmt->id};
+  m.call = emitCall(k, names, "nisa.activation", std::move(args), act);
+  m.what = "scale and bias folded into the activation";
+  return m;
+}
+
+// (x op0 a) op1 b from two one-op tensor_scalar statements is one two-op tensor_scalar.
+std::variant<Match, std::string> matchTensorScalarPair(const Kernel &k, const CallView &second,
+                                                       const ModuleSpelling &names) {
+  auto oneOp = [](const CallView &c) { return c.op->kind == OpKind::TensorScalar && c.absent("op1"); };
+  if (!oneOp(second)) return sid(second.stmt->id) + " is not a tensor_scalar with one operator";
+  std::string why;
+  int firstId = tileProducer(k, second, second.slot(Slot::Data), why);
+  if (firstId < 0) return why;
+  const CallView first = *CallView::of(k.stmts[firstId]);
+  if (!oneOp(first)) return sid(firstId) + ", which computes its input, is not a tensor_scalar with one operator";
+  std::vector<std::pair<std::string, std::string>> args = {{"data", exprText(k, first.slot(Slot::Data))}};
+  for (auto [from, suffix] : {std::pair{&first, "0"}, std::pair{&second, "1"}})
+    for (const char *field : {"op", "operand", "reverse"})
+      if (!from->absent(std::string(field) + "0"))
+        args.push_back({field + std::string(suffix), exprText(k, from->arg(std::string(field) + "0"))});
+  if (!second.absent("engine")) args.push_back({"engine", exprText(k, second.arg("engine"))});
+  Match m;
+  m.chain = {firstId, second.stmt->id};
+  m.call = emitCall(k, names, "nisa.tensor_scalar", std::move(args), second);
+  m.what = "two one-op tensor_scalar => one two-op tensor_scalar";
+  return m;
+}
+
+// The closed list of rules, each declared once: its name (the "rule" field), what it does, its matcher.
+const Rule rules[] = {
+    {"sigmoid", "exp(s*x) -> +1 -> reciprocal => activation(sigmoid, scale=-s)", matchSigmoid},
+    {"silu", "sigmoid(x) * x => activation(silu)", matchSilu},
+    {"scale_bias", "tensor_scalar(x * a [+ bias tile]) -> activation f => activation(f, scale=a, bias=)",
+     matchScaleBias},
+    {"tensor_scalar_pair", "two one-op tensor_scalar => one tensor_scalar(op0=, operand0=, op1=, operand1=)",
+     matchTensorScalarPair},
+};
+
+std::vector<const char *> ruleNames() {
+  std::vector<const char *> out;
+  for (const Rule &r : rules) out.push_back(r.name);
+  return out;
+}
+
+class Substitute final : public Op {
+public:
+  Substitute()
+      : Op({"substitute",
+            "replace a chain of single-use elementwise statements ending at stmt by one instruction (rule)",
+            {{"stmt", FieldKind::Stmt, "the last statement of the chain (its call is rewritten)"},
+             {"rule", FieldKind::Choice, "which rule of the closed list applies (rewrites/substitute.md)", ruleNames()}}}) {}
+
+  OpResult apply(const Kernel &k, const nlohmann::json &j) const override {
+    Params p(k, j, spec());
+    auto stmt = p.stmt("stmt");
+    auto ruleName = p.choice("rule");
+    if (!p.ok()) return p.error();
+    const Statement &s = k.stmts[*stmt];
+    std::string ids = sid(*stmt);
+    Refuser no(name(), ids, s.range.begin);
+    const Rule *rule = nullptr;
+    for (const Rule &r : rules)
+      if (*ruleName == r.name) rule = &r;
+    auto call = CallView::of(s);
+    if (!call) return no(ids + " is not a single NKI op call");
+    ModuleSpelling names(k);
+    auto matched = rule->match(k, *call, names);
+    if (auto *why = std::get_if<std::string>(&matched)) return no("rule " + std::string(rule->name) + ": " + *why);
+    Match &m = std::get<Match>(matched);
+    // A masked chain folds only when every statement masks the same elements (the new call keeps the mask).
+    std::optional<std::string> mask;
+    for (int c : m.chain) {
+      auto view = CallView::of(k.stmts[c]);
+      std::string text = view->absent("mask") ? "" : exprText(k, view->arg("mask"));
+      if (mask && *mask != text)
+        return no(llvm::formatv("S{0} and {1} have different masks", m.chain.front(), sid(c)).str());
+      mask = text;
+    }
+    if (auto why = chainMoveRefusal(k, m.chain)) return no(*why);
+
+    EditList edits;
+    std::vector<int> removed(m.chain.begin(), m.chain.end() - 1);
+    for (int c : removed)
+      if (auto why = removeChainStatement(edits, k, c)) return no(*why);
+    // The tiles the removed statements wrote, whose allocations may now be dead.
+    for (int c : removed)
+      for (const Access &w : k.stmts[c].writes) removeDeadAllocation(edits, k, storageOf(k, w.tensor), m.chain);
+    edits.replace(call->call->range, m.call);
+    std::string chainIds;
+    for (int c : m.chain) chainIds += (chainIds.empty() ? "" : " ") + sid(c);
+    return applied(name(), ids, k, edits,
+                   llvm::formatv("substitute {0} ({1}) by one call", chainIds, m.what).str(), s.range.begin);
+  }
+
+  std::vector<nlohmann::json> instances(const Kernel &k) const override {
+    std::vector<nlohmann::json> out;
+    for (const Statement &s : k.stmts) {
+      if (!CallView::of(s)) continue;
+      const OpKind kind = s.op->kind;
+      if (kind != OpKind::Activation && kind != OpKind::TensorScalar && kind != OpKind::TensorTensor &&
+          kind != OpKind::Reciprocal)
+        continue;
+      for (const Rule &r : rules) out.push_back({{"op", "substitute"}, {"stmt", sid(s.id)}, {"rule", r.name}});
+    }
+    return out;
+  }
+};
+
+} // namespace
+
+const Op &substituteOp() {
+  static Substitute op;
+  return op;
+}
+
+} // namespace accelopt::rewrite
