@@ -18,7 +18,7 @@ def kernel(a):
   p5 = nl.ndarray((128, 16), dtype=nl.float32, buffer=nl.psum)
   p6 = nl.ndarray((128, 16), dtype=nl.float32, buffer=nl.psum)
   p7 = nl.ndarray((128, 16), dtype=nl.float32, buffer=nl.psum)
-  # CHECK: psum-banks.py:[[@LINE+1]]:10: error: the PSUM tensors live here need 9 banks of 2 KiB per partition (each starts on its own bank); a NeuronCore has 8 [psum-banks]
+  # CHECK: psum-banks.py:[[@LINE+1]]:11: error: the PSUM tensors live here need 9 banks of 2 KiB per partition (each starts on its own bank); a NeuronCore has 8 [psum-banks]
   extra = nl.ndarray((128, 16), dtype=nl.float32, buffer=nl.psum)
   nisa.dma_copy(dst=out[0:128, 0:512], src=t)
   return out

@@ -239,6 +239,13 @@ Value KernelEvaluator::callPython(const Stmt *fn, const Expr *e) {
 
 Value KernelEvaluator::methodCall(const Value &m, const Expr *e) {
   if (m.s == "ap") return accessPattern(m, e);
+  if (m.s == "append" && m.elts) {
+    auto args = positional(e);
+    if (args.size() != 1 || !e->keywords.empty()) fail(e->range, "list.append takes exactly one argument");
+    chargeValue(1, sizeof(Value), "a list", e->range);
+    m.elts->push_back(std::move(args[0]));
+    return Value::none();
+  }
   auto args = positional(e);
   // reshape(shape=...) / broadcast_to(shape=...): the keyword form of the one shape argument.
   if (const Expr *kw = args.empty() ? e->keyword("shape") : nullptr) args.push_back(eval(kw));
