@@ -65,6 +65,8 @@ Value KernelEvaluator::call(const Expr *e, View *dest) {
     if (name == "math.exp") return Value::number(std::exp(x));
     if (name == "math.log") return Value::number(std::log(x));
   }
+  if (KernelDialect == nki::Dialect::Nki)
+    if (const nki::DialectApi *api = nki::currentDialectApi(name)) return dialectCall(*api, e);
   const nki::OpInfo *op = nki::lookupOp(name);
   if (!op) fail(e->base->range, "'" + name + "' is not supported by the interpreter");
   return nkiCall(op, e, dest);
@@ -236,6 +238,14 @@ Value KernelEvaluator::callPython(const Stmt *fn, const Expr *e) {
 }
 
 Value KernelEvaluator::methodCall(const Value &m, const Expr *e) {
+  if (m.s == "ap") return accessPattern(m, e);
+  if (m.s == "append" && m.elts) {
+    auto args = positional(e);
+    if (args.size() != 1 || !e->keywords.empty()) fail(e->range, "list.append takes exactly one argument");
+    chargeValue(1, sizeof(Value), "a list", e->range);
+    m.elts->push_back(std::move(args[0]));
+    return Value::none();
+  }
   auto args = positional(e);
   // reshape(shape=...) / broadcast_to(shape=...): the keyword form of the one shape argument.
   if (const Expr *kw = args.empty() ? e->keyword("shape") : nullptr) args.push_back(eval(kw));
@@ -282,6 +292,8 @@ KernelEvaluator::Bound KernelEvaluator::bindArgs(const nki::OpInfo *op, const Ex
   std::vector<std::string_view> keywords;
   for (const auto &kw : e->keywords) keywords.push_back(kw.name);
   nki::pycore::Binding binding = nki::pycore::bindArguments(params, e->elts.size(), keywords);
+  // A current-dialect call arrives bound to the row's parameters by the dialect table.
+  if (const nki::DialectBinding *dialect = std::exchange(PendingBinding, nullptr)) binding.argOf = dialect->argOf;
   for (size_t i = 0; i < n; ++i) {
     int at = binding.argOf[i];
     if (at != nki::pycore::Binding::Unbound)

@@ -297,6 +297,13 @@ Value KernelEvaluator::attribute(const Expr *e) {
     if (base.kind == Value::ViewV) m.tensor = nullptr;
     return m;
   }
+  if (base.kind == Value::List && e->name == "append") {
+    // Lists of tiles replace block dimensions in the nki dialect: `tiles.append(t)` grows the list in place.
+    Value m = base;
+    m.kind = Value::Method;
+    m.s = e->name;
+    return m;
+  }
   fail(e->range, "attribute '" + e->name + "' of " + describe(base) + " is not supported");
 }
 

@@ -6,6 +6,7 @@
 
 #include "Interp/Evaluator/Values.h"
 #include "Interp/TileOps.h"
+#include "NKI/Dialect.h"
 #include "NKI/OpTable.h"
 #include "NKI/PyCore.h"
 
@@ -209,6 +210,15 @@ protected:
   };
 
   Bound bindArgs(const nki::OpInfo *op, const Expr *e);
+
+  // ----- the current `nki` dialect (Evaluator/Dialect.cpp) -----
+  /// A destination-passing call: the op-table row's result written (or accumulated) into dst.
+  Value dialectCall(const nki::DialectApi &api, const Expr *e);
+  /// t.ap(pattern=[[step, num], ...], offset=): a strided view over the flattened tensor.
+  Value accessPattern(const Value &m, const Expr *e);
+  /// The current-dialect binding the next bindArgs uses instead of the op row's 0.1 order.
+  const nki::DialectBinding *PendingBinding = nullptr;
+  const nki::Dialect KernelDialect = nki::dialectOfImports(M);
 
   const Value *param(const nki::OpInfo *op, const Bound &b, std::string_view name);
   const Expr *paramExpr(const nki::OpInfo *op, const Bound &b, std::string_view name);

@@ -18,9 +18,16 @@ Kernel KernelBuilder::build(const Stmt *def) {
   K.def = def;
   K.source = &M.source();
   K.shapesKnown = Inputs != nullptr;
+  KernelDialect = dialectOfImports(M);
+  if (const Stmt *legacy = legacyImportIn(M))
+    diag(Diagnostic::Error, legacy->range,
+         "neuronxcc.nki cannot be imported into an nki kernel (a compile error from NKI 0.4); import nki, "
+         "nki.language and nki.isa instead",
+         Rule::DialectRemoved);
   bindModuleConstants();
   bindParams(def);
   block(def->body, K.body, -1);
+  if (KernelDialect == Dialect::Nki) checkPsumBanks();
   return std::move(K);
 }
 

@@ -47,6 +47,7 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
   if (fn.kind == Value::Method) return methodCall(fn, e);
   if (auto why = hostCodeCall(fn, e)) diag(Diagnostic::Warning, e->base->range, std::move(*why), Rule::HostCode);
   std::string name = fn.kind == Value::Path ? fn.s : "";
+  reportRemovedApi(name, e);
   if (name.rfind("builtins.", 0) == 0) return builtinCall(name.substr(9), e);
   if (const pycore::IntrinsicInfo *intrinsic = pycore::lookupIntrinsic(name)) return callIntrinsic(*intrinsic, e);
   if (name == "np.dtype" || name.rfind("dtype.", 0) == 0) {
@@ -73,7 +74,10 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
     for (auto &kw : e->keywords) eval(kw.value);
     return Value::unknown(text(e));
   }
+  if (KernelDialect == Dialect::Nki)
+    if (const DialectApi *api = currentDialectApi(name)) return dialectCall(*api, e);
   const OpInfo *op = lookupOp(name);
+  if (op) reportRemovedKeywords(e);
   if (!op) {
     bool nkiName = name.rfind("nl.", 0) == 0 || name.rfind("nisa.", 0) == 0 || name.rfind("nki.", 0) == 0;
     if (nkiName && !isLoopIterator(name))
@@ -244,12 +248,13 @@ std::optional<DType> KernelBuilder::dtypeValue(const Value &v) const {
   return parseDType(s);
 }
 
-Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffer> resultBuffer, const Expr *dest) {
+Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffer> resultBuffer, const Expr *dest,
+                            const std::vector<const Expr *> *preBound) {
   if (Cur && !Cur->op) {
     Cur->op = op;
     Cur->callee = std::string(op->name);
   }
-  auto bound = bindArgs(op, e);
+  auto bound = preBound ? *preBound : bindArgs(op, e);
   std::vector<Value> vals(bound.size());
   for (size_t i = 0; i < bound.size(); ++i) {
     if (!bound[i]) continue;
@@ -268,7 +273,7 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
       Cur->writes.push_back(a);
     }
   }
-  for (size_t i = 0; i < bound.size(); ++i)
+  for (size_t i = 0; i < bound.size() && !preBound; ++i)
     if (op->params[i].required && !bound[i])
       diag(Diagnostic::Error, e->range,
            std::string(op->name) + " is missing its required argument '" +
@@ -404,6 +409,7 @@ Value KernelBuilder::allocation(const OpInfo *op, const Expr *e, const Value &sh
 }
 
 Value KernelBuilder::methodCall(const Value &m, const Expr *e) {
+  if (m.s == "ap") return accessPattern(m, e);
   std::vector<Value> args;
   for (auto *a : e->elts) args.push_back(eval(a));
   // reshape(shape=...) / broadcast_to(shape=...): the keyword form of the one shape argument.

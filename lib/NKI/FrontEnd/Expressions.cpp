@@ -265,7 +265,7 @@ Value KernelBuilder::attribute(const Expr *e) {
       if (!t.dtypeKnown) return Value::unknown(t.name + ".dtype");
       return Value::path("dtype." + std::string(dtypeName(t.dtype)));
     }
-    if (e->name == "reshape" || e->name == "broadcast_to" || e->name == "view") {
+    if (e->name == "reshape" || e->name == "broadcast_to" || e->name == "view" || e->name == "ap") {
       Value m = base;
       m.kind = Value::Method;
       m.s = e->name;

@@ -3,6 +3,7 @@
 // Statements, Loops, Accesses, Expressions, Calls).
 #pragma once
 
+#include "NKI/Dialect.h"
 #include "NKI/FrontEnd.h"
 #include "NKI/OpTable.h"
 #include "NKI/PyCore.h"
@@ -102,6 +103,7 @@ private:
   std::map<std::string, std::string> Aliases;  // local name -> canonical dotted prefix
   const InputSpecs *Inputs;
   Kernel K;
+  Dialect KernelDialect = Dialect::Neuronxcc;  // from the file's imports (NKI/Dialect.h)
   std::map<std::string, Value> Env;
   std::map<std::string, const Stmt *> Helpers;  // not inlined; calls stay opaque
   // Per-statement scratch while evaluating one statement.
@@ -217,7 +219,21 @@ private:
 
   std::optional<DType> dtypeValue(const Value &v) const;
 
-  Value opCall(const OpInfo *op, const Expr *e, std::optional<Buffer> resultBuffer, const Expr *dest);
+  /// `preBound`: the call's arguments already bound to the op's parameters (a current-dialect call).
+  Value opCall(const OpInfo *op, const Expr *e, std::optional<Buffer> resultBuffer, const Expr *dest,
+               const std::vector<const Expr *> *preBound = nullptr);
+
+  // ----- the current `nki` dialect (FrontEnd/Dialect.cpp) -----
+  /// A destination-passing call of the current dialect, built as its 0.1 spelling `dst = op(...)`.
+  Value dialectCall(const DialectApi &api, const Expr *e);
+  void reportRemovedApi(const std::string &canonicalName, const Expr *e);
+  void reportRemovedKeywords(const Expr *e);
+  /// t.ap(pattern=[[step, num], ...], offset=...): all of t may be read; the tile has the pattern's shape.
+  Value accessPattern(const Value &m, const Expr *e);
+  /// True when a statement before the current one wrote `tensor`.
+  bool writtenBefore(int tensor) const;
+  /// psum-banks: the PSUM tensors live at once fit the 8 banks (each starts on its own).
+  void checkPsumBanks();
 
   std::vector<int64_t> intList(const Value &v) const;
 

@@ -1,0 +1,123 @@
+#include "NKI/Dialect.h"
+#include "NKI/PyCore.h"
+#include "Syntax/PyAST.h"
+
+#include <algorithm>
+
+namespace accelopt::nki {
+
+namespace {
+
+using D = DialectParam;
+
+// Current-dialect signatures (Neuron docs, nki.isa.* pages of NKI 0.3+; docs/NKI.md §2): the
+// destination first, then the 0.1 parameters that remain. Parameters whose names match the
+// op-table row bind that row's parameter; shape and dtype of memset come from dst.
+constexpr D ncMatmul[] = {{"dst", true}, {"stationary", true}, {"moving", true}, {"is_stationary_onezero"},
+                          {"is_moving_onezero"}, {"is_transpose"}, {"accumulate"}, {"tile_position"},
+                          {"tile_size"}, {"perf_mode"}, {"name"}};
+constexpr D ncTranspose[] = {{"dst", true}, {"data", true}, {"engine"}, {"name"}};
+constexpr D tensorCopy[] = {{"dst", true}, {"src", true}, {"engine"}, {"name"}};
+constexpr D activation[] = {{"dst", true}, {"op", true}, {"data", true}, {"bias"}, {"scale"}, {"reduce_op"},
+                            {"reduce_res"}, {"reduce_cmd"}, {"name"}};
+constexpr D tensorTensor[] = {{"dst", true}, {"data1", true}, {"data2", true}, {"op", true}, {"engine"}, {"name"}};
+constexpr D tensorScalar[] = {{"dst", true}, {"data", true}, {"op0", true}, {"operand0", true}, {"reverse0"},
+                              {"op1"}, {"operand1"}, {"reverse1"}, {"engine"}, {"name"}};
+constexpr D tensorReduce[] = {{"dst", true}, {"op", true}, {"data", true}, {"axis", true}, {"negate"},
+                              {"keepdims"}, {"name"}};
+constexpr D scan[] = {{"dst", true}, {"data0", true}, {"data1", true}, {"initial", true}, {"op0", true},
+                      {"op1", true}, {"reverse0"}, {"reverse1"}, {"name"}};
+constexpr D memset[] = {{"dst", true}, {"value", true}, {"engine"}, {"name"}};
+constexpr D reciprocal[] = {{"dst", true}, {"data", true}, {"name"}};
+constexpr D iota[] = {{"dst", true}, {"pattern", true}, {"offset"}, {"channel_multiplier"}, {"name"}};
+constexpr D dmaCopy[] = {{"dst", true}, {"src", true}, {"oob_mode"}, {"dge_mode"}, {"name"}};
+constexpr D dmaCompute[] = {{"dst", true}, {"srcs", true}, {"reduce_op", true}, {"name"}};
+
+constexpr DialectApi currentApis[] = {
+    {"nisa.nc_matmul", ncMatmul},       {"nisa.nc_transpose", ncTranspose},
+    {"nisa.tensor_copy", tensorCopy},   {"nisa.activation", activation},
+    {"nisa.tensor_tensor", tensorTensor}, {"nisa.tensor_scalar", tensorScalar},
+    {"nisa.tensor_reduce", tensorReduce}, {"nisa.tensor_tensor_scan", scan},
+    {"nisa.memset", memset},            {"nisa.reciprocal", reciprocal},
+    {"nisa.iota", iota},                {"nisa.dma_copy", dmaCopy},
+    {"nisa.dma_compute", dmaCompute},
+};
+
+// What the current dialect removed (NKI 0.2.0 migration guide, 0.3.0 update guide).
+constexpr RemovedApi removedApis[] = {
+    {"nl.arange", false, "index with slices (t[a:b]) or an access pattern (t.ap(pattern=...))"},
+    {"nl.mgrid", false, "index with slices (t[a:b]) or an access pattern (t.ap(pattern=...))"},
+    {"nl.par_dim", false, "block dimensions are gone: use a Python list of tiles or fold them into free dims"},
+    {"mask", true, "bound the slices (min(...)) instead of masking"},
+    {"dst_rmw_op", true, "nisa.dma_compute(dst, srcs=[dst, src], reduce_op=nl.add)"},
+};
+
+bool isNkiModule(llvm::StringRef name) { return name == "nki" || name.startswith("nki."); }
+bool isLegacyModule(llvm::StringRef name) { return name == "neuronxcc" || name.startswith("neuronxcc."); }
+
+} // namespace
+
+std::string_view dialectName(Dialect d) { return d == Dialect::Nki ? "nki 0.3" : "neuronxcc.nki 0.1"; }
+
+template <typename Pred> static const syntax::Stmt *firstImport(const syntax::Module &m, Pred pred) {
+  for (const syntax::Stmt *s : m.body()) {
+    if (s->kind == syntax::StmtKind::ImportFrom && pred(llvm::StringRef(s->name))) return s;
+    if (s->kind == syntax::StmtKind::Import)
+      for (const auto &[name, alias] : s->imports)
+        if (pred(llvm::StringRef(name))) return s;
+  }
+  return nullptr;
+}
+
+Dialect dialectOfImports(const syntax::Module &m) {
+  return firstImport(m, isNkiModule) ? Dialect::Nki : Dialect::Neuronxcc;
+}
+
+const syntax::Stmt *legacyImportIn(const syntax::Module &m) {
+  if (dialectOfImports(m) != Dialect::Nki) return nullptr;
+  return firstImport(m, isLegacyModule);
+}
+
+int DialectApi::paramIndex(std::string_view n) const {
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i].name == n) return int(i);
+  return -1;
+}
+
+const DialectApi *currentDialectApi(std::string_view canonicalName) {
+  for (const DialectApi &api : currentApis)
+    if (api.name == canonicalName) return &api;
+  return nullptr;
+}
+
+const RemovedApi *removedInCurrentDialect(std::string_view n, bool isKeyword) {
+  for (const RemovedApi &r : removedApis)
+    if (r.name == n && r.isKeyword == isKeyword) return &r;
+  return nullptr;
+}
+
+int DialectBinding::arg(std::string_view dialectParam) const {
+  int i = api ? api->paramIndex(dialectParam) : -1;
+  return i >= 0 ? dialectArgOf[size_t(i)] : pycore::Binding::Unbound;
+}
+
+DialectBinding bindCurrentDialectCall(const DialectApi &api, size_t positional,
+                                      std::span<const std::string_view> keywords) {
+  std::vector<pycore::ParamSpec> params;
+  for (const DialectParam &p : api.params) params.push_back({p.name, p.required});
+  pycore::Binding b = pycore::bindArguments(params, positional, keywords);
+  DialectBinding out;
+  out.api = &api;
+  out.dialectArgOf = b.argOf;
+  out.extraPositional = b.extraPositional;
+  out.unknownKeywords = b.unknownKeywords;
+  for (size_t i : b.missing) out.missing.push_back(api.params[i].name);
+  if (const OpInfo *op = api.op()) {
+    out.argOf.assign(op->params.size(), pycore::Binding::Unbound);
+    for (size_t i = 0; i < op->params.size(); ++i)
+      if (int at = api.paramIndex(op->params[i].name); at >= 0) out.argOf[i] = b.argOf[size_t(at)];
+  }
+  return out;
+}
+
+} // namespace accelopt::nki

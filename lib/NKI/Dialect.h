@@ -1,0 +1,85 @@
+// The two NKI dialects and, declared once, how their APIs differ: the older `neuronxcc.nki`
+// (NKI 0.1, AccelOpt/NKIBench) and the standalone `nki` package (NKI 0.2+, destination-passing ISA
+// calls). The front end, the interpreter and the verifier all bind calls through this table, so a
+// call means the same thing in every layer (docs/NKI.md §2).
+#pragma once
+
+#include "NKI/OpTable.h"
+
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace accelopt::syntax {
+class Module;
+struct Stmt;
+}
+
+namespace accelopt::nki {
+
+enum class Dialect : uint8_t {
+  Neuronxcc,  ///< `neuronxcc.nki` (NKI 0.1): ISA calls return their result tile
+  Nki,        ///< `nki` (NKI 0.2+): every ISA call writes an explicit destination, `dst` first
+};
+std::string_view dialectName(Dialect d);  // "neuronxcc.nki 0.1", "nki 0.3"
+
+/// The kernel's dialect from the file's imports: any `import nki` / `from nki...` (and no
+/// `neuronxcc` import) is the current dialect; everything else is the 0.1 dialect AccelOpt reads.
+Dialect dialectOfImports(const syntax::Module &m);
+
+/// The first `neuronxcc` import of a current-dialect file (mixing them is a compile error from
+/// NKI 0.4), or null.
+const syntax::Stmt *legacyImportIn(const syntax::Module &m);
+
+/// One parameter of an API in one dialect. A name the op-table row also has binds that row
+/// parameter; `dst` is the destination; other names are the dialect's own (accumulate, pattern).
+struct DialectParam {
+  std::string_view name;
+  bool required = false;
+};
+
+/// An API whose spelling differs in the current dialect: its parameters in positional order there.
+struct DialectApi {
+  std::string_view name;                  // canonical ("nisa.tensor_tensor")
+  std::span<const DialectParam> params;   // the `nki` dialect's positional order
+  /// The op-table row this call computes (null: the API has no row, e.g. nisa.dma_compute).
+  const OpInfo *op() const { return lookupOp(name); }
+  int paramIndex(std::string_view n) const;
+};
+
+/// The current-dialect signature of `canonicalName`, or null when the call is spelled as in 0.1.
+const DialectApi *currentDialectApi(std::string_view canonicalName);
+
+/// An API or keyword the current dialect removed, with what replaces it.
+struct RemovedApi {
+  std::string_view name;         // "nl.arange", "mask" (a keyword of any call), "dst_rmw_op"
+  bool isKeyword;
+  std::string_view replacement;  // one line, for the diagnostic
+};
+const RemovedApi *removedInCurrentDialect(std::string_view canonicalNameOrKeyword, bool isKeyword);
+
+/// A call bound against the current-dialect signature. `argOf[i]` is the argument of op-table
+/// parameter i (pycore::Binding's numbering: positional first, then keywords; -1 if unbound);
+/// dialect-only parameters (dst, accumulate, ...) are found with `arg(name)`.
+struct DialectBinding {
+  const DialectApi *api = nullptr;
+  std::vector<int> argOf;                 // per op-table parameter
+  std::vector<int> dialectArgOf;          // per DialectApi parameter
+  std::vector<size_t> extraPositional;
+  std::vector<size_t> unknownKeywords;
+  std::vector<std::string_view> missing;  // required dialect parameters left unbound
+  int arg(std::string_view dialectParam) const;
+};
+
+/// Binds a call of `api` (positional count, keyword names in call order).
+DialectBinding bindCurrentDialectCall(const DialectApi &api, size_t positional,
+                                      std::span<const std::string_view> keywords);
+
+/// nc_matmul's accumulate= of the current dialect: how a write combines with what dst holds.
+enum class AccumulateMode : uint8_t {
+  Overwrite,   // accumulate=False
+  Add,         // accumulate=True
+  Auto,        // accumulate=None (the default): the first write of a location overwrites, later ones add
+};
+
+} // namespace accelopt::nki
