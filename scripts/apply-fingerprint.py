@@ -4,7 +4,7 @@ behaviour: every legal single op of every suite kernel, plus seeded random two- 
 candidates drawn from the same menus, each applied by the CLI. Every call's exit code, stdout and
 stderr (kernel paths replaced by the file's name) is hashed; the combined hash must stay the same.
 
-    scripts/apply-fingerprint.py BINDIR [--calls N] [--seed S] [--details FILE] [-j N]
+    scripts/apply-fingerprint.py BINDIR [--calls N] [--seed S] [--details FILE] [-j N] [--exclude-ops OP,OP]
 """
 import argparse
 import concurrent.futures
@@ -50,6 +50,7 @@ def main():
     ap.add_argument("--seed", type=int, default=20261124)
     ap.add_argument("--details", help="write one line per call (kernel, ops, hash) here")
     ap.add_argument("-j", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--exclude-ops", default="", help="comma-separated op names left out of the menus (compare with a build without them)")
     args = ap.parse_args()
     tool = os.path.join(args.bindir, "accelopt-rewrite")
     rng = random.Random(args.seed)
@@ -62,7 +63,7 @@ def main():
             print(f"legal failed on {path}: {err.decode(errors='replace')}", file=sys.stderr)
             menus[path] = []
             continue
-        menus[path] = [o["op"] for o in json.loads(out)["ops"]]
+        menus[path] = [o["op"] for o in json.loads(out)["ops"] if o["op"]["op"] not in args.exclude_ops.split(",")]
 
     jobs = []  # (path, inputs, ops)
     for path, inputs in kernels:

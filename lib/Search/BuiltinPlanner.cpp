@@ -99,6 +99,13 @@ private:
     add("shrink_buffer", spills ? 6 : 1, spills ? "the profile spills: drop block dimensions" : "reduce SBUF use");
     add("fission", spills ? 3 : 1, spills ? "split a loop so fewer tiles are live at once" : "split a loop");
     add("fuse", lowOverlap ? 3 : 1.5, "keep intermediates on chip, overlap engines");
+    // compute_at is only on the menu for a producer nest followed by a consumer loop.
+    add("compute_at", spills ? 6 : 1,
+        spills ? "the profile spills: run the consumer nest inside its producer's loop" : "phase fusion");
+    bool transposeHeavy = p && p->transposeFlops > 0.05 * p->hardwareFlops && p->transposeFlops > 0;
+    add("hoist_transpose", transposeHeavy ? 6 : 1,
+        transposeHeavy ? "transposes above 5% of PE flops: transpose loop-invariant operands once"
+                       : "transpose a loop-invariant matmul operand once");
     add("interchange", lowOverlap ? 2 : 1, "reorder the nest for reuse and overlap");
     add("sink", 1, "move work next to its use");
     add("split", 1, "tile a loop");
