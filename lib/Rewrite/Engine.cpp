@@ -201,50 +201,110 @@ CandidateResult run(const PreparedKernel &prepared, const std::vector<nlohmann::
       return res;
     };
     if (r.status == Status::Refused) return refused(r.refusal);
-    r.edits = withLineEndingsOf(text, r.edits);
 
-    auto newText = clang::tooling::applyAllReplacements(text, r.edits);
-    if (!newText) {
-      Refusal ref = r.refusal;
-      ref.offset = r.anchor;
-      ref.reason = "internal error applying edits: " + llvm::toString(newText.takeError());
-      return refused(ref);
+    // Applies one op's edits to the current text; on success the IR moves on to the result.
+    auto advance = [&](OpResult &step) -> std::optional<Refusal> {
+      step.edits = withLineEndingsOf(text, step.edits);
+      auto newText = clang::tooling::applyAllReplacements(text, step.edits);
+      if (!newText) {
+        Refusal ref = step.refusal;
+        ref.offset = step.anchor;
+        ref.reason = "internal error applying edits: " + llvm::toString(newText.takeError());
+        return ref;
+      }
+      auto next = rebuild(*current, *newText, step.edits, prepared.options());
+      if (!next) {
+        Refusal ref = step.refusal;
+        ref.offset = step.anchor;
+        ref.reason = "the rewritten kernel does not parse: " + llvm::toString(next.takeError());
+        while (!ref.reason.empty() && ref.reason.back() == '\n') ref.reason.pop_back();
+        return ref;
+      }
+      auto nextKernel = pickKernel(*next);
+      if (!nextKernel) {
+        Refusal ref = step.refusal;
+        ref.offset = step.anchor;
+        ref.reason = "the rewritten file no longer has one kernel: " + llvm::toString(nextKernel.takeError());
+        return ref;
+      }
+      auto diags = analysis::verify(**nextKernel);
+      auto counts = errorCounts(diags);
+      for (const Diagnostic &d : diags) {
+        auto before = baseline.find(d.rule);
+        if (!analysis::refusesRewriteOutput(d) || counts[d.rule] <= (before == baseline.end() ? 0 : before->second))
+          continue;
+        Refusal ref = step.refusal;
+        ref.offset = step.anchor;
+        ref.reason = llvm::formatv("the rewritten kernel fails verification: {0}: {1} [{2}]",
+                                   (*nextKernel)->source->location(d.offset), d.message, d.rule)
+                         .str();
+        ref.notes.clear();
+        return ref;
+      }
+      // Replacements of a later step are relative to the text after the earlier ones.
+      total = total.merge(step.edits);
+      text = std::move(*newText);
+      file = std::move(*next);
+      current = &*file;
+      k = &file->kernels.front();
+      return std::nullopt;
+    };
+
+    const auto *composite = dynamic_cast<const CompositeOp *>(op);
+    if (!composite) {
+      if (auto ref = advance(r)) return refused(*ref);
+      descriptions.push_back(r.description);
+      continue;
     }
-    auto next = rebuild(*current, *newText, r.edits, prepared.options());
-    if (!next) {
-      Refusal ref = r.refusal;
-      ref.offset = r.anchor;
-      ref.reason = "the rewritten kernel does not parse: " + llvm::toString(next.takeError());
-      while (!ref.reason.empty() && ref.reason.back() == '\n') ref.reason.pop_back();
-      return refused(ref);
+    // A composite op: its steps are ordinary ops, each checked on the kernel the previous produced; a
+    // refused step refuses the composite op, naming the step.
+    std::string stepDescriptions;
+    std::vector<nlohmann::json> steps = composite->steps(*k, j);
+    for (size_t n = 0; n < steps.size(); ++n) {
+      const nlohmann::json &stepOp = steps[n];
+      const Op *stepImpl = stepOp.contains("op") && stepOp["op"].is_string()
+                               ? findOp(stepOp["op"].get<std::string>())
+                               : nullptr;
+      if (!stepImpl) return bad(i, prefix + ": internal error: unknown step " + stepOp.dump());
+      OpResult step = stepImpl->apply(*k, stepOp);
+      std::optional<Refusal> stepRefusal;
+      if (dynamic_cast<const CompositeOp *>(stepImpl)) {
+        return bad(i, prefix + ": internal error: a step may not be composite: " + stepOp.dump());
+      } else if (step.status == Status::BadInput) {
+        stepRefusal = r.refusal;
+        stepRefusal->offset = r.anchor;
+        stepRefusal->reason = step.error;
+      } else if (step.status == Status::Refused) {
+        stepRefusal = step.refusal;
+      } else {
+        stepRefusal = advance(step);
+      }
+      if (stepRefusal) {
+        Refusal ref = *stepRefusal;
+        ref.reason = llvm::formatv("step {0} of {1}, {2}: {3}", n + 1, steps.size(), formatOp(stepOp),
+                                   stepRefusal->reason)
+                         .str();
+        ref.op = name;
+        ref.ids = r.refusal.ids;
+        res.status = Status::Refused;
+        res.failedOp = i;
+        res.refusal = ref;
+        res.message = formatRefusal(*k, ref);
+        if (n > 0)
+          res.message += llvm::formatv("{0}: note: locations refer to the text after step {1} of op {2}\n", path, n,
+                                       i + 1)
+                             .str();
+        else if (i > 0)
+          res.message += llvm::formatv("{0}: note: op {1} of the candidate; locations refer to the text after "
+                                       "the first {2} op(s)\n",
+                                       path, i + 1, i)
+                             .str();
+        res.text = source.text().str();
+        return res;
+      }
+      stepDescriptions += (n ? "; " : "") + step.description;
     }
-    auto nextKernel = pickKernel(*next);
-    if (!nextKernel) {
-      Refusal ref = r.refusal;
-      ref.offset = r.anchor;
-      ref.reason = "the rewritten file no longer has one kernel: " + llvm::toString(nextKernel.takeError());
-      return refused(ref);
-    }
-    auto diags = analysis::verify(**nextKernel);
-    auto counts = errorCounts(diags);
-    for (const Diagnostic &d : diags) {
-      auto before = baseline.find(d.rule);
-      if (!analysis::refusesRewriteOutput(d) || counts[d.rule] <= (before == baseline.end() ? 0 : before->second))
-        continue;
-      Refusal ref = r.refusal;
-      ref.offset = r.anchor;
-      ref.reason = llvm::formatv("the rewritten kernel fails verification: {0}: {1} [{2}]",
-                                 (*nextKernel)->source->location(d.offset), d.message, d.rule)
-                       .str();
-      ref.notes.clear();
-      return refused(ref);
-    }
-    total = total.merge(r.edits);
-    descriptions.push_back(r.description);
-    text = std::move(*newText);
-    file = std::move(*next);
-    current = &*file;
-    k = &file->kernels.front();
+    descriptions.push_back(r.description + " (" + stepDescriptions + ")");
   }
   res.status = Status::Applied;
   res.text = std::move(text);

@@ -154,6 +154,19 @@ private:
 void moveStmtLines(EditList &edits, llvm::StringRef text, const nki::Statement &s, uint32_t to,
                    llvm::function_ref<std::string(llvm::StringRef line)> reindent);
 
+// --- composite ops (compute_at) ---------------------------------------------------
+
+/// An op applied by the engine as a sequence of other ops, each chosen here with the
+/// ids it will see and applied (legality, re-parse, re-verification) on the kernel the
+/// previous ones produced. apply() returns Applied without edits when the sequence can
+/// be formed (its steps still check their own legality), else the refusal.
+class CompositeOp : public Op {
+public:
+  using Op::Op;
+  /// The steps for `params` on `k`; only called after apply() returned Applied.
+  virtual std::vector<nlohmann::json> steps(const nki::Kernel &k, const nlohmann::json &params) const = 0;
+};
+
 // --- counted loops (split, unroll) ------------------------------------------------
 
 /// split and unroll: rewrite loop "loop" by "factor". apply() reads both, takes

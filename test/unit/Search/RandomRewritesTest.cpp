@@ -140,4 +140,61 @@ TEST(RandomRewrites, ElementwiseSubstitutionsKeepTheNumbers) {
   EXPECT_GE(appliedByOp["set_engine"], 1);
 }
 
+// compute_at and hoist_transpose have few sites in the small suite; on the kernels written
+// for them every legal instance, alone and followed by a random legal op, keeps the numbers.
+TEST(RandomRewrites, ComputeAtAndHoistTransposeKeepTheNumbers) {
+  struct TestKernel {
+    const char *file;
+    const char *inputs;
+  };
+  const TestKernel kernels[] = {{"phases.py", "x=f32[512,512]"},
+                            {"matmul_implicit.py", "x=f32[256,256],w=f32[256,1024]"}};
+  std::mt19937_64 rng(20261125);
+  std::map<std::string, int> checked;
+  for (const TestKernel &kc : kernels) {
+    std::string path = std::string(ACCELOPT_SOURCE_DIR) + "/test/Rewrite/Inputs/" + kc.file;
+    auto inputs = nki::parseInputSpecs(kc.inputs);
+    ASSERT_TRUE(bool(inputs)) << llvm::toString(inputs.takeError());
+    auto source = syntax::SourceBuffer::fromFile(path);
+    ASSERT_TRUE(bool(source));
+    std::string original = (*source)->text().str(), error;
+    auto expected = runOn(path, original, *inputs, 0, error);
+    ASSERT_TRUE(error.empty()) << kc.file << ": " << error;
+    rewrite::CandidateOptions opts;
+    opts.inputs = &*inputs;
+    auto menu = rewrite::legalOps(**source, opts);
+    ASSERT_TRUE(bool(menu)) << llvm::toString(menu.takeError());
+    for (const auto &pick : *menu) {
+      std::string name = pick.op["op"].get<std::string>();
+      if (name != "compute_at" && name != "hoist_transpose") continue;
+      for (bool followUp : {false, true}) {
+        auto res = rewrite::applyCandidate(**source, {pick.op}, opts);
+        ASSERT_EQ(res.status, rewrite::Status::Applied) << kc.file << ": " << res.message;
+        std::string text = res.text, opsText = rewrite::formatOp(pick.op);
+        if (followUp) {
+          auto buffer = syntax::SourceBuffer::fromText(path, text);
+          auto next = rewrite::legalOps(**buffer, opts);
+          ASSERT_TRUE(bool(next)) << llvm::toString(next.takeError());
+          if (next->empty()) continue;
+          const auto &second = (*next)[rng() % next->size()];
+          auto res2 = rewrite::applyCandidate(**buffer, {second.op}, opts);
+          ASSERT_EQ(res2.status, rewrite::Status::Applied) << kc.file << ": " << res2.message;
+          text = res2.text;
+          opsText += " " + rewrite::formatOp(second.op);
+        }
+        auto got = runOn(path, text, *inputs, 0, error);
+        ASSERT_TRUE(error.empty()) << kc.file << " after " << opsText << ": " << error;
+        ASSERT_EQ(got.size(), expected.size());
+        for (size_t i = 0; i < got.size(); ++i) {
+          auto cmp = interp::compareArrays(got[i], expected[i], {});
+          EXPECT_TRUE(cmp.allclose) << kc.file << " after " << opsText << ": max |error| " << cmp.maxAbsError;
+        }
+        ++checked[name];
+      }
+    }
+  }
+  EXPECT_GE(checked["compute_at"], 2);
+  EXPECT_GE(checked["hoist_transpose"], 2);
+}
+
 } // namespace
