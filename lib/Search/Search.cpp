@@ -37,9 +37,13 @@ public:
 
   llvm::Expected<SearchResult> run() {
     auto start = std::chrono::steady_clock::now();
-    auto backend = profile::createBackend("sim", O.target);
-    if (!backend) return backend.takeError();
-    Backend = std::move(*backend);
+    if (O.backend) {
+      Backend = O.backend;
+    } else {
+      auto backend = profile::createBackend("sim", O.target);
+      if (!backend) return backend.takeError();
+      Backend = std::move(*backend);
+    }
     auto source = syntax::SourceBuffer::fromFile(Path);
     if (!source) return source.takeError();
     std::string text = (*source)->text().str();
@@ -104,7 +108,7 @@ private:
   SearchObserver *Obs;
   const nki::InputSpecs &Inputs;
   std::string Path;
-  std::unique_ptr<profile::Backend> Backend;
+  std::shared_ptr<const profile::Backend> Backend;
   std::optional<profile::NumericBaseline> Baseline;
   SearchResult Result;
   std::map<std::string, int> Seen;

@@ -1,5 +1,6 @@
 // accelopt-rewrite bench: profile every case of a suite with the performance
 // model and compare with measured latencies when the suite has them.
+#include "BackendOptions.h"
 #include "Command.h"
 
 #include "Perf/Bench.h"
@@ -31,6 +32,10 @@ cl::opt<std::string> OutDir("out", cl::desc("Write bench.csv and bench.svg into 
                             cl::value_desc("DIR"), cl::sub(BenchCmd), cl::cat(category()));
 cl::opt<std::string> Filter("filter", cl::desc("Only the cases whose name matches REGEX"),
                             cl::value_desc("REGEX"), cl::sub(BenchCmd), cl::cat(category()));
+// --backend neuron: the measured column is this host's NeuronDevice (each case
+// run through the Neuron SDK) instead of the suite's recorded latencies, so the
+// table is the model's error against the device per kernel.
+BackendOptions Backend(BenchCmd, /*ownTimeout=*/true);
 cl::opt<bool> Own("own", cl::desc("Our own small cases even when NKIBench is present"),
                   cl::sub(BenchCmd), cl::cat(category()));
 
@@ -76,6 +81,17 @@ int runBench() {
   const profile::Backend &simulator = **created;
   const std::string backend = simulator.name().str();
 
+  std::unique_ptr<profile::Backend> device;
+  if (Backend.neuron()) {
+    auto created = Backend.create(Target);
+    if (!created) return reportError(created.takeError());
+    device = std::move(*created);
+  }
+  const auto *neuron = dynamic_cast<const profile::NeuronBackend *>(device.get());
+  if (neuron)
+    if (llvm::Error err = neuron->checkSdk()) return reportError(std::move(err));
+  std::string measuredBackend;
+
   auto selection = loadCases();
   if (!selection) return reportError(selection.takeError());
   bool haveNkibench = !selection->nkibenchRoot.empty() &&
@@ -93,7 +109,7 @@ int runBench() {
 
   // Measurements are trn1 profiles; only a trn1 estimate is compared with them.
   llvm::StringMap<double> measured;
-  if (useNkibench && simulator.name() == "sim-trn1") {
+  if (useNkibench && simulator.name() == "sim-trn1" && !neuron) {
     llvm::SmallString<256> path(selection->nkibenchRoot);
     llvm::sys::path::append(path, "measured", "trn1_baselines.json");
     if (llvm::sys::fs::exists(path)) {
@@ -127,6 +143,15 @@ int runBench() {
         row.error = llvm::toString(estimate.takeError());
       else
         row.estimatedMs = estimate->profile.latency;
+      if (neuron && estimate) {
+        auto m = neuron->measure(file->kernels.front(), c.inputs);
+        if (!m) {
+          row.error = llvm::toString(m.takeError());
+        } else {
+          row.measuredMs = m->medianMs;
+          measuredBackend = m->profile.backend;
+        }
+      }
       if (estimate && estimate->profile.isLowerBound()) {
         row.unmodelled = estimate->profile.unmodelled.size();
         llvm::errs() << "warning: " << c.name << ": the estimate is a "
@@ -143,6 +168,10 @@ int runBench() {
                                             : std::string("accelopt's own cases"))
                << ", target " << simulator.hardware().name << "; estimates are " << backend
                << ", not measurements\n";
+  if (neuron)
+    llvm::outs() << "measured: backend " << (measuredBackend.empty() ? neuron->name().str() : measuredBackend)
+                 << " on this host (median of " << neuron->options().runs
+                 << " runs per case); error = (estimate - measured) / measured\n";
   llvm::outs() << perf::renderBenchTable(rows, summary, backend);
 
   if (!OutDir.empty()) {

@@ -1,4 +1,5 @@
 // accelopt-rewrite [optimize] FILE: the beam search, end to end.
+#include "BackendOptions.h"
 #include "Command.h"
 #include "KernelInputs.h"
 
@@ -71,6 +72,8 @@ cl::opt<std::string> ExperienceConfig(
     cl::value_desc("FILE"), cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<bool> Resume("resume", cl::desc("Continue this kernel's last unfinished run from the memory"),
                      cl::sub(OptimizeCmd), cl::cat(category()));
+// --backend neuron: every candidate's profile is measured on this host's NeuronDevice.
+BackendOptions BackendChoice(OptimizeCmd, /*ownTimeout=*/true);
 cl::opt<bool> Quiet("quiet", cl::desc("No progress output"), cl::sub(OptimizeCmd), cl::cat(category()));
 
 /// Progress: a redrawn line on a terminal, plain log lines otherwise.
@@ -233,6 +236,11 @@ int runOptimize() {
   opts.seed = Seed;
   opts.jobs = Jobs;
   opts.target = Target;
+  if (BackendChoice.neuron()) {
+    auto created = BackendChoice.create(Target);
+    if (!created) return reportError(created.takeError());
+    opts.backend = std::move(*created);
+  }
   opts.numericSeeds = NumericSeeds;
   opts.checkAll = CheckAll;
   opts.allowReplace = AllowReplace;
@@ -330,10 +338,11 @@ int runOptimize() {
       llvm::consumeError(c.takeError());
     }
   }
-  llvm::outs() << llvm::formatv("baseline {0:F4} ms, best {1:F4} ms: {2:F3}x faster (estimates, backend: {3}); {4} "
+  llvm::outs() << llvm::formatv("baseline {0:F4} ms, best {1:F4} ms: {2:F3}x faster ({6}, backend: {3}); {4} "
                                 "candidates in {5:F1} s\n",
                                 orig.latency(), best.latency(), orig.latency() / best.latency(),
-                                orig.profile ? orig.profile->backend : "sim", result->candidates.size() - 1, result->seconds);
+                                orig.profile ? orig.profile->backend : "sim", result->candidates.size() - 1, result->seconds,
+                                orig.profile && !orig.profile->isEstimate() ? "measured" : "estimates");
   if (ctx.rooflinePeakMs)
     llvm::outs() << llvm::formatv("percent of peak: baseline {0:F1}%, best {1:F1}% (roofline {2:F4} ms)\n",
                                   100 * *ctx.rooflinePeakMs / orig.latency(), 100 * *ctx.rooflinePeakMs / best.latency(),
