@@ -135,20 +135,27 @@ int runVerify() {
     if (neuron) {
       profile::SeedBaseline baseline;
       baseline.seed = seed;
-      auto original = neuron->measure(ko, in->args);
-      if (!original) return reportError(original.takeError());
+      auto originalRun = neuron->measure(ko, in->args);
+      if (!originalRun) return reportError(originalRun.takeError());
       baseline.inputs = std::move(in->args);
-      baseline.outputs = std::move(original->outputs);
+      baseline.outputs = std::move(originalRun->outputs);
       baseline.reference = std::move(in->reference);
       auto args = profile::candidateInputs(baseline, kc, *binding);
       if (!args) return reportError(args.takeError());
-      auto measured = neuron->measure(kc, *args);
-      if (!measured) return reportError(measured.takeError());
-      llvm::outs() << llvm::formatv("seed {0}: latency median original {1:F4} ms, candidate {2:F4} ms (backend: {3}, "
-                                    "{4} runs)\n",
-                                    seed, original->medianMs, measured->medianMs, measured->profile.backend,
-                                    measured->latenciesMs.size());
-      profile::SeedCheck result = profile::compareOutputs(baseline, measured->outputs, check);
+      // The original ran, so a candidate that does not is the verdict, not a tool error.
+      auto candidateRun = neuron->measure(kc, *args);
+      profile::SeedCheck result;
+      if (candidateRun) {
+        llvm::outs() << llvm::formatv("seed {0}: latency median original {1:F4} ms, candidate {2:F4} ms (backend: "
+                                      "{3}, {4} runs)\n",
+                                      seed, originalRun->medianMs, candidateRun->medianMs,
+                                      candidateRun->profile.backend, candidateRun->latenciesMs.size());
+        result = profile::compareOutputs(baseline, candidateRun->outputs, check);
+      } else {
+        result.seed = seed;
+        result.outcome = profile::SeedCheck::CandidateFailed;
+        result.error = llvm::toString(candidateRun.takeError());
+      }
       result.render(llvm::outs(), check.tolerance);
       ok &= result.equal();
       if (result.outcome != profile::SeedCheck::Compared) break;
