@@ -153,8 +153,7 @@ llvm::Expected<perf::Profile> parseNeuronSummary(llvm::StringRef text, llvm::Str
   if (start == llvm::StringRef::npos)
     return error(source + ": malformed summary JSON from neuron-profile: no JSON object in its output");
   nlohmann::ordered_json doc = nlohmann::ordered_json::parse(text.drop_front(start).str(), nullptr, false);
-  if (doc.is_discarded())
-    return error(source + ": malformed summary JSON from neuron-profile: not valid JSON");
+  if (doc.is_discarded()) return error(source + ": malformed summary JSON from neuron-profile: not valid JSON");
   if (!doc.is_object() || doc.empty() || !doc.begin()->is_object())
     return error(source + ": malformed summary JSON from neuron-profile: expected {\"<name>\": {fields}}");
   // One entry per profiled NEFF; the kernel's is the first (as AccelOpt reads it).
@@ -189,14 +188,14 @@ llvm::Expected<std::pair<std::string, std::string>> NeuronBackend::findTools(boo
     llvm::SmallString<128> out, err;
     llvm::sys::fs::createTemporaryFile("accelopt-neuron-probe", "out", out);
     llvm::sys::fs::createTemporaryFile("accelopt-neuron-probe", "err", err);
-    Subprocess p = runLogged(*python,
-                             {*python, "-c",
-                              "try:\n from neuronxcc import nki\nexcept ImportError:\n import nki\nnki.baremetal"},
-                             out, err, Options.timeoutSeconds);
+    Subprocess p = runLogged(
+        *python, {*python, "-c", "try:\n from neuronxcc import nki\nexcept ImportError:\n import nki\nnki.baremetal"},
+        out, err, Options.timeoutSeconds);
     llvm::sys::fs::remove(out);
     llvm::sys::fs::remove(err);
     if (p.status != 0 && !p.timedOut)
-      missing.push_back("'" + *python + "' cannot import neuronxcc.nki (nor nki) with baremetal: install the compiler "
+      missing.push_back("'" + *python +
+                        "' cannot import neuronxcc.nki (nor nki) with baremetal: install the compiler "
                         "into that Python's environment (python -m pip install neuronx-cc "
                         "--extra-index-url=https://pip.repos.neuron.amazonaws.com)");
   }
@@ -254,8 +253,8 @@ llvm::Expected<NeuronMeasurement> NeuronBackend::measure(const nki::Kernel &kern
 
   auto dir = WorkDir::create(o.keepDir, kernel.name);
   if (!dir) return dir.takeError();
-  const std::string kernelFile = dir->file("kernel.py"), harness = dir->file("harness.py"),
-                    job = dir->file("job.json"), neff = dir->file("kernel.neff");
+  const std::string kernelFile = dir->file("kernel.py"), harness = dir->file("harness.py"), job = dir->file("job.json"),
+                    neff = dir->file("kernel.neff");
   if (auto err = syntax::writeFileAtomically(kernelFile, kernel.source->text())) return std::move(err);
   if (auto err = syntax::writeFileAtomically(harness, NeuronHarnessSource)) return std::move(err);
 
@@ -274,23 +273,28 @@ llvm::Expected<NeuronMeasurement> NeuronBackend::measure(const nki::Kernel &kern
     }
     inputs.push_back(std::move(item));
   }
-  nlohmann::ordered_json jobJson = {{"kernel_file", kernelFile}, {"kernel_name", kernel.name},
-                                    {"inputs", inputs},          {"dir", dir->path()},
-                                    {"neff", neff},              {"warmup", o.warmup},
-                                    {"runs", o.runs},            {"compile_options", o.compileOptions}};
+  nlohmann::ordered_json jobJson = {{"kernel_file", kernelFile},
+                                    {"kernel_name", kernel.name},
+                                    {"inputs", inputs},
+                                    {"dir", dir->path()},
+                                    {"neff", neff},
+                                    {"warmup", o.warmup},
+                                    {"runs", o.runs},
+                                    {"compile_options", o.compileOptions}};
   if (auto err = syntax::writeFileAtomically(job, jobJson.dump(1) + "\n")) return std::move(err);
 
   // One kernel on the device at a time: concurrent runs would share it and
   // disturb each other's timing.
   std::lock_guard<std::mutex> deviceGuard(DeviceLock);
-  Subprocess h = runLogged(python, {python, harness, job}, dir->file("harness.out"), dir->file("harness.err"),
-                           o.timeoutSeconds);
+  Subprocess h =
+      runLogged(python, {python, harness, job}, dir->file("harness.out"), dir->file("harness.err"), o.timeoutSeconds);
   if (h.timedOut)
     return error("the harness of '" + kernel.name + "' did not finish within " + seconds(o.timeoutSeconds) +
                  " s and was stopped (--timeout sets the limit)");
   if (h.status == -1) return error("cannot run '" + python + "': " + h.execError);
   if (h.status == HarnessMissingSdk)
-    return error("the Neuron SDK is missing: '" + python + "' cannot import neuronxcc.nki (nor nki): install the "
+    return error("the Neuron SDK is missing: '" + python +
+                 "' cannot import neuronxcc.nki (nor nki): install the "
                  "compiler into that Python's environment (python -m pip install neuronx-cc "
                  "--extra-index-url=https://pip.repos.neuron.amazonaws.com) or point --neuron-python / "
                  "ACCELOPT_NEURON_PYTHON at the Neuron venv's python; see " +
@@ -305,8 +309,7 @@ llvm::Expected<NeuronMeasurement> NeuronBackend::measure(const nki::Kernel &kern
 
   const std::string resultPath = dir->file("result.json");
   nlohmann::json result = nlohmann::json::parse(readText(resultPath), nullptr, false);
-  if (result.is_discarded() || !result.is_object() || !result["traces"].is_array() ||
-      !result["outputs"].is_array())
+  if (result.is_discarded() || !result.is_object() || !result["traces"].is_array() || !result["outputs"].is_array())
     return error("the harness wrote no valid " + resultPath);
 
   NeuronMeasurement m;
@@ -322,9 +325,8 @@ llvm::Expected<NeuronMeasurement> NeuronBackend::measure(const nki::Kernel &kern
     const std::string ntff = traces[i].get<std::string>();
     const std::string out = dir->file("summary" + std::to_string(i) + ".json"),
                       err = dir->file("summary" + std::to_string(i) + ".err");
-    Subprocess v = runLogged(profiler,
-                             {profiler, "view", "--output-format", "summary-json", "-n", neff, "-s", ntff}, out, err,
-                             o.timeoutSeconds);
+    Subprocess v = runLogged(profiler, {profiler, "view", "--output-format", "summary-json", "-n", neff, "-s", ntff},
+                             out, err, o.timeoutSeconds);
     if (v.timedOut)
       return error("'neuron-profile view' did not finish within " + seconds(o.timeoutSeconds) +
                    " s and was stopped (--timeout sets the limit)");
@@ -336,8 +338,7 @@ llvm::Expected<NeuronMeasurement> NeuronBackend::measure(const nki::Kernel &kern
                                  logNote(*dir, "summary" + std::to_string(i) + ".err"))
                        .str());
     std::vector<std::string> unreported;
-    auto p = parseNeuronSummary(v.out, "neuron-profile view of " + llvm::sys::path::filename(ntff).str(),
-                                &unreported);
+    auto p = parseNeuronSummary(v.out, "neuron-profile view of " + llvm::sys::path::filename(ntff).str(), &unreported);
     if (!p) return p.takeError();
     if (i == 0) m.unreported = std::move(unreported);
     m.latenciesMs.push_back(p->latency);

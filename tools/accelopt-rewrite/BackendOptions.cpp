@@ -12,8 +12,7 @@ BackendOptions::BackendOptions(cl::SubCommand &sub, bool ownTimeout)
       python("neuron-python",
              cl::desc("With --backend neuron: the Neuron SDK's Python (default $ACCELOPT_NEURON_PYTHON, else python3)"),
              cl::value_desc("PYTHON"), cl::sub(sub), cl::cat(category())),
-      compileOptions("neuron-compile-opt",
-                     cl::desc("With --backend neuron: nki.baremetal's additional_compile_opt"),
+      compileOptions("neuron-compile-opt", cl::desc("With --backend neuron: nki.baremetal's additional_compile_opt"),
                      cl::value_desc("FLAGS"), cl::sub(sub), cl::cat(category())),
       keepDir("neuron-keep",
               cl::desc("With --backend neuron: keep each run's harness, inputs, NEFF, traces and logs under DIR"),
@@ -47,11 +46,11 @@ llvm::Expected<std::unique_ptr<profile::Backend>> BackendOptions::create(llvm::S
 }
 
 std::string renderNeuronMeasurement(const profile::NeuronMeasurement &m, const profile::NeuronOptions &o) {
-  std::string s = llvm::formatv("measured: {0} runs after {1} warm-ups (nki.baremetal, {2}), latency min {3:F4} / "
-                                "median {4:F4} / max {5:F4} ms (neuron-profile total_time)\n",
-                                m.latenciesMs.size(), o.warmup, m.sdk.empty() ? "?" : m.sdk, m.minMs, m.medianMs,
-                                m.maxMs)
-                      .str();
+  std::string s =
+      llvm::formatv("measured: {0} runs after {1} warm-ups (nki.baremetal, {2}), latency min {3:F4} / "
+                    "median {4:F4} / max {5:F4} ms (neuron-profile total_time)\n",
+                    m.latenciesMs.size(), o.warmup, m.sdk.empty() ? "?" : m.sdk, m.minMs, m.medianMs, m.maxMs)
+          .str();
   if (!m.unreported.empty()) {
     s += "not reported by neuron-profile (shown as 0):";
     for (const std::string &f : m.unreported) s += " " + f;

@@ -17,7 +17,7 @@ namespace accelopt::cli {
 struct BackendOptions {
   cl::opt<std::string> kind, python, compileOptions, keepDir;
   cl::opt<unsigned> runs, warmup;
-  std::unique_ptr<cl::opt<double>> timeout;  ///< null when the subcommand declares --timeout itself
+  std::unique_ptr<cl::opt<double>> timeout; ///< null when the subcommand declares --timeout itself
 
   /// `ownTimeout`: declare --timeout (limit of each SDK subprocess).
   BackendOptions(cl::SubCommand &sub, bool ownTimeout);

@@ -30,8 +30,9 @@ TEST(NeuronSummary, MalformedOutputIsAnErrorNamingTheCause) {
     auto p = parseNeuronSummary(text, "view of run0.ntff");
     return p ? std::string("parsed") : llvm::toString(p.takeError());
   };
-  EXPECT_NE(message("no json here").find("view of run0.ntff: malformed summary JSON from neuron-profile: no JSON "
-                                         "object"),
+  EXPECT_NE(message("no json here")
+                .find("view of run0.ntff: malformed summary JSON from neuron-profile: no JSON "
+                      "object"),
             std::string::npos);
   EXPECT_NE(message(R"({"k": {"total_time": )").find("not valid JSON"), std::string::npos);
   EXPECT_NE(message(R"({"k": 3})").find("expected {\"<name>\": {fields}}"), std::string::npos);
