@@ -4,6 +4,11 @@
 
 namespace accelopt::cli {
 
+// The neuron kind runs the Neuron SDK on the host, so it is registered by the
+// CLI that offers --backend rather than listed in Backends.def for every user
+// of the library (the language server keeps to the simulator).
+static profile::BackendRegistration RegisterNeuron("neuron", profile::createNeuronBackend);
+
 BackendOptions::BackendOptions(cl::SubCommand &sub, bool ownTimeout)
     : kind("backend",
            cl::desc("Profile backend: sim (default: the performance model, estimates) or neuron (runs on this host's "
