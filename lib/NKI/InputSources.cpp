@@ -83,11 +83,9 @@ for i, r in enumerate(refs):
 print(json.dumps(index))
 )PY";
 
-/// Runs `program` and waits at most `seconds` for it (killed after that);
-/// returns its exit status, -2 for a crash, -1 when it did not start, and sets
-/// `timedOut`. Polled rather than ExecuteAndWait's SIGALRM, which is
-/// process-wide and whole seconds only.
-static int runWithTimeout(llvm::StringRef program, llvm::ArrayRef<llvm::StringRef> args,
+// Polled rather than ExecuteAndWait's SIGALRM, which is process-wide and
+// whole seconds only.
+int runWithTimeout(llvm::StringRef program, llvm::ArrayRef<llvm::StringRef> args,
                           llvm::ArrayRef<llvm::Optional<llvm::StringRef>> redirects, double seconds,
                           std::string &execError, bool &timedOut) {
   timedOut = false;

@@ -4,6 +4,8 @@
 
 #include "NKI/FrontEnd.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/Optional.h"
 #include "llvm/Support/Error.h"
 
 #include <string>
@@ -13,6 +15,13 @@ namespace accelopt::nki {
 
 /// The Python used to run numpy references: $ACCELOPT_PYTHON, else /usr/bin/python3.
 std::string pythonForReferences();
+
+/// Runs `program` and waits at most `seconds` for it (killed after that);
+/// returns its exit status, -2 for a crash, -1 when it did not start, and sets
+/// `timedOut`. Thread-safe (no signals).
+int runWithTimeout(llvm::StringRef program, llvm::ArrayRef<llvm::StringRef> args,
+                   llvm::ArrayRef<llvm::Optional<llvm::StringRef>> redirects, double seconds,
+                   std::string &execError, bool &timedOut);
 
 /// How long a numpy reference may run when the caller sets no limit (seconds).
 inline constexpr double DefaultReferenceTimeoutSeconds = 300;

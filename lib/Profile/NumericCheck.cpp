@@ -29,41 +29,52 @@ llvm::Expected<SeedBaseline> captureSeed(const nki::KernelFile &file, const nki:
   return b;
 }
 
+llvm::Expected<std::vector<interp::KernelArg>> candidateInputs(const SeedBaseline &baseline, const nki::Kernel &kernel,
+                                                               llvm::ArrayRef<size_t> binding) {
+  auto copy = interp::cloneArgs(baseline.inputs);
+  if (!copy || binding.empty()) return copy;
+  // The candidate gets the original's inputs under its own parameter names.
+  std::vector<interp::KernelArg> args;
+  for (size_t i = 0; i < kernel.params.size() && i < binding.size(); ++i) {
+    interp::KernelArg a = std::move((*copy)[binding[i]]);
+    a.name = kernel.params[i].name;
+    args.push_back(std::move(a));
+  }
+  return args;
+}
+
 SeedCheck checkSeed(const SeedBaseline &baseline, const nki::KernelFile &file, const nki::Kernel &kernel,
                     const NumericCheckOptions &options, llvm::ArrayRef<size_t> binding) {
   SeedCheck c;
   c.seed = baseline.seed;
   c.originalOutputs = baseline.outputs.size();
-  auto copy = interp::cloneArgs(baseline.inputs);
-  if (!copy) {
+  auto args = candidateInputs(baseline, kernel, binding);
+  if (!args) {
     c.outcome = SeedCheck::InputsFailed;
-    c.error = llvm::toString(copy.takeError());
+    c.error = llvm::toString(args.takeError());
     return c;
   }
-  std::vector<interp::KernelArg> args;
-  if (binding.empty()) {
-    args = std::move(*copy);
-  } else {
-    // The candidate gets the original's inputs under its own parameter names.
-    for (size_t i = 0; i < kernel.params.size() && i < binding.size(); ++i) {
-      interp::KernelArg a = std::move((*copy)[binding[i]]);
-      a.name = kernel.params[i].name;
-      args.push_back(std::move(a));
-    }
-  }
-  auto result = interp::runKernel(file, kernel, std::move(args), options.run);
+  auto result = interp::runKernel(file, kernel, std::move(*args), options.run);
   if (!result) {
     c.outcome = SeedCheck::CandidateFailed;
     c.error = llvm::toString(result.takeError());
     return c;
   }
-  c.candidateOutputs = result->outputs.size();
+  return compareOutputs(baseline, result->outputs, options);
+}
+
+SeedCheck compareOutputs(const SeedBaseline &baseline, const std::vector<interp::NDArray> &candidateOutputs,
+                         const NumericCheckOptions &options) {
+  SeedCheck c;
+  c.seed = baseline.seed;
+  c.originalOutputs = baseline.outputs.size();
+  c.candidateOutputs = candidateOutputs.size();
   if (c.candidateOutputs != c.originalOutputs) {
     c.outcome = SeedCheck::OutputCount;
     return c;
   }
   for (size_t i = 0; i < c.originalOutputs; ++i) {
-    const interp::NDArray &actual = result->outputs[i], &expected = baseline.outputs[i];
+    const interp::NDArray &actual = candidateOutputs[i], &expected = baseline.outputs[i];
     OutputCheck o;
     o.index = i;
     o.candidateShape = actual.shape();

@@ -102,11 +102,21 @@ struct SeedCheck {
   void render(llvm::raw_ostream &os, const interp::Tolerance &tolerance) const;
 };
 
+/// Copies of `baseline`'s inputs for the candidate `kernel`: `binding[i]` is the
+/// baseline input its parameter i gets (renamed to it); empty: as they are.
+llvm::Expected<std::vector<interp::KernelArg>> candidateInputs(const SeedBaseline &baseline, const nki::Kernel &kernel,
+                                                               llvm::ArrayRef<size_t> binding = {});
+
 /// Runs the candidate on `baseline`'s inputs and compares. `binding[i]` is the
 /// baseline input the candidate's parameter i gets (renamed to it); empty: the
 /// inputs as they are (the candidate has the original's parameters).
 SeedCheck checkSeed(const SeedBaseline &baseline, const nki::KernelFile &file, const nki::Kernel &kernel,
                     const NumericCheckOptions &options, llvm::ArrayRef<size_t> binding = {});
+
+/// Compares outputs the candidate produced elsewhere (e.g. on a NeuronDevice)
+/// with `baseline`'s, as checkSeed does after running it.
+SeedCheck compareOutputs(const SeedBaseline &baseline, const std::vector<interp::NDArray> &candidateOutputs,
+                         const NumericCheckOptions &options);
 
 /// The original's outputs on the first `seeds` of AccelOpt's seeds, captured
 /// once, against which any number of candidates are checked (from several

@@ -5,6 +5,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+
 namespace accelopt::search {
 
 static memory::CandidateStatus toStore(Candidate::Status s) {
@@ -96,6 +98,18 @@ void MemoryBridge::candidateEvaluated(const Candidate &c) {
   if (!inserted) {
     note(inserted.takeError());
     return;
+  }
+  if (!inserted->inserted && c.profile) {
+    // Known from an earlier run: keep this profile beside the stored ones when
+    // its backend has none yet (a measurement next to an estimate).
+    auto stored = S.profilesOf(inserted->id);
+    if (!stored) {
+      note(stored.takeError());
+    } else if (std::none_of(stored->begin(), stored->end(),
+                            [&](const memory::ProfileRecord &p) { return p.backend == c.profile->backend; })) {
+      auto added = S.addProfile(inserted->id, row.profiles.front());
+      if (!added) note(added.takeError());
+    }
   }
   DbId[c.id] = inserted->id;
   Seen[c.id] = c;

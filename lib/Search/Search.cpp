@@ -78,7 +78,7 @@ struct CandidateEvaluator::State {
   SearchOptions O;
   nki::InputSpecs Inputs;
   std::string Path;
-  std::unique_ptr<profile::Backend> Backend;
+  std::shared_ptr<const profile::Backend> Backend;
   std::optional<profile::NumericBaseline> Baseline;
   Candidate Original;
 
@@ -106,9 +106,13 @@ llvm::Expected<std::unique_ptr<CandidateEvaluator>> CandidateEvaluator::create(l
   st->O = options;
   st->Inputs = inputs;
   st->Path = path.str();
-  auto backend = profile::createBackend("sim", options.target);
-  if (!backend) return backend.takeError();
-  st->Backend = std::move(*backend);
+  if (options.backend) {
+    st->Backend = options.backend;
+  } else {
+    auto backend = profile::createBackend("sim", options.target);
+    if (!backend) return backend.takeError();
+    st->Backend = std::move(*backend);
+  }
   auto file = st->parse(text.str());
   if (!file) return file.takeError();
   const nki::Kernel *kernel = selectKernel(*file, options.kernelName);

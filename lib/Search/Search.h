@@ -9,6 +9,7 @@
 #include "NKI/FrontEnd.h"
 #include "Perf/Hardware.h"
 #include "Perf/Profile.h"
+#include "Profile/Backend.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -39,6 +40,9 @@ struct SearchOptions {
   uint64_t seed = 0;
   unsigned jobs = 1;         // parallel candidate evaluations
   std::string target = "trn1";
+  /// The profile backend of every candidate (e.g. `--backend neuron`); null:
+  /// the simulator for `target`.
+  std::shared_ptr<const profile::Backend> backend;
   unsigned numericSeeds = 2; // seeds of the numeric check (AccelOpt's 0, 21, ...)
   interp::Tolerance tolerance;  // atol/rtol of the numeric check
   double candidateTimeout = 120;  // seconds per interpreter run

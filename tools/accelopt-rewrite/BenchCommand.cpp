@@ -1,5 +1,6 @@
 // accelopt-rewrite bench: profile every case of a suite with the performance
 // model and compare with measured latencies when the suite has them.
+#include "BackendOptions.h"
 #include "Command.h"
 #include "Dispatch/Slurm.h"
 #include "KernelInputs.h"
@@ -60,6 +61,10 @@ cl::opt<double> BudgetMinutes("budget", cl::desc("With --optimize: wall-clock mi
 cl::opt<double> Timeout("timeout",
                         cl::desc("With --optimize: seconds per interpreter run (default 120; 0: no limit)"),
                         cl::value_desc("S"), cl::init(120), cl::sub(BenchCmd), cl::cat(category()));
+// --backend neuron: the measured column is this host's NeuronDevice (each case
+// run through the Neuron SDK) instead of the suite's recorded latencies, so the
+// table is the model's error against the device per kernel.
+BackendOptions Backend(BenchCmd, /*ownTimeout=*/false);
 cl::opt<bool> Own("own", cl::desc("Our own small cases even when NKIBench is present"),
                   cl::sub(BenchCmd), cl::cat(category()));
 
@@ -301,6 +306,17 @@ int runBench() {
   const profile::Backend &simulator = **created;
   const std::string backend = simulator.name().str();
 
+  std::unique_ptr<profile::Backend> device;
+  if (Backend.neuron()) {
+    auto created = Backend.create(Target);
+    if (!created) return reportError(created.takeError());
+    device = std::move(*created);
+  }
+  const auto *neuron = dynamic_cast<const profile::NeuronBackend *>(device.get());
+  if (neuron)
+    if (llvm::Error err = neuron->checkSdk()) return reportError(std::move(err));
+  std::string measuredBackend;
+
   auto selection = loadCases();
   if (!selection) return reportError(selection.takeError());
   bool haveNkibench = !selection->nkibenchRoot.empty() &&
@@ -318,7 +334,7 @@ int runBench() {
 
   // Measurements are trn1 profiles; only a trn1 estimate is compared with them.
   llvm::StringMap<double> measured;
-  if (useNkibench && simulator.name() == "sim-trn1") {
+  if (useNkibench && simulator.name() == "sim-trn1" && !neuron) {
     llvm::SmallString<256> path(selection->nkibenchRoot);
     llvm::sys::path::append(path, "measured", "trn1_baselines.json");
     if (llvm::sys::fs::exists(path)) {
@@ -336,6 +352,7 @@ int runBench() {
 
   std::vector<perf::BenchRow> rows;
   std::vector<dispatch::CaseProfile> profiles;  // one per row
+  std::vector<const nki::SuiteCase *> cases;    // one per row
   for (size_t i = 0; i < selection->cases.size(); ++i) {
     const nki::SuiteCase &c = selection->cases[i];
     if (selection->fromNkibench[i] != useNkibench) continue;
@@ -352,6 +369,7 @@ int runBench() {
     profile.target = Target;
     profiles.push_back(std::move(profile));
     rows.push_back(std::move(row));
+    cases.push_back(&c);
   }
   if (Dispatch == "slurm") {
     if (llvm::Error err = dispatch::profileOnSlurm(slurmOptions(), profiles)) return reportError(std::move(err));
@@ -368,6 +386,22 @@ int runBench() {
     row.unmodelled = p.unmodelled;
     if (!p.lowerBoundNote.empty())
       llvm::errs() << "warning: " << row.name << ": the estimate is a " << p.lowerBoundNote << "\n";
+    // --backend neuron: the measured column is this host's device, run here (one device per host).
+    if (neuron && row.error.empty()) {
+      nki::FrontEndOptions opts;
+      opts.inputs = &cases[i]->inputs;
+      auto file = nki::loadKernelFile(cases[i]->kernelPath, opts);
+      if (!file) {
+        row.error = llvm::toString(file.takeError());
+      } else if (file->kernels.empty()) {
+        row.error = "no kernel";
+      } else if (auto m = neuron->measure(file->kernels.front(), cases[i]->inputs); !m) {
+        row.error = llvm::toString(m.takeError());
+      } else {
+        row.measuredMs = m->medianMs;
+        measuredBackend = m->profile.backend;
+      }
+    }
     while (!row.error.empty() && row.error.back() == '\n') row.error.pop_back();
   }
   if (rows.empty()) return reportError(fail("error: no case selected"));
@@ -377,6 +411,10 @@ int runBench() {
                                             : std::string("accelopt's own cases"))
                << ", target " << simulator.hardware().name << "; estimates are " << backend
                << ", not measurements\n";
+  if (neuron)
+    llvm::outs() << "measured: backend " << (measuredBackend.empty() ? neuron->name().str() : measuredBackend)
+                 << " on this host (median of " << neuron->options().runs
+                 << " runs per case); error = (estimate - measured) / measured\n";
   llvm::outs() << perf::renderBenchTable(rows, summary, backend);
   if (Dispatch == "slurm") {
     llvm::outs() << "where each case ran:\n";

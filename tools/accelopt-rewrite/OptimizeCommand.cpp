@@ -1,4 +1,5 @@
 // accelopt-rewrite [optimize] FILE: the beam search, end to end.
+#include "BackendOptions.h"
 #include "Command.h"
 #include "KernelInputs.h"
 
@@ -89,6 +90,8 @@ cl::opt<int> ClosureSteps("closure-steps",
                           cl::desc("Structural follow-up moves scored with each structural op (valley crossing; "
                                    "default 3, 0: off)"),
                           cl::init(3), cl::sub(OptimizeCmd), cl::cat(category()));
+// --backend neuron: every candidate's profile is measured on this host's NeuronDevice.
+BackendOptions BackendChoice(OptimizeCmd, /*ownTimeout=*/false);
 cl::opt<bool> Quiet("quiet", cl::desc("No progress output"), cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<std::string> Dispatch("dispatch", cl::desc("Where candidates are evaluated: local (default, -j threads) or slurm"),
                               cl::init("local"), cl::sub(OptimizeCmd), cl::cat(category()));
@@ -272,6 +275,11 @@ int runOptimize() {
   opts.seed = Seed;
   opts.jobs = Jobs;
   opts.target = Target;
+  if (BackendChoice.neuron()) {
+    auto created = BackendChoice.create(Target);
+    if (!created) return reportError(created.takeError());
+    opts.backend = std::move(*created);
+  }
   opts.numericSeeds = NumericSeeds;
   opts.checkAll = CheckAll;
   opts.allowReplace = AllowReplace;
@@ -391,10 +399,11 @@ int runOptimize() {
       llvm::consumeError(c.takeError());
     }
   }
-  llvm::outs() << llvm::formatv("baseline {0:F4} ms, best {1:F4} ms: {2:F3}x faster (estimates, backend: {3}); {4} "
+  llvm::outs() << llvm::formatv("baseline {0:F4} ms, best {1:F4} ms: {2:F3}x faster ({6}, backend: {3}); {4} "
                                 "candidates in {5:F1} s\n",
                                 orig.latency(), best.latency(), orig.latency() / best.latency(),
-                                orig.profile ? orig.profile->backend : "sim", result->candidates.size() - 1, result->seconds);
+                                orig.profile ? orig.profile->backend : "sim", result->candidates.size() - 1, result->seconds,
+                                orig.profile && !orig.profile->isEstimate() ? "measured" : "estimates");
   if (ctx.rooflinePeakMs)
     llvm::outs() << llvm::formatv("percent of peak: baseline {0:F1}%, best {1:F1}% (roofline {2:F4} ms)\n",
                                   100 * *ctx.rooflinePeakMs / orig.latency(), 100 * *ctx.rooflinePeakMs / best.latency(),

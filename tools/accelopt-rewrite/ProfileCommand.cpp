@@ -1,5 +1,6 @@
 // accelopt-rewrite profile: estimate a kernel's neuron-profile summary with a
 // profile backend (the simulator: trace from the IR + timing model on a target).
+#include "BackendOptions.h"
 #include "Command.h"
 
 #include "Perf/Bench.h"
@@ -22,6 +23,7 @@ cl::SubCommand ProfileCmd("profile",
                           "performance model");
 InputOptions Inputs(ProfileCmd);
 FormatOption Format(ProfileCmd);
+BackendOptions Backend(ProfileCmd, /*ownTimeout=*/true);
 cl::opt<std::string> File(cl::Positional, cl::desc("<kernel.py>"), cl::sub(ProfileCmd),
                           cl::cat(category()));
 cl::opt<std::string> Target("target",
@@ -62,8 +64,9 @@ std::string statementText(const nki::Kernel &k, int id) {
 int runProfile() {
   auto file = Inputs.load(File);
   if (!file) return reportError(file.takeError());
-  auto backend = profile::createBackend("sim", Target);
+  auto backend = Backend.create(Target);
   if (!backend) return reportError(backend.takeError());
+  const auto *neuron = dynamic_cast<const profile::NeuronBackend *>(backend->get());
   const nki::InputSpecs noSpecs;
   const nki::InputSpecs &specs = Inputs.resolvedInputs ? *Inputs.resolvedInputs : noSpecs;
   if (!Timeline.empty()) {
@@ -105,7 +108,17 @@ int runProfile() {
         llvm::errs() << "\n";
       }
     }
-    auto estimate = (*backend)->estimate(k, specs);
+    // The neuron backend's measurement keeps its runs' spread for the output.
+    std::optional<profile::NeuronMeasurement> measured;
+    auto estimate = [&]() -> llvm::Expected<perf::KernelEstimate> {
+      if (!neuron) return (*backend)->estimate(k, specs);
+      auto m = neuron->measure(k, specs);
+      if (!m) return m.takeError();
+      perf::KernelEstimate e;
+      e.profile = m->profile;
+      measured = std::move(*m);
+      return e;
+    }();
     if (!estimate) return reportError(estimate.takeError());
     const perf::Profile &p = estimate->profile;
     const perf::SimulationResult &sim = estimate->simulation;
@@ -129,7 +142,15 @@ int runProfile() {
       out["file"] = file->source().path().str();
       out["target"] = (*backend)->hardware().name;
       if (!Inputs.caseName.empty()) out["case"] = Inputs.caseName.getValue();
-      out["instructions"] = estimate->instructions;
+      if (measured) {
+        out["runs"] = measured->latenciesMs;
+        out["latency_min_ms"] = measured->minMs;
+        out["latency_median_ms"] = measured->medianMs;
+        out["latency_max_ms"] = measured->maxMs;
+        out["unreported"] = measured->unreported;
+      } else {
+        out["instructions"] = estimate->instructions;
+      }
       if (peak) {
         out["roofline"] = {{"problem", problem},
                            {"peak_ms", peak->peakMs},
@@ -159,7 +180,10 @@ int runProfile() {
     os << "kernel " << k.name << "  (" << file->source().path() << ", target "
        << (*backend)->hardware().name << ")\n";
     os << p.renderText();
-    os << "model: " << estimate->instructions << " instructions, peak live SBUF "
+    if (measured)
+      os << renderNeuronMeasurement(*measured, neuron->options());
+    else
+      os << "model: " << estimate->instructions << " instructions, peak live SBUF "
        << sim.peakLiveSbufBytesPerPartition << " B/partition, trace "
        << llvm::format("%.1f", estimate->traceMs) << " ms + simulation "
        << llvm::format("%.1f", estimate->simulateMs) << " ms\n";

@@ -1,4 +1,5 @@
 // accelopt-rewrite verify: are two kernels numerically equal (and equal to the reference)?
+#include "BackendOptions.h"
 #include "Command.h"
 #include "KernelInputs.h"
 
@@ -28,6 +29,11 @@ cl::opt<std::string> ParamMap("map",
                              cl::value_desc("CAND=ORIG,..."), cl::sub(VerifyCmd), cl::cat(category()));
 cl::opt<double> Timeout("timeout", cl::desc("Per-run time limit in seconds (0: none)"), cl::init(0),
                         cl::sub(VerifyCmd), cl::cat(category()));
+BackendOptions Backend(VerifyCmd, /*ownTimeout=*/false);
+cl::opt<std::string> Target("target",
+                            cl::desc("With --backend neuron: the device family when the host does not say (trn1 "
+                                     "default, trn2)"),
+                            cl::value_desc("NAME"), cl::init("trn1"), cl::sub(VerifyCmd), cl::cat(category()));
 
 /// For each candidate parameter, the index of the original's parameter whose input it gets: by --map,
 /// else by name, else (same count, other names) by position with a note.
@@ -113,11 +119,48 @@ int runVerify() {
   check.stopAtFirstDifference = false;  // report every output of every seed
   auto binding = bindParameters(ko, kc);
   if (!binding) return reportError(binding.takeError());
+  // --backend neuron: both kernels run on the device, their outputs compared alike.
+  std::unique_ptr<profile::Backend> device;
+  if (Backend.neuron()) {
+    auto created = Backend.create(Target, Timeout);
+    if (!created) return reportError(created.takeError());
+    device = std::move(*created);
+  }
+  const auto *neuron = dynamic_cast<const profile::NeuronBackend *>(device.get());
   bool ok = true;
   for (unsigned s = 0; s < Seeds; ++s) {
     uint64_t seed = profile::accelOptSeed(s);
     auto in = inputsForSeed(Inputs, ko, seed, true);
     if (!in) return reportError(in.takeError());
+    if (neuron) {
+      profile::SeedBaseline baseline;
+      baseline.seed = seed;
+      auto originalRun = neuron->measure(ko, in->args);
+      if (!originalRun) return reportError(originalRun.takeError());
+      baseline.inputs = std::move(in->args);
+      baseline.outputs = std::move(originalRun->outputs);
+      baseline.reference = std::move(in->reference);
+      auto args = profile::candidateInputs(baseline, kc, *binding);
+      if (!args) return reportError(args.takeError());
+      // The original ran, so a candidate that does not is the verdict, not a tool error.
+      auto candidateRun = neuron->measure(kc, *args);
+      profile::SeedCheck result;
+      if (candidateRun) {
+        llvm::outs() << llvm::formatv("seed {0}: latency median original {1:F4} ms, candidate {2:F4} ms (backend: "
+                                      "{3}, {4} runs)\n",
+                                      seed, originalRun->medianMs, candidateRun->medianMs,
+                                      candidateRun->profile.backend, candidateRun->latenciesMs.size());
+        result = profile::compareOutputs(baseline, candidateRun->outputs, check);
+      } else {
+        result.seed = seed;
+        result.outcome = profile::SeedCheck::CandidateFailed;
+        result.error = llvm::toString(candidateRun.takeError());
+      }
+      result.render(llvm::outs(), check.tolerance);
+      ok &= result.equal();
+      if (result.outcome != profile::SeedCheck::Compared) break;
+      continue;
+    }
     // One seed at a time: a full-size kernel's inputs and outputs are large.
     auto baseline = profile::captureSeed(*original, ko, seed, std::move(in->args), std::move(in->reference), check.run);
     if (!baseline) {

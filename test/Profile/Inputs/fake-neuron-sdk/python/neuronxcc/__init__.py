@@ -1,0 +1,1 @@
+# Test fixture: a stand-in of the Neuron SDK's neuronxcc package (see ../../README.md).
