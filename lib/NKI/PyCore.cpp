@@ -356,6 +356,7 @@ namespace {
 constexpr IntrinsicInfo kIntrinsics[] = {
     {Intrinsic::Arange, "nl.arange", "nl.arange takes (stop) or (start, stop)"},
     {Intrinsic::Mgrid, "nl.mgrid", "nl.mgrid takes slices"},
+    {Intrinsic::Ds, "nl.ds", "nl.ds takes (start, size)"},
     {Intrinsic::ParDim, "nl.par_dim", "nl.par_dim takes the partition dimension's size"},
     {Intrinsic::ProgramId, "nl.program_id", "nl.program_id takes an axis"},
     {Intrinsic::NumPrograms, "nl.num_programs", "nl.num_programs takes an axis"},
@@ -393,6 +394,28 @@ ArangeBounds mgridAxis(const PyValue &lo, const PyValue &hi) {
     if (extent->problem != pyint::Problem::None) out.error = pyint::describe(extent->problem, "-");
     else out.extent = extent->value;
   }
+  return out;
+}
+
+std::optional<int> mgridFieldAxis(std::string_view field) {
+  static constexpr std::string_view kFields[] = {"p", "x", "y", "z"};
+  for (size_t a = 0; a < std::size(kFields); ++a)
+    if (kFields[a] == field) return int(a);
+  return std::nullopt;
+}
+
+ArangeBounds dsBounds(std::span<const PyValue> args) {
+  ArangeBounds out;
+  if (args.size() != 2) {
+    out.error = std::string(lookupIntrinsic("nl.ds")->usage);
+    return out;
+  }
+  for (const PyValue *v : {&args[0], &args[1]})
+    if (v->kind != K::Unknown && !intValue(*v) && out.error.empty()) out.error = "nl.ds: expected an integer, got " + typeName(*v);
+  out.start = intValue(args[0]);
+  out.extent = intValue(args[1]);
+  if (out.extent && *out.extent <= 0 && out.error.empty())
+    out.error = "nl.ds: the size must be positive, got " + std::to_string(*out.extent);
   return out;
 }
 

@@ -127,7 +127,7 @@ BuiltinResult callBuiltin(std::string_view name, std::span<const PyValue> args,
 
 /// Trace-time NKI functions that are not ops of the op table: they build index expressions, mark
 /// dimensions or name the launch.
-enum class Intrinsic : uint8_t { Arange, Mgrid, ParDim, ProgramId, NumPrograms, ProgramNdim };
+enum class Intrinsic : uint8_t { Arange, Mgrid, Ds, ParDim, ProgramId, NumPrograms, ProgramNdim };
 
 struct IntrinsicInfo {
   Intrinsic id;
@@ -148,6 +148,12 @@ ArangeBounds arangeBounds(std::span<const PyValue> args);
 
 /// One axis `lo:hi` of nl.mgrid[...]: lo defaults to 0.
 ArangeBounds mgridAxis(const PyValue &lo, const PyValue &hi);
+
+/// The axis an nl.mgrid field names (`.p` the partition axis, then `.x`, `.y`, `.z`), or std::nullopt.
+std::optional<int> mgridFieldAxis(std::string_view field);
+
+/// nl.ds(start, size): the slice start:start+size. `start` is the first value, `extent` the size.
+ArangeBounds dsBounds(std::span<const PyValue> args);
 
 /// The launch grid a kernel runs in. accelopt runs one instance (no SPMD grid): program_id is 0 and
 /// num_programs is 1 along every axis.

@@ -192,6 +192,15 @@ Value KernelEvaluator::callIntrinsic(const nki::pycore::IntrinsicInfo &intrinsic
   case Intrinsic::ProgramNdim:
     if (!args.empty()) fail(e->range, std::string(intrinsic.usage));
     return Value::integer(Grid.ndim());
+  case Intrinsic::Ds: {
+    // nl.ds(start, size) is the slice start:start+size.
+    nki::pycore::ArangeBounds r = nki::pycore::dsBounds(py);
+    if (!r.error.empty()) fail(e->range, r.error);
+    if (!r.start || !r.extent) fail(e->range, std::string(intrinsic.usage));
+    Value v = Value::seq({Value::integer(*r.start), Value::integer(*r.start + *r.extent), Value::none()});
+    v.kind = Value::SliceV;
+    return v;
+  }
   case Intrinsic::Mgrid: break;
   }
   fail(e->range, std::string(intrinsic.usage));

@@ -297,7 +297,20 @@ Value KernelEvaluator::attribute(const Expr *e) {
     if (base.kind == Value::ViewV) m.tensor = nullptr;
     return m;
   }
+  if (base.kind == Value::Tuple && isIndexGrid(base)) {
+    // The fields of nl.mgrid[...]: .p the partition grid, .x, .y, .z the free axes.
+    std::optional<int> axis = nki::pycore::mgridFieldAxis(e->name);
+    if (axis && size_t(*axis) < base.elts->size()) return (*base.elts)[size_t(*axis)];
+    fail(e->range, llvm::formatv("an nl.mgrid index grid of rank {0} has no field '{1}'", base.elts->size(), e->name).str());
+  }
   fail(e->range, "attribute '" + e->name + "' of " + describe(base) + " is not supported");
+}
+
+bool KernelEvaluator::isIndexGrid(const Value &v) {
+  if (v.kind != Value::Tuple || v.elts->empty()) return false;
+  for (const Value &x : *v.elts)
+    if (x.kind != Value::Index) return false;
+  return true;
 }
 
 std::string_view KernelEvaluator::dtypeSpelling(nki::DType t) {

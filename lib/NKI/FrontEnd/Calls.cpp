@@ -192,6 +192,25 @@ Value KernelBuilder::callIntrinsic(const pycore::IntrinsicInfo &intrinsic, const
     x.base = Affine::unknown();
     return Value::index(x);
   }
+  case Intrinsic::Ds: {
+    // nl.ds(start, size): the slice start:start+size; the start may be affine in loop variables.
+    std::vector<pycore::PyValue> bounds = py;  // an affine start is an integer not known at trace time
+    for (size_t k = 0; k < bounds.size(); ++k)
+      if (args[k].kind == Value::Index) bounds[k] = pycore::PyValue::unknown();
+    pycore::ArangeBounds r = pycore::dsBounds(bounds);
+    if (!r.error.empty()) diag(Diagnostic::Error, e->range, r.error, Rule::CallArgs);
+    Value v;
+    v.kind = Value::SliceV;
+    v.s = text(e);
+    IndexVal start;
+    start.base = Affine::unknown();
+    if (args.size() == 2) {
+      if (auto x = args[0].asIndex(); x && x->aranges.empty()) start = *x;
+      v.i = args[1].kind == Value::Int ? args[1].i : SymInt::symbolic(text(e->elts[1]));
+    }
+    v.idx = start;
+    return v;
+  }
   case Intrinsic::Mgrid: break;
   }
   diag(Diagnostic::Error, e->range, std::string(intrinsic.usage), Rule::CallArgs);

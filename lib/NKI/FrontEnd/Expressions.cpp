@@ -7,6 +7,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -271,6 +272,16 @@ Value KernelBuilder::attribute(const Expr *e) {
       m.s = e->name;
       return m;
     }
+  }
+  if (base.kind == Value::Seq && !base.isList && !base.elts.empty() &&
+      std::all_of(base.elts.begin(), base.elts.end(), [](const Value &x) { return x.kind == Value::Index; })) {
+    // The fields of nl.mgrid[...]: .p the partition grid, .x, .y, .z the free axes.
+    std::optional<int> axis = pycore::mgridFieldAxis(e->name);
+    if (axis && size_t(*axis) < base.elts.size()) return base.elts[size_t(*axis)];
+    diag(Diagnostic::Error, e->range,
+         llvm::formatv("an nl.mgrid index grid of rank {0} has no field '{1}'", base.elts.size(), e->name).str(),
+         Rule::CallArgs);
+    return Value::unknown(text(e));
   }
   if (base.kind == Value::Seq && e->name == "count") return Value::unknown(text(e));
   return Value::unknown(text(e));

@@ -48,7 +48,8 @@ struct Value {
   std::shared_ptr<Access> view;  // Tensor: a subscripted view (null = whole tensor)
   IndexVal idx;                  // Index
   LoopKind loopKind = LoopKind::Affine;  // Iter
-  SymInt start, stop, step;      // Iter; SliceV uses start/stop/step (text "" = omitted)
+  SymInt start, stop, step;      // Iter
+                                 // SliceV (nl.ds): idx is the start, i the size
   bool sliceHas[3] = {false, false, false};
 
   static Value unknown(std::string text = "") { Value v; v.s = std::move(text); return v; }
