@@ -94,7 +94,6 @@ protected:
 
   Value attribute(const Expr *e);
 
-  static std::string_view dtypeSpelling(nki::DType t);
 
   std::optional<nki::DType> dtypeOf(const Value &v);
 
