@@ -38,6 +38,14 @@ std::string canonicalPath(std::string_view dotted);
 /// for a file that uses the alias without importing it; "" for other names.
 std::string_view conventionalModule(std::string_view alias);
 
+/// The dtype a canonical path denotes: `nl.bfloat16`, `np.float32`, and the values `t.dtype` evaluates to
+/// (`dtype.bfloat16`, `npdtype.np.float32` of np.dtype(np.float32)); std::nullopt for other paths.
+std::optional<DType> dtypeOfPath(std::string_view path);
+
+/// Whether two canonical paths denote the same trace-time object: dtypes compare by their type however
+/// they are spelled (`t.dtype == nl.bfloat16` holds for a bf16 tile), other paths by their spelling.
+bool samePath(std::string_view a, std::string_view b);
+
 /// Whether a module-level assignment's value may be evaluated when tracing starts: it calls nothing
 /// (TILE = 128, sizes computed from other constants), so it has no side effects.
 bool isModuleConstant(const syntax::Expr *value);
@@ -120,6 +128,21 @@ struct BuiltinResult {
 /// result of that many new items is built (the interpreter's memory cap); it may throw.
 BuiltinResult callBuiltin(std::string_view name, std::span<const PyValue> args,
                           const std::function<void(uint64_t items)> &chargeItems = {});
+
+// ---------------------------------------------------------------------------
+// The math module
+// ---------------------------------------------------------------------------
+
+/// Whether `canonicalName` ("math.ceil") is a function of Python's math module the core evaluates.
+bool isMathFunction(std::string_view canonicalName);
+
+/// Whether math function `canonicalName` returns an int (math.ceil, math.floor, math.gcd, ...), so an
+/// evaluator that cannot compute it still knows the result is an integer.
+bool mathReturnsInt(std::string_view canonicalName);
+
+/// Calls math function `canonicalName` on positional `args` as CPython does (math.ceil(2.5) is the int 3,
+/// math.sqrt(-1) raises). Unknown arguments give an unknown result.
+BuiltinResult callMath(std::string_view canonicalName, std::span<const PyValue> args);
 
 // ---------------------------------------------------------------------------
 // NKI intrinsics

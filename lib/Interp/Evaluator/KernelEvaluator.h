@@ -95,7 +95,6 @@ protected:
   Value attribute(const Expr *e);
   static bool isIndexGrid(const Value &v);  // the tuple nl.mgrid[...] returns
 
-  static std::string_view dtypeSpelling(nki::DType t);
 
   std::optional<nki::DType> dtypeOf(const Value &v);
 

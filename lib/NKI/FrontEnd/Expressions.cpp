@@ -106,7 +106,18 @@ Value KernelBuilder::compare(const Expr *e) {
     std::optional<bool> r;
     if (op == "==" || op == "is") r = eq;
     else if (op == "!=" || op == "is not") { if (eq) r = !*eq; }
-    else {
+    else if (op == "in" || op == "not in") {
+      // `t.dtype in (nl.bfloat16, nl.float16)`: known when every comparison is.
+      if (vals[i + 1].kind == Value::Seq) {
+        std::optional<bool> found = false;
+        for (const Value &x : vals[i + 1].elts) {
+          auto same = equalValues(vals[i], x);
+          if (!same) found = std::nullopt;
+          else if (*same) { found = true; break; }
+        }
+        if (found) r = op == "in" ? *found : !*found;
+      }
+    } else {
       auto a = vals[i].number(), b = vals[i + 1].number();
       if (a && b) {
         if (op == "<") r = *a < *b;
@@ -141,7 +152,7 @@ std::optional<bool> KernelBuilder::equalValues(const Value &a, const Value &b) {
   auto x = a.number(), y = b.number();
   if (x && y) return *x == *y;
   if (a.kind == Value::Str && b.kind == Value::Str) return a.s == b.s;
-  if (a.kind == Value::Path && b.kind == Value::Path) return a.s == b.s;
+  if (a.kind == Value::Path && b.kind == Value::Path) return pycore::samePath(a.s, b.s);
   return std::nullopt;
 }
 

@@ -199,6 +199,15 @@ private:
 
   Value call(const Expr *e, std::optional<Buffer> resultBuffer, const Expr *dest);
 
+  /// A call of a helper function of the file (`div_ceil(a.shape[0], 128)`) whose arguments hold no tensor
+  /// and whose body only assigns and returns trace-time values computed by builtins, `math` and such
+  /// helpers: its result, as CPython computes it when tracing. std::nullopt for any other helper (the
+  /// call stays opaque).
+  std::optional<Value> scalarHelperCall(const Stmt &def, const Expr *e, const std::vector<Value> &args,
+                                        const std::vector<Value> &keywordArgs);
+  int HelperDepth = 0;                  // nested scalar helper calls being evaluated
+  std::map<std::string, Value> ModuleEnv;  // the module's names (constants, helpers): a helper's globals
+
   /// Builtins and NKI intrinsics are the trace-time Python core's (NKI/PyCore); these translate values.
   pycore::PyValue toPy(const Value &v) const;
   Value fromPy(const pycore::PyValue &p, const std::vector<Value> &args, const Expr *e) const;
