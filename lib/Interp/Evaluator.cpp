@@ -370,6 +370,39 @@ public:
       scatter(*dest, x, mask, e->range, &combine, false);
       return Value::none();
     }
+    case OpKind::Select: {
+      // x and y may be tiles, (P,1) vectors or scalars; a scalar is a 1x1 tile that broadcasts.
+      NDArray predicate = operand(nki::Slot::Predicate);
+      auto choice = [&](nki::Slot s) -> NDArray {
+        const Value *v = slotValue(s);
+        if (v && v->isNumber()) {
+          auto a = NDArray::full({1, 1}, nki::DType::Float32, float(v->num()));
+          if (!a) fail(e->range, llvm::toString(a.takeError()));
+          return std::move(*a);
+        }
+        return operand(s);
+      };
+      NDArray onTrue = choice(nki::Slot::Data), onFalse = choice(nki::Slot::Data2);
+      // The output takes the largest of the three shapes ((P,1) and scalars broadcast).
+      const NDArray *largest = &predicate;
+      for (const NDArray *a : {&onTrue, &onFalse})
+        if (a->numel() > largest->numel()) largest = a;
+      NDArray out = alloc(largest->shape());
+      check(select(out.asTile(), predicate.asTile(), onTrue.asTile(), onFalse.asTile()));
+      return finish(std::move(out), nki::Buffer::SBUF);
+    }
+    case OpKind::BnStats: {
+      NDArray data = operand(nki::Slot::Data);
+      NDArray out = alloc({data.asTile().rows, op->resultFree});
+      check(bnStats(out.asTile(), data.asTile()));
+      return finish(std::move(out), nki::Buffer::SBUF);
+    }
+    case OpKind::BnAggr: {
+      NDArray data = operand(nki::Slot::Data);
+      NDArray out = alloc({data.asTile().rows, op->resultFree});
+      check(bnAggr(out.asTile(), data.asTile()));
+      return finish(std::move(out), nki::Buffer::SBUF);
+    }
     case OpKind::Broadcast: break;
     }
     fail(e->range, std::string(op->name) + " is not supported by the interpreter");

@@ -445,6 +445,12 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
   case ShapeRule::FromShapeArg:
     if (const Value *s = paramVal("shape")) shape = intList(*s);
     break;
+  case ShapeRule::FixedFree:
+    if (const Value *t = firstTile()) {
+      auto s = tileShapeOf(*t);
+      if (!s.empty()) shape = {s[0], op->resultFree};
+    }
+    break;
   default: break;
   }
   (void)dest;
