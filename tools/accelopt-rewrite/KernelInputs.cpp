@@ -24,7 +24,7 @@ llvm::Expected<SeededInputs> inputsForSeed(const InputOptions &opts, const nki::
       cleanup();
       return data.takeError();
     }
-    if (data->inputFiles.size() != kernel.params.size()) {
+    if (data->inputFiles.size() > kernel.params.size()) {  // fewer: the kernel's defaults apply to the rest
       cleanup();
       return error(opts.resolvedReference + ": error: the reference gives " + std::to_string(data->inputFiles.size()) +
                    " inputs but kernel '" + kernel.name + "' takes " + std::to_string(kernel.params.size()));

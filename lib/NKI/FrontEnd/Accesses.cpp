@@ -81,16 +81,10 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
       for (size_t k = 0; k < fill; ++k) dims.push_back(fullDim(dims.size()));
       continue;
     }
-    if (it && it->kind == ExprKind::Slice) {
+    // A slice `lo:hi:step` or nl.ds(start, size): one basic axis of the tile.
+    auto sliceDim = [&](std::optional<IndexVal> loI, std::optional<IndexVal> hiI, int64_t step) {
       a.usesBasic = true;
       IndexDim dim;
-      Value lo = it->elts[0] ? eval(it->elts[0]) : Value::integer(0);
-      Value hi = it->elts[1] ? eval(it->elts[1]) : Value();
-      Value st = it->elts[2] ? eval(it->elts[2]) : Value::integer(1);
-      size_t d = dims.size();
-      if (!it->elts[1] && d < T.shape.size()) hi = Value::integer(T.shape[d]);
-      auto loI = lo.asIndex(), hiI = hi.asIndex();
-      int64_t step = st.isKnownInt() ? *st.i.value : 1;
       if (loI && hiI && loI->aranges.empty() && hiI->aranges.empty()) {
         Affine diff = hiI->base;
         diff.add(loI->base, -1);
@@ -111,10 +105,25 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
       }
       ++basicAxis;
       dims.push_back(dim);
+    };
+    if (it && it->kind == ExprKind::Slice) {
+      Value lo = it->elts[0] ? eval(it->elts[0]) : Value::integer(0);
+      Value hi = it->elts[1] ? eval(it->elts[1]) : Value();
+      Value st = it->elts[2] ? eval(it->elts[2]) : Value::integer(1);
+      size_t d = dims.size();
+      if (!it->elts[1] && d < T.shape.size()) hi = Value::integer(T.shape[d]);
+      sliceDim(lo.asIndex(), hi.asIndex(), st.isKnownInt() ? *st.i.value : 1);
       continue;
     }
     Value v = it ? eval(it) : Value::none();
     if (v.kind == Value::None) continue;  // newaxis: no tensor dimension
+    if (v.kind == Value::SliceV) {  // nl.ds(start, size)
+      IndexVal hi = v.idx;
+      if (v.i.isKnown()) hi.base.add(Affine::constantOf(*v.i.value), 1);
+      else hi.base = Affine::unknown();
+      sliceDim(v.idx, hi, 1);
+      continue;
+    }
     if (auto idx = v.asIndex()) {
       IndexDim dim;
       dim.base = idx->base;

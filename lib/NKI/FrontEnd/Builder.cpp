@@ -19,6 +19,7 @@ Kernel KernelBuilder::build(const Stmt *def) {
   K.source = &M.source();
   K.shapesKnown = Inputs != nullptr;
   bindModuleConstants();
+  ModuleEnv = Env;
   bindParams(def);
   block(def->body, K.body, -1);
   return std::move(K);
