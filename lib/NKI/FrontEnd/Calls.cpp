@@ -477,6 +477,7 @@ Value KernelBuilder::allocation(const OpInfo *op, const Expr *e, const Value &sh
   t.scope = CurLoop;
   t.range = e->range;
   t.parDim = isHBM(buffer) ? -1 : 0;
+  bool unknownRank = false;
   if (op->name == "nl.shared_constant") {
     // np.identity(n) and similar constants: shape from the numpy call when simple.
     const Expr *c = bound.empty() ? nullptr : bound[0];
@@ -504,11 +505,17 @@ Value KernelBuilder::allocation(const OpInfo *op, const Expr *e, const Value &sh
     }
     if (!isHBM(buffer)) t.parDim = parDim >= 0 ? parDim : 0;
   } else {
+    // Neither the rank nor the extents are known (`nl.ndarray(a.shape, ...)` without input shapes): the
+    // tensor is indexed like an argument of unknown shape, never as rank 1. With input shapes given,
+    // a shape the front end still cannot compute is worth a warning.
     t.shape = {SymInt::symbolic(shapeVal.text())};
-    diag(Diagnostic::Warning, e->range, "shape of this tensor is not known at trace time", Rule::TraceTime);
+    unknownRank = true;
+    if (Inputs || shapeVal.kind != Value::Unknown)
+      diag(Diagnostic::Warning, e->range, "shape of this tensor is not known at trace time", Rule::TraceTime);
   }
   if (!dtypeGiven) t.dtypeKnown = false;
   K.tensors.push_back(t);
+  if (unknownRank) unknownShape.insert(t.id);
   if (Cur) {
     Cur->kind = StmtKind::Alloc;
     Cur->definesTensor = t.id;
