@@ -192,6 +192,12 @@ public:
     }
     case OpKind::Load: case OpKind::Copy: {
       NDArray data = operand(nki::Slot::Data);
+      if (op->shape == nki::ShapeRule::TransposePF) {  // nl.load_transpose2d: the DMA transposes on the way in
+        ConstTile in = data.asTile();
+        NDArray transposed = alloc({in.cols, in.rows});
+        check(transpose(transposed.asTile(), in));
+        data = std::move(transposed);
+      }
       return finish(std::move(data), nki::Buffer::SBUF);
     }
     case OpKind::Store: {

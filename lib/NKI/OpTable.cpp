@@ -22,6 +22,10 @@ constexpr P fullParams[] = {{"shape", Role::Shape, true}, {"fill_value", Role::O
 constexpr P sharedConstantParams[] = {{"constant", Role::Any, true, 0, 0, 0, Slot::Host}, {"dtype", Role::DType}};
 constexpr P loadParams[] = {{"src", Role::Tile, true, PMax, 0, HbmOnly, Slot::Data}, {"mask", Role::Mask},
                             {"dtype", Role::DType}};
+// nl.load_transpose2d(src): src [F, P] in HBM lands as a [P, F] SBUF tile, so src's free size is the
+// tile's partition count.
+constexpr P loadTransposeParams[] = {{"src", Role::Tile, true, 0, PMax, HbmOnly, Slot::Data}, {"mask", Role::Mask},
+                                     {"dtype", Role::DType}};
 constexpr P storeParams[] = {{"dst", Role::Dest, true, PMax, 0, HbmOnly, Slot::Dest},
                              {"value", Role::Tile, true, PMax, 0, OnChip, Slot::Data}, {"mask", Role::Mask}};
 constexpr P copyParams[] = {{"src", Role::Tile, true, PMax, 0, OnChip, Slot::Data}, {"mask", Role::Mask},
@@ -128,6 +132,8 @@ const OpInfo opTable[] = {
      "an HBM tensor holding a host numpy constant"},
     {"nl.load", OpKind::Load, Engine::DMA, loadParams, ShapeRule::SameAsInput, Buffer::SBUF,
      Instr::Load, "DMA an HBM region into a new SBUF tile"},
+    {"nl.load_transpose2d", OpKind::Load, Engine::DMA, loadTransposeParams, ShapeRule::TransposePF, Buffer::SBUF,
+     Instr::Load, "DMA a 2-D HBM region into a new SBUF tile, transposing partition and free axes"},
     {"nl.store", OpKind::Store, Engine::DMA, storeParams, ShapeRule::None, Buffer::SharedHBM,
      Instr::Store, "DMA an SBUF tile (PSUM via an extra copy) into HBM"},
     {"nisa.dma_copy", OpKind::DmaCopy, Engine::DMA, dmaCopyParams, ShapeRule::None,

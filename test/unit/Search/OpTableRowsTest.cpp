@@ -167,7 +167,10 @@ std::optional<float> expectedAt(const OpInfo &op, int64_t r, int64_t c) {
     llvm::consumeError(interp::tensorReduce(out.asTile(), alu, in.asTile()));
     return out.data()[r] / (n.mean ? float(kN) : 1.0f);
   }
-  case OpKind::Load: case OpKind::Copy: case OpKind::Store: case OpKind::DmaCopy: return x;
+  case OpKind::Load:
+    if (op.shape == nki::ShapeRule::TransposePF) return inputValue(0, c * kN + r);  // nl.load_transpose2d
+    return x;
+  case OpKind::Copy: case OpKind::Store: case OpKind::DmaCopy: return x;
   case OpKind::Transpose: return inputValue(0, c * kN + r);
   case OpKind::Broadcast: return inputValue(0, c);
   case OpKind::LoopReduce: return 2 * x;  // add over two iterations, from a zero accumulator
