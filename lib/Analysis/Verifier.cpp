@@ -121,7 +121,9 @@ private:
         // Oversized tensors are reported once, at their allocation.
         bool tensorReported = t.parDim >= 0 && t.parDim < int(t.shape.size()) && !t.isTile &&
                               t.shape[t.parDim].value.value_or(0) > O.maxPartitions;
-        if (st.op && !a.tileShape.empty() && a.tileShape[0] > O.maxPartitions &&
+        // A transposing DMA (nl.load_transpose2d) turns the source's rows into free elements.
+        bool rowsBecomeFree = st.op && st.op->shape == ShapeRule::TransposePF && isHBM(t.buffer);
+        if (st.op && !a.tileShape.empty() && a.tileShape[0] > O.maxPartitions && !rowsBecomeFree &&
             st.op->kind != OpKind::Alloc && a.exact && !tensorReported && !(a.usesBasic && a.usesAdvanced))
           report(Rule::PartitionDim, a.range,
                  llvm::formatv("tile of '{0}' spans {1} partitions; a tile has at most {2} "

@@ -105,7 +105,7 @@ void withRounding(nki::DType dtype, Body&& body) {
 } // namespace
 
 float roundToDType(float value, nki::DType dtype) {
-  if (isUninit(value))
+  if (isUndefinedMarker(value))
     return value;
   float result = value;
   withRounding(dtype, [&](auto round) { result = round(value); });
@@ -124,7 +124,7 @@ void roundToDType(std::span<const float> in, std::span<float> out, nki::DType dt
     generateElements(out.data(), static_cast<int64_t>(out.size()), [&](int64_t i) {
       float x = source[i];
       float rounded = round(x);
-      return bitsOf(x) == kUninitBits ? x : rounded;
+      return isUndefinedMarker(x) ? x : rounded;
     });
   });
 }

@@ -37,9 +37,46 @@ public:
     const Value *dtypeV = param(op, b, "dtype");
     std::optional<nki::DType> dtype = dtypeV ? dtypeOf(*dtypeV) : std::nullopt;
     std::vector<NDArray> keep;
+    // Lanes a masked op left undefined (rows past a tensor's end loaded under a mask) are legal NKI
+    // while they stay out of stored results: an elementwise op carries them to the same lanes of its
+    // result; every other op, and a store, reports them when it reads them unmasked.
+    const bool carriesUndefined = op->kind == nki::OpKind::Activation || op->kind == nki::OpKind::TensorTensor ||
+                                  op->kind == nki::OpKind::TensorScalar || op->kind == nki::OpKind::Copy ||
+                                  op->kind == nki::OpKind::Reciprocal;
+    struct UndefinedLanes {
+      std::vector<int64_t> shape, lanes;  // the operand's tile shape, its undefined flat lanes
+      syntax::ByteRange at;
+    };
+    std::vector<UndefinedLanes> undefined;
 
     // Result in a fresh fp32 tile; written to `dest` (masked) or returned.
     auto finish = [&](NDArray result, nki::Buffer buffer) -> Value {
+      for (const UndefinedLanes &u : undefined) {
+        const std::vector<int64_t> &shape = result.shape();
+        bool broadcasts = u.shape.size() == shape.size();
+        for (size_t a = 0; broadcasts && a < shape.size(); ++a)
+          broadcasts = u.shape[a] == shape[a] || u.shape[a] == 1;
+        if (!broadcasts)
+          fail(u.at, llvm::formatv("reads lanes a masked op left undefined into a result of shape {0} from an operand "
+                                   "of shape {1}; only elementwise ops carry them (mask this op too)",
+                                   formatShape(shape), formatShape(u.shape)).str());
+        // Each result lane computed from an undefined operand lane (broadcast along size-1 axes) is undefined.
+        int64_t operandLanes = 1;
+        for (int64_t x : u.shape) operandLanes *= x;
+        std::vector<bool> undefinedLane(size_t(std::max<int64_t>(1, operandLanes)), false);
+        for (int64_t k : u.lanes) undefinedLane[size_t(k)] = true;
+        float *d = result.data();
+        for (int64_t flat = 0, n = result.numel(); flat < n; ++flat) {
+          int64_t rest = flat, from = 0, stride = 1;
+          for (size_t a = shape.size(); a-- > 0;) {
+            int64_t coord = rest % shape[a];
+            rest /= shape[a];
+            if (u.shape[a] != 1) from += coord * stride;
+            stride *= u.shape[a];
+          }
+          if (undefinedLane[size_t(from)]) d[flat] = maskedOffValue();
+        }
+      }
       if (dest) {
         scatter(*dest, result, mask, e->range, nullptr, true);
         return Value::none();
@@ -51,7 +88,7 @@ public:
         int64_t flat = 0;
         float *d = result.data();
         forEachElement(ext, [&](const int64_t *k) {
-          if (!mask->allows(k, int(ext.size()))) d[flat] = uninitValue();
+          if (!mask->allows(k, int(ext.size()))) d[flat] = maskedOffValue();
           ++flat;
         });
         LastMask = std::make_shared<Mask>(*mask);
@@ -78,7 +115,22 @@ public:
       if (!b.given[i]) fail(e->range, std::string(op->name) + " needs '" + std::string(name) + "'");
       if (!b.values[i].isTile()) fail(b.exprs[i]->range, std::string(op->name) + " operand '" + std::string(name) +
                                                               "' must be a tensor, got " + describe(b.values[i]));
-      return gather(viewOf(b.values[i], b.exprs[i]), useMask ? mask : nullptr, b.exprs[i]->range, true);
+      NDArray arr = gather(viewOf(b.values[i], b.exprs[i]), useMask ? mask : nullptr, b.exprs[i]->range, true);
+      if (!Opts.detectUninitReads) return arr;
+      if (auto first = firstMaskedOff(arr.data(), arr.numel())) {
+        if (!carriesUndefined)
+          fail(b.exprs[i]->range,
+               llvm::formatv("{0} reads lanes a masked op left undefined (tile element {1} of {2}: rows or columns "
+                             "masked off where the tile was computed); mask this {3} too",
+                             op->name, *first, formatShape(arr.shape()),
+                             op->kind == nki::OpKind::Store ? "store" : "op").str());
+        UndefinedLanes u{arr.shape(), {}, b.exprs[i]->range};
+        const float *d = arr.data();
+        for (int64_t k = *first, n = arr.numel(); k < n; ++k)
+          if (isMaskedOff(d[k])) u.lanes.push_back(k);
+        undefined.push_back(std::move(u));
+      }
+      return arr;
     };
     // The row's own ALU op (nl.add, nl.sum), else its function argument (nisa.tensor_tensor op=).
     auto rowAlu = [&]() -> AluOp {
@@ -140,6 +192,12 @@ public:
     }
     case OpKind::Load: case OpKind::Copy: {
       NDArray data = operand(nki::Slot::Data);
+      if (op->shape == nki::ShapeRule::TransposePF) {  // nl.load_transpose2d: the DMA transposes on the way in
+        ConstTile in = data.asTile();
+        NDArray transposed = alloc({in.cols, in.rows});
+        check(transpose(transposed.asTile(), in));
+        data = std::move(transposed);
+      }
       return finish(std::move(data), nki::Buffer::SBUF);
     }
     case OpKind::Store: {
@@ -317,6 +375,39 @@ public:
       std::function<float(float, float)> combine = [a](float o, float n) { return isUninit(o) ? n : applyAlu(a, n, o); };
       scatter(*dest, x, mask, e->range, &combine, false);
       return Value::none();
+    }
+    case OpKind::Select: {
+      // x and y may be tiles, (P,1) vectors or scalars; a scalar is a 1x1 tile that broadcasts.
+      NDArray predicate = operand(nki::Slot::Predicate);
+      auto choice = [&](nki::Slot s) -> NDArray {
+        const Value *v = slotValue(s);
+        if (v && v->isNumber()) {
+          auto a = NDArray::full({1, 1}, nki::DType::Float32, float(v->num()));
+          if (!a) fail(e->range, llvm::toString(a.takeError()));
+          return std::move(*a);
+        }
+        return operand(s);
+      };
+      NDArray onTrue = choice(nki::Slot::Data), onFalse = choice(nki::Slot::Data2);
+      // The output takes the largest of the three shapes ((P,1) and scalars broadcast).
+      const NDArray *largest = &predicate;
+      for (const NDArray *a : {&onTrue, &onFalse})
+        if (a->numel() > largest->numel()) largest = a;
+      NDArray out = alloc(largest->shape());
+      check(select(out.asTile(), predicate.asTile(), onTrue.asTile(), onFalse.asTile()));
+      return finish(std::move(out), nki::Buffer::SBUF);
+    }
+    case OpKind::BnStats: {
+      NDArray data = operand(nki::Slot::Data);
+      NDArray out = alloc({data.asTile().rows, op->resultFree});
+      check(bnStats(out.asTile(), data.asTile()));
+      return finish(std::move(out), nki::Buffer::SBUF);
+    }
+    case OpKind::BnAggr: {
+      NDArray data = operand(nki::Slot::Data);
+      NDArray out = alloc({data.asTile().rows, op->resultFree});
+      check(bnAggr(out.asTile(), data.asTile()));
+      return finish(std::move(out), nki::Buffer::SBUF);
     }
     case OpKind::Broadcast: break;
     }

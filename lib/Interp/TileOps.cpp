@@ -89,6 +89,16 @@ struct RightShiftOp {
   }
 };
 
+// fmod is arithmetic on both operands, so a NaN operand comes out quiet; the floor variant
+// moves a non-zero remainder whose sign differs from the divisor's by one divisor.
+struct FmodOp { static float apply(float a, float b) { return quieted(std::fmod(a, b)); } };
+struct ModOp {
+  static float apply(float a, float b) {
+    float r = std::fmod(a, b);
+    return quieted(r != 0.0f && ((r < 0.0f) != (b < 0.0f)) ? r + b : r);
+  }
+};
+
 /// `Op` with its operands swapped (the reverse flags of tensor_scalar / scan).
 template <class Op>
 struct Swapped {
@@ -120,6 +130,8 @@ void withAluOp(AluOp op, Body&& body) {
   case AluOp::BitwiseXor: return body(BitwiseXorOp{});
   case AluOp::LeftShift: return body(LeftShiftOp{});
   case AluOp::RightShift: return body(RightShiftOp{});
+  case AluOp::Mod: return body(ModOp{});
+  case AluOp::Fmod: return body(FmodOp{});
   }
 }
 
@@ -181,6 +193,10 @@ struct SignFn {
   static float apply(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x == 0.0f ? 0.0f : x; }
 };
 struct AbsFn { static float apply(float x) { return std::fabs(x); } };
+struct TanFn { static float apply(float x) { return std::tan(x); } };
+struct FloorFn { static float apply(float x) { return quieted(std::floor(x)); } };
+struct CeilFn { static float apply(float x) { return quieted(std::ceil(x)); } };
+struct TruncFn { static float apply(float x) { return quieted(std::trunc(x)); } };
 
 template <class Body>
 void withActFunc(ActFunc func, Body&& body) {
@@ -210,6 +226,10 @@ void withActFunc(ActFunc func, Body&& body) {
   case ActFunc::Sign: return body(SignFn{});
   case ActFunc::Abs: return body(AbsFn{});
   case ActFunc::Cos: return body(CosFn{});
+  case ActFunc::Tan: return body(TanFn{});
+  case ActFunc::Floor: return body(FloorFn{});
+  case ActFunc::Ceil: return body(CeilFn{});
+  case ActFunc::Trunc: return body(TruncFn{});
   }
 }
 
@@ -252,6 +272,9 @@ constexpr NameEntry<AluOp> kAluOpNames[] = {
     {AluOp::BitwiseXor, "bitwise_xor", kBoth},
     {AluOp::LeftShift, "left_shift", kBoth},
     {AluOp::RightShift, "right_shift", kBoth},
+    {AluOp::Mod, "mod", kBoth},
+    {AluOp::Mod, "remainder", kNumpy},
+    {AluOp::Fmod, "fmod", kBoth},
 };
 
 constexpr NameEntry<ActFunc> kActFuncNames[] = {
@@ -282,6 +305,10 @@ constexpr NameEntry<ActFunc> kActFuncNames[] = {
     {ActFunc::Sign, "sign", kBoth},
     {ActFunc::Abs, "abs", kBoth},
     {ActFunc::Abs, "absolute", kNumpy},
+    {ActFunc::Tan, "tan", kBoth},
+    {ActFunc::Floor, "floor", kBoth},
+    {ActFunc::Ceil, "ceil", kBoth},
+    {ActFunc::Trunc, "trunc", kBoth},
 };
 
 /// Splits "np.add" into the namespace it may come from and the bare name.
@@ -666,6 +693,70 @@ llvm::Error reciprocal(Tile out, ConstTile in) {
   for (int64_t r = 0; r < out.rows; ++r) {
     const float* x = in.row(r);
     generateElements(out.row(r), out.cols, [&](int64_t j) { return 1.0f / x[j]; });
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error select(Tile out, ConstTile predicate, ConstTile onTrue, ConstTile onFalse) {
+  constexpr std::string_view kName = "where";
+  for (auto [tile, role] : {std::pair{predicate, "condition"}, {onTrue, "x"}, {onFalse, "y"}})
+    if (llvm::Error err = checkBroadcastsTo(kName, tile, out, role))
+      return err;
+  auto element = [](ConstTile t, int64_t r, int64_t c) {
+    return t.at(t.rows == 1 ? 0 : r, t.cols == 1 ? 0 : c);
+  };
+  for (int64_t r = 0; r < out.rows; ++r)
+    for (int64_t c = 0; c < out.cols; ++c)
+      out.at(r, c) = quieted(element(predicate, r, c) != 0.0f ? element(onTrue, r, c) : element(onFalse, r, c));
+  return llvm::Error::success();
+}
+
+llvm::Error bnStats(Tile out, ConstTile data) {
+  constexpr std::string_view kName = "bn_stats";
+  if (out.rows != data.rows || out.cols != kBnStatsWidth)
+    return shapeError(kName, "result tile " + describe(out) + " should be [" + std::to_string(data.rows) + ", " +
+                                 std::to_string(kBnStatsWidth) + "]");
+  for (int64_t r = 0; r < data.rows; ++r) {
+    const float* x = data.row(r);
+    for (int64_t parity = 0; parity < 2; ++parity) {
+      // Two passes in double: the mean, then the sum of squared deviations.
+      int64_t count = 0;
+      double sum = 0.0;
+      for (int64_t j = parity; j < data.cols; j += 2, ++count) sum += x[j];
+      double mean = count ? sum / double(count) : 0.0;
+      double squares = 0.0;
+      for (int64_t j = parity; j < data.cols; j += 2) squares += (x[j] - mean) * (x[j] - mean);
+      float* o = out.row(r) + 3 * parity;
+      o[0] = float(count);
+      o[1] = float(mean);
+      o[2] = float(squares);
+    }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error bnAggr(Tile out, ConstTile data) {
+  constexpr std::string_view kName = "bn_aggr";
+  if (data.cols == 0 || data.cols % 3 != 0)
+    return shapeError(kName, "input tile " + describe(data) +
+                                 " should hold (count, mean, variance*count) triples (free size a multiple of 3)");
+  if (out.rows != data.rows || out.cols != 2)
+    return shapeError(kName, "result tile " + describe(out) + " should be [" + std::to_string(data.rows) + ", 2]");
+  for (int64_t r = 0; r < data.rows; ++r) {
+    const float* x = data.row(r);
+    // Chan et al.'s pairwise combination: counts add, means weight by count, and the squared
+    // deviations gain count * (mean_i - mean)^2.
+    double count = 0.0, mean = 0.0, squares = 0.0;
+    for (int64_t t = 0; t < data.cols; t += 3) {
+      double n = x[t], m = x[t + 1], s = x[t + 2];
+      if (n == 0.0) continue;
+      double total = count + n, delta = m - mean;
+      mean += delta * n / total;
+      squares += s + delta * delta * count * n / total;
+      count = total;
+    }
+    out.at(r, 0) = float(mean);
+    out.at(r, 1) = count > 0.0 ? float(squares / count) : 0.0f;
   }
   return llvm::Error::success();
 }

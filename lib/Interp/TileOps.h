@@ -134,6 +134,19 @@ llvm::Error copy(Tile out, ConstTile in);
 /// nisa.reciprocal: out = 1 / in.
 llvm::Error reciprocal(Tile out, ConstTile in);
 
+/// nl.where: out = predicate != 0 ? onTrue : onFalse, each operand the output's shape or a
+/// (P,1) / (1,F) / (1,1) broadcast (a NaN predicate counts as true, as in the logical operators).
+llvm::Error select(Tile out, ConstTile predicate, ConstTile onTrue, ConstTile onFalse);
+
+/// Elements per partition of a bn_stats result: (count, mean, variance * count) of the even and
+/// of the odd free elements.
+inline constexpr int64_t kBnStatsWidth = 6;
+/// nisa.bn_stats: out [P, 6] from data [P, F]; variance is the population variance.
+llvm::Error bnStats(Tile out, ConstTile data);
+/// nisa.bn_aggr: out [P, 2] = (mean, variance) of all elements described by data's
+/// (count, mean, variance * count) triples (F a multiple of 3; triples with count 0 add nothing).
+llvm::Error bnAggr(Tile out, ConstTile data);
+
 /// nisa.memset: every element = value.
 void memset(Tile out, float value);
 

@@ -165,7 +165,9 @@ llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
   } catch (const std::exception &e) {
     return error(referencePath + ": error: unexpected output from the reference probe");
   }
-  if (items.size() != paramNames.size())
+  // Fewer inputs than parameters: the kernel's defaults apply to the rest (kernel(a) of `def kernel(a,
+  // scale=None)`); a parameter left without either is the front end's `inputs` error.
+  if (items.size() > paramNames.size())
     return error(llvm::formatv("{0}: error: the reference gives {1} kernel inputs but the kernel has {2} "
                                "parameters",
                                referencePath, items.size(), paramNames.size())

@@ -22,6 +22,10 @@ constexpr P fullParams[] = {{"shape", Role::Shape, true}, {"fill_value", Role::O
 constexpr P sharedConstantParams[] = {{"constant", Role::Any, true, 0, 0, 0, Slot::Host}, {"dtype", Role::DType}};
 constexpr P loadParams[] = {{"src", Role::Tile, true, PMax, 0, HbmOnly, Slot::Data}, {"mask", Role::Mask},
                             {"dtype", Role::DType}};
+// nl.load_transpose2d(src): src [F, P] in HBM lands as a [P, F] SBUF tile, so src's free size is the
+// tile's partition count.
+constexpr P loadTransposeParams[] = {{"src", Role::Tile, true, 0, PMax, HbmOnly, Slot::Data}, {"mask", Role::Mask},
+                                     {"dtype", Role::DType}};
 constexpr P storeParams[] = {{"dst", Role::Dest, true, PMax, 0, HbmOnly, Slot::Dest},
                              {"value", Role::Tile, true, PMax, 0, OnChip, Slot::Data}, {"mask", Role::Mask}};
 constexpr P copyParams[] = {{"src", Role::Tile, true, PMax, 0, OnChip, Slot::Data}, {"mask", Role::Mask},
@@ -90,6 +94,16 @@ constexpr P reductionParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip, Slot::
                                  {"axis", Role::Int, true}, {"dtype", Role::DType},
                                  {"mask", Role::Mask}, {"keepdims", Role::Flag}};
 constexpr P broadcastParams[] = {{"shape", Role::Shape, true}};
+// nl.where(condition, x, y): x and y may be scalars or (P,1) vectors, so they are operands.
+constexpr P whereParams[] = {{"condition", Role::Tile, true, PMax, 0, OnChip, Slot::Predicate},
+                             {"x", Role::Operand, true, 0, 0, 0, Slot::Data},
+                             {"y", Role::Operand, true, 0, 0, 0, Slot::Data2},
+                             {"dtype", Role::DType}, {"mask", Role::Mask}};
+// nl.tile_size.bn_stats_fmax bounds bn_stats' free size.
+constexpr P bnStatsParams[] = {{"data", Role::Tile, true, PMax, 512, OnChip, Slot::Data},
+                               {"mask", Role::Mask}, {"dtype", Role::DType}};
+constexpr P bnAggrParams[] = {{"data", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
+                              {"mask", Role::Mask}, {"dtype", Role::DType}};
 
 // The elementwise and reduction rows of the language: each fixes its numerics in the row.
 #define ELEMENTWISE_BINARY(fn, aluOp, what)                                                        \
@@ -118,6 +132,8 @@ const OpInfo opTable[] = {
      "an HBM tensor holding a host numpy constant"},
     {"nl.load", OpKind::Load, Engine::DMA, loadParams, ShapeRule::SameAsInput, Buffer::SBUF,
      Instr::Load, "DMA an HBM region into a new SBUF tile"},
+    {"nl.load_transpose2d", OpKind::Load, Engine::DMA, loadTransposeParams, ShapeRule::TransposePF, Buffer::SBUF,
+     Instr::Load, "DMA a 2-D HBM region into a new SBUF tile, transposing partition and free axes"},
     {"nl.store", OpKind::Store, Engine::DMA, storeParams, ShapeRule::None, Buffer::SharedHBM,
      Instr::Store, "DMA an SBUF tile (PSUM via an extra copy) into HBM"},
     {"nisa.dma_copy", OpKind::DmaCopy, Engine::DMA, dmaCopyParams, ShapeRule::None,
@@ -171,6 +187,31 @@ const OpInfo opTable[] = {
     ELEMENTWISE_BINARY("maximum", Maximum, "max(x, y)"),
     ELEMENTWISE_BINARY("minimum", Minimum, "min(x, y)"),
     ELEMENTWISE_BINARY("power", Power, "x ** y"),
+    ELEMENTWISE_BINARY("mod", Mod, "x mod y (sign of y)"),
+    ELEMENTWISE_BINARY("fmod", Fmod, "x fmod y (sign of x)"),
+    ELEMENTWISE_BINARY("equal", Equal, "x == y"),
+    ELEMENTWISE_BINARY("not_equal", NotEqual, "x != y"),
+    ELEMENTWISE_BINARY("greater", Greater, "x > y"),
+    ELEMENTWISE_BINARY("greater_equal", GreaterEqual, "x >= y"),
+    ELEMENTWISE_BINARY("less", Less, "x < y"),
+    ELEMENTWISE_BINARY("less_equal", LessEqual, "x <= y"),
+    ELEMENTWISE_BINARY("logical_and", LogicalAnd, "x and y"),
+    ELEMENTWISE_BINARY("logical_or", LogicalOr, "x or y"),
+    ELEMENTWISE_BINARY("logical_xor", LogicalXor, "x xor y"),
+    ELEMENTWISE_BINARY("bitwise_and", BitwiseAnd, "x & y"),
+    ELEMENTWISE_BINARY("bitwise_or", BitwiseOr, "x | y"),
+    ELEMENTWISE_BINARY("bitwise_xor", BitwiseXor, "x ^ y"),
+    ELEMENTWISE_BINARY("left_shift", LeftShift, "x << y"),
+    ELEMENTWISE_BINARY("right_shift", RightShift, "x >> y (logical)"),
+    {"nl.where", OpKind::Select, Engine::Vector, whereParams, ShapeRule::SameAsInput, Buffer::SBUF,
+     Instr::OtherCompute, "condition ? x : y elementwise (x, y tiles, (P,1) vectors or scalars)"},
+    {"nisa.bn_stats", OpKind::BnStats, Engine::Vector, bnStatsParams, ShapeRule::FixedFree,
+     Buffer::SBUF, Instr::OtherCompute,
+     "per partition (count, mean, variance*count) of the even and the odd free elements, fp32",
+     {}, 6},
+    {"nisa.bn_aggr", OpKind::BnAggr, Engine::Vector, bnAggrParams, ShapeRule::FixedFree,
+     Buffer::SBUF, Instr::OtherCompute, "per partition (mean, variance) from bn_stats triples, fp32",
+     {}, 2},
     ELEMENTWISE_UNARY("exp", Exp, "e**x"),
     ELEMENTWISE_UNARY("log", Log, "ln x"),
     ELEMENTWISE_UNARY("sqrt", Sqrt, "sqrt x"),
@@ -189,6 +230,14 @@ const OpInfo opTable[] = {
     ELEMENTWISE_UNARY("arctan", Arctan, "atan x"),
     ELEMENTWISE_UNARY("abs", Abs, "|x|"),
     ELEMENTWISE_UNARY("sign", Sign, "sign x"),
+    ELEMENTWISE_UNARY("tan", Tan, "tan x"),
+    ELEMENTWISE_UNARY("floor", Floor, "largest integer <= x"),
+    ELEMENTWISE_UNARY("ceil", Ceil, "smallest integer >= x"),
+    ELEMENTWISE_UNARY("trunc", Trunc, "x rounded toward 0"),
+    ELEMENTWISE_UNARY("gelu_dx", GeluDx, "d/dx gelu x"),
+    ELEMENTWISE_UNARY("gelu_apprx_tanh", GeluApproxTanh, "gelu x, tanh approximation"),
+    ELEMENTWISE_UNARY("silu_dx", SiluDx, "d/dx silu x"),
+    ELEMENTWISE_UNARY("erf_dx", ErfDx, "d/dx erf x"),
     ELEMENTWISE_UNARY_SCALED("negative", Copy, -1.0f, "-x"),
     ELEMENTWISE_UNARY("reciprocal", Reciprocal, "1/x"),
     REDUCTION("sum", Add, false, "sum"),
@@ -239,7 +288,8 @@ constexpr std::string_view functionValues[] = {
     "nl.logical_xor", "nl.bitwise_and", "nl.bitwise_or", "nl.bitwise_xor", "nl.left_shift",
     "nl.right_shift", "np.add", "np.subtract", "np.multiply", "np.divide", "np.maximum",
     "np.minimum", "np.max", "np.min", "np.power", "np.exp", "np.sqrt", "np.equal",
-    "np.logical_and", "np.logical_or", "np.bitwise_and", "np.bitwise_or",
+    "np.logical_and", "np.logical_or", "np.bitwise_and", "np.bitwise_or", "nl.mod", "nl.fmod",
+    "np.mod", "np.fmod", "nl.tan", "nl.floor", "nl.ceil", "nl.trunc",
 };
 
 } // namespace

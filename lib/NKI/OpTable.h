@@ -30,6 +30,9 @@ enum class OpKind : uint8_t {
   Iota,          // index pattern fill
   LoopReduce,    // nl.loop_reduce: dst = op(x, dst) across iterations
   Broadcast,     // tile.broadcast_to (partition broadcast)
+  Select,        // elementwise predicate ? x : y (nl.where)
+  BnStats,       // per-partition (count, mean, variance*count) of even and odd free elements
+  BnAggr,        // combines (count, mean, variance*count) triples into (mean, variance)
 };
 
 enum class Role : uint8_t {
@@ -57,6 +60,7 @@ enum class ShapeRule : uint8_t {
   TransposePF,    // [F, P]
   ReduceFree,     // [P, 1] (or keepdims)
   BroadcastTo,    // the `shape` parameter of broadcast_to
+  FixedFree,      // [P, OpInfo::resultFree] (bn_stats: 6 statistics, bn_aggr: mean and variance)
 };
 
 /// Binary ALU operators of the Vector/Scalar/GpSimd engines (their numerics: Interp/TileOps.h).
@@ -65,16 +69,19 @@ enum class AluOp : uint8_t {
   Equal, NotEqual, Greater, GreaterEqual, Less, LessEqual,
   LogicalAnd, LogicalOr, LogicalXor,
   BitwiseAnd, BitwiseOr, BitwiseXor, LeftShift, RightShift,
+  Mod,   // x - floor(x / y) * y: the result takes the sign of y (numpy mod)
+  Fmod,  // x - trunc(x / y) * y: the result takes the sign of x (C fmod)
 };
-inline constexpr int kAluOpCount = static_cast<int>(AluOp::RightShift) + 1;
+inline constexpr int kAluOpCount = static_cast<int>(AluOp::Fmod) + 1;
 
 /// Activation functions of the Scalar engine (NKI's activation table; numerics: Interp/TileOps.h).
 enum class ActFunc : uint8_t {
   Copy, Square, Sigmoid, Relu, Gelu, GeluDx, GeluApproxTanh, GeluApproxSigmoid,
   Silu, SiluDx, Tanh, Softplus, Mish, Erf, ErfDx, Exp, Log, Sin, Arctan,
   Sqrt, Rsqrt, Reciprocal, Sign, Abs, Cos,
+  Tan, Floor, Ceil, Trunc,
 };
-inline constexpr int kActFuncCount = static_cast<int>(ActFunc::Cos) + 1;
+inline constexpr int kActFuncCount = static_cast<int>(ActFunc::Trunc) + 1;
 
 /// The instruction a row lowers to, which the performance model costs by its class in the target
 /// file (NKI.md §3.5). Compute kinds follow the nki.isa names; DMA kinds carry their direction,
@@ -115,6 +122,7 @@ enum class Slot : uint8_t {
   Func,        // the function argument when the row does not fix it (op= of nisa.activation)
   Fill,        // the fill value of a new tensor (nl.full fill_value, nisa.memset value)
   Host,        // a host constant copied into HBM (nl.shared_constant)
+  Predicate,   // the elementwise condition choosing between Data and Data2 (nl.where)
 };
 
 /// What a row computes when the row itself says so (nl.add, nl.exp, nl.sum, nl.zeros). A row whose
@@ -153,6 +161,7 @@ struct OpInfo {
   Instr instr;                  // instruction it lowers to (sets its cost class)
   std::string_view summary;     // one line for hover text and prompts
   Numerics numerics = {};       // what it computes, when the row fixes it
+  int resultFree = 0;           // elements per partition of the result under ShapeRule::FixedFree
 
   const ParamInfo *param(std::string_view n) const;
   int paramIndex(std::string_view n) const;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <iterator>
 
 namespace accelopt::nki::pycore {
@@ -42,6 +43,21 @@ std::string_view conventionalModule(std::string_view alias) {
   for (const auto &spelling : kModules)
     if (spelling.conventional && spelling.canonical == alias) return spelling.full;
   return "";
+}
+
+std::optional<DType> dtypeOfPath(std::string_view path) {
+  for (std::string_view prefix : {"dtype.", "npdtype."})
+    if (path.starts_with(prefix)) {
+      path.remove_prefix(prefix.size());
+      break;
+    }
+  return parseDType(path);
+}
+
+bool samePath(std::string_view a, std::string_view b) {
+  if (a == b) return true;
+  auto x = dtypeOfPath(a), y = dtypeOfPath(b);
+  return x && y && *x == *y;
 }
 
 bool isModuleConstant(const syntax::Expr *e) {
@@ -348,6 +364,102 @@ BuiltinResult callBuiltin(std::string_view fn, std::span<const PyValue> args,
 }
 
 // ---------------------------------------------------------------------------
+// The math module
+// ---------------------------------------------------------------------------
+
+namespace {
+
+struct MathFunction {
+  std::string_view name;  // canonical ("math.ceil")
+  unsigned arity;         // positional arguments (math.log also takes an optional base)
+  bool returnsInt;
+};
+
+constexpr MathFunction kMathFunctions[] = {
+    {"math.ceil", 1, true},   {"math.floor", 1, true},  {"math.trunc", 1, true}, {"math.gcd", 2, true},
+    {"math.isqrt", 1, true},  {"math.sqrt", 1, false},  {"math.exp", 1, false},  {"math.log", 1, false},
+    {"math.log2", 1, false},  {"math.log10", 1, false}, {"math.pow", 2, false},  {"math.fabs", 1, false},
+    {"math.sin", 1, false},   {"math.cos", 1, false},   {"math.tanh", 1, false}, {"math.erf", 1, false},
+};
+
+const MathFunction *lookupMath(std::string_view name) {
+  for (const auto &f : kMathFunctions)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+/// A float result rounded toward an integer by math.ceil/floor/trunc: an int when it fits in 64 bits.
+BuiltinResult integral(std::string_view fn, double x) {
+  if (!std::isfinite(x)) return raise(std::string(fn) + "() of " + llvm::formatv("{0}", x).str() + " is not an integer");
+  if (!(std::fabs(x) < 9.2e18)) return raise(std::string(fn) + "() of " + llvm::formatv("{0}", x).str() + " does not fit in 64 bits");
+  return value(PyValue::integer(int64_t(x)));
+}
+
+} // namespace
+
+bool isMathFunction(std::string_view name) { return lookupMath(name) != nullptr; }
+
+bool mathReturnsInt(std::string_view name) {
+  const MathFunction *f = lookupMath(name);
+  return f && f->returnsInt;
+}
+
+BuiltinResult callMath(std::string_view name, std::span<const PyValue> args) {
+  const MathFunction *f = lookupMath(name);
+  if (!f) return raise("'" + std::string(name) + "' is not supported here");
+  std::string fn(name);
+  bool takesBase = name == "math.log";
+  if (args.size() != f->arity && !(takesBase && args.size() == 2))
+    return raise(fn + "() takes " + std::to_string(f->arity) + (f->arity == 1 ? " argument" : " arguments") + " (" +
+                 std::to_string(args.size()) + " given)");
+  if (anyUnknown(args)) return unknownResult();
+  for (const PyValue &a : args)
+    if (!a.isNumber()) return raise(fn + "() needs a number, got " + typeName(a));
+  const PyValue &x = args[0];
+  if (name == "math.ceil" || name == "math.floor" || name == "math.trunc") {
+    if (x.isIntLike()) return value(PyValue::integer(x.i));
+    return integral(fn, name == "math.ceil" ? std::ceil(x.f) : name == "math.floor" ? std::floor(x.f) : std::trunc(x.f));
+  }
+  if (name == "math.gcd") {
+    if (!x.isIntLike() || !args[1].isIntLike()) return raise("math.gcd() needs integers");
+    if (x.i == INT64_MIN || args[1].i == INT64_MIN) return raise("math.gcd() of an integer that does not fit in 64 bits");
+    int64_t a = std::abs(x.i), b = std::abs(args[1].i);
+    while (b) { int64_t t = a % b; a = b; b = t; }
+    return value(PyValue::integer(a));
+  }
+  if (name == "math.isqrt") {
+    if (!x.isIntLike()) return raise("math.isqrt() needs an integer");
+    if (x.i < 0) return raise("math.isqrt() of a negative number");
+    auto r = int64_t(std::sqrt(double(x.i)));
+    while (r > 0 && r > x.i / r) --r;                 // r*r <= x, exactly
+    while ((r + 1) <= x.i / (r + 1)) ++r;
+    return value(PyValue::integer(r));
+  }
+  double v = x.number();
+  double out = 0;
+  if (name == "math.sqrt") {
+    if (v < 0) return raise("math.sqrt(): math domain error");
+    out = std::sqrt(v);
+  } else if (name == "math.log" || name == "math.log2" || name == "math.log10") {
+    if (v <= 0 || (args.size() == 2 && args[1].number() <= 0)) return raise(fn + "(): math domain error");
+    out = name == "math.log2" ? std::log2(v) : name == "math.log10" ? std::log10(v) : std::log(v);
+    if (args.size() == 2) {
+      double base = std::log(args[1].number());
+      if (base == 0) return raise("math.log(): division by zero");
+      out /= base;
+    }
+  } else if (name == "math.exp") out = std::exp(v);
+  else if (name == "math.pow") out = std::pow(v, args[1].number());
+  else if (name == "math.fabs") out = std::fabs(v);
+  else if (name == "math.sin") out = std::sin(v);
+  else if (name == "math.cos") out = std::cos(v);
+  else if (name == "math.tanh") out = std::tanh(v);
+  else if (name == "math.erf") out = std::erf(v);
+  if (std::isinf(out) && std::isfinite(v)) return raise(fn + "(): math range error");
+  return value(PyValue::floating(out));
+}
+
+// ---------------------------------------------------------------------------
 // NKI intrinsics
 // ---------------------------------------------------------------------------
 
@@ -356,6 +468,7 @@ namespace {
 constexpr IntrinsicInfo kIntrinsics[] = {
     {Intrinsic::Arange, "nl.arange", "nl.arange takes (stop) or (start, stop)"},
     {Intrinsic::Mgrid, "nl.mgrid", "nl.mgrid takes slices"},
+    {Intrinsic::Ds, "nl.ds", "nl.ds takes (start, size)"},
     {Intrinsic::ParDim, "nl.par_dim", "nl.par_dim takes the partition dimension's size"},
     {Intrinsic::ProgramId, "nl.program_id", "nl.program_id takes an axis"},
     {Intrinsic::NumPrograms, "nl.num_programs", "nl.num_programs takes an axis"},
@@ -393,6 +506,28 @@ ArangeBounds mgridAxis(const PyValue &lo, const PyValue &hi) {
     if (extent->problem != pyint::Problem::None) out.error = pyint::describe(extent->problem, "-");
     else out.extent = extent->value;
   }
+  return out;
+}
+
+std::optional<int> mgridFieldAxis(std::string_view field) {
+  static constexpr std::string_view kFields[] = {"p", "x", "y", "z"};
+  for (size_t a = 0; a < std::size(kFields); ++a)
+    if (kFields[a] == field) return int(a);
+  return std::nullopt;
+}
+
+ArangeBounds dsBounds(std::span<const PyValue> args) {
+  ArangeBounds out;
+  if (args.size() != 2) {
+    out.error = std::string(lookupIntrinsic("nl.ds")->usage);
+    return out;
+  }
+  for (const PyValue *v : {&args[0], &args[1]})
+    if (v->kind != K::Unknown && !intValue(*v) && out.error.empty()) out.error = "nl.ds: expected an integer, got " + typeName(*v);
+  out.start = intValue(args[0]);
+  out.extent = intValue(args[1]);
+  if (out.extent && *out.extent <= 0 && out.error.empty())
+    out.error = "nl.ds: the size must be positive, got " + std::to_string(*out.extent);
   return out;
 }
 

@@ -38,6 +38,14 @@ std::string canonicalPath(std::string_view dotted);
 /// for a file that uses the alias without importing it; "" for other names.
 std::string_view conventionalModule(std::string_view alias);
 
+/// The dtype a canonical path denotes: `nl.bfloat16`, `np.float32`, and the values `t.dtype` evaluates to
+/// (`dtype.bfloat16`, `npdtype.np.float32` of np.dtype(np.float32)); std::nullopt for other paths.
+std::optional<DType> dtypeOfPath(std::string_view path);
+
+/// Whether two canonical paths denote the same trace-time object: dtypes compare by their type however
+/// they are spelled (`t.dtype == nl.bfloat16` holds for a bf16 tile), other paths by their spelling.
+bool samePath(std::string_view a, std::string_view b);
+
 /// Whether a module-level assignment's value may be evaluated when tracing starts: it calls nothing
 /// (TILE = 128, sizes computed from other constants), so it has no side effects.
 bool isModuleConstant(const syntax::Expr *value);
@@ -122,12 +130,27 @@ BuiltinResult callBuiltin(std::string_view name, std::span<const PyValue> args,
                           const std::function<void(uint64_t items)> &chargeItems = {});
 
 // ---------------------------------------------------------------------------
+// The math module
+// ---------------------------------------------------------------------------
+
+/// Whether `canonicalName` ("math.ceil") is a function of Python's math module the core evaluates.
+bool isMathFunction(std::string_view canonicalName);
+
+/// Whether math function `canonicalName` returns an int (math.ceil, math.floor, math.gcd, ...), so an
+/// evaluator that cannot compute it still knows the result is an integer.
+bool mathReturnsInt(std::string_view canonicalName);
+
+/// Calls math function `canonicalName` on positional `args` as CPython does (math.ceil(2.5) is the int 3,
+/// math.sqrt(-1) raises). Unknown arguments give an unknown result.
+BuiltinResult callMath(std::string_view canonicalName, std::span<const PyValue> args);
+
+// ---------------------------------------------------------------------------
 // NKI intrinsics
 // ---------------------------------------------------------------------------
 
 /// Trace-time NKI functions that are not ops of the op table: they build index expressions, mark
 /// dimensions or name the launch.
-enum class Intrinsic : uint8_t { Arange, Mgrid, ParDim, ProgramId, NumPrograms, ProgramNdim };
+enum class Intrinsic : uint8_t { Arange, Mgrid, Ds, ParDim, ProgramId, NumPrograms, ProgramNdim };
 
 struct IntrinsicInfo {
   Intrinsic id;
@@ -148,6 +171,12 @@ ArangeBounds arangeBounds(std::span<const PyValue> args);
 
 /// One axis `lo:hi` of nl.mgrid[...]: lo defaults to 0.
 ArangeBounds mgridAxis(const PyValue &lo, const PyValue &hi);
+
+/// The axis an nl.mgrid field names (`.p` the partition axis, then `.x`, `.y`, `.z`), or std::nullopt.
+std::optional<int> mgridFieldAxis(std::string_view field);
+
+/// nl.ds(start, size): the slice start:start+size. `start` is the first value, `extent` the size.
+ArangeBounds dsBounds(std::span<const PyValue> args);
 
 /// The launch grid a kernel runs in. accelopt runs one instance (no SPMD grid): program_id is 0 and
 /// num_programs is 1 along every axis.

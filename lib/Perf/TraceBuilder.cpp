@@ -729,6 +729,8 @@ private:
       // Descriptor size: the contiguous run on the HBM side.
       uint64_t run = perPartition;
       if (hbmSide) run = std::min(run, contiguousBytesPerPartition(k_.tensors[hbmSide->tensor], *hbmSide));
+      // A transposing load (nl.load_transpose2d) gathers every element of a partition from another HBM row.
+      if (s.op->shape == nki::ShapeRule::TransposePF) run = nki::dtypeBytes(movedDType);
       t.inst.bytesPerPartition = static_cast<uint32_t>(std::clamp<uint64_t>(run, 1, UINT32_MAX));
 
       if (kind == nki::OpKind::Store && nki::isOnChip(bufferOf(k_.tensors[storageOf(src->tensor)])) &&

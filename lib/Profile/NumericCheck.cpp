@@ -36,6 +36,7 @@ llvm::Expected<std::vector<interp::KernelArg>> candidateInputs(const SeedBaselin
   // The candidate gets the original's inputs under its own parameter names.
   std::vector<interp::KernelArg> args;
   for (size_t i = 0; i < kernel.params.size() && i < binding.size(); ++i) {
+    if (size_t(binding[i]) >= copy->size()) continue;  // an input the reference leaves to the default
     interp::KernelArg a = std::move((*copy)[binding[i]]);
     a.name = kernel.params[i].name;
     args.push_back(std::move(a));

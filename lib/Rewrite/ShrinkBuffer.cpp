@@ -106,10 +106,20 @@ public:
                        d->base.constant == 0 && d->base.terms.size() == 1 && d->base.terms[0].first == L &&
                        d->base.terms[0].second == 1 && elts[dim]->kind == syntax::ExprKind::Name &&
                        elts[dim]->name == l.iv;
+      // A name spelled like L's induction variable but bound elsewhere (a shadowing loop) is named by
+      // the loop that binds it, so the two do not print alike.
+      std::string indexText = exprText(k, elts[dim]);
+      if (indexText == l.iv && d && d->base.terms.size() == 1 && d->base.terms[0].first != L &&
+          d->base.terms[0].first >= 0)
+        indexText += "' of " + loopLabel(k, d->base.terms[0].first) + " (another binding of the name)";
+      else if (indexText == l.iv)
+        indexText += "' (an index the analysis does not resolve to that loop alone)";
+      else
+        indexText += "'";
       if (!exactlyIv)
-        return no(llvm::formatv("the {0} '{1}' (S{2}) at {3} indexes dimension {4} by '{5}', not by '{6}' of {7}: "
+        return no(llvm::formatv("the {0} '{1}' (S{2}) at {3} indexes dimension {4} by '{5}, not by '{6}' of {7}: "
                                 "it may touch a block of another iteration",
-                                kind, T.name, u.stmt, loc, dim, exprText(k, elts[dim]), l.iv, loopLabel(k, L))
+                                kind, T.name, u.stmt, loc, dim, indexText, l.iv, loopLabel(k, L))
                       .str(),
                   {{elts[dim]->range.begin, elts[dim]->range.end, "block index of '" + T.name + "'"}});
     }

@@ -23,7 +23,7 @@ llvm::Expected<SeededInputs> referenceInputsForSeed(llvm::StringRef referencePat
     cleanup();
     return data.takeError();
   }
-  if (data->inputFiles.size() != kernel.params.size()) {
+  if (data->inputFiles.size() > kernel.params.size()) {  // fewer: the kernel's defaults apply to the rest
     cleanup();
     return error(referencePath + ": error: the reference gives " + std::to_string(data->inputFiles.size()) +
                  " inputs but kernel '" + kernel.name + "' takes " + std::to_string(kernel.params.size()));

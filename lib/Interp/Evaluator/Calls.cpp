@@ -56,14 +56,13 @@ Value KernelEvaluator::call(const Expr *e, View *dest) {
     v.host = std::make_shared<NDArray>(std::move(*arr));
     return v;
   }
-  if (name.rfind("math.", 0) == 0) {
+  if (nki::pycore::isMathFunction(name)) {
     auto args = positional(e);
-    double x = args.empty() ? 0 : scalarOf(args[0], e);
-    if (name == "math.ceil") return Value::integer(int64_t(std::ceil(x)));
-    if (name == "math.floor") return Value::integer(int64_t(std::floor(x)));
-    if (name == "math.sqrt") return Value::number(std::sqrt(x));
-    if (name == "math.exp") return Value::number(std::exp(x));
-    if (name == "math.log") return Value::number(std::log(x));
+    std::vector<nki::pycore::PyValue> py;
+    for (const Value &a : args) py.push_back(toPy(a, e));
+    nki::pycore::BuiltinResult r = nki::pycore::callMath(name, py);
+    if (!r.ok()) fail(e->range, r.error);
+    return fromPy(r.value, args, e);
   }
   if (KernelDialect == nki::Dialect::Nki)
     if (const nki::DialectApi *api = nki::currentDialectApi(name)) return dialectCall(*api, e);
@@ -194,6 +193,15 @@ Value KernelEvaluator::callIntrinsic(const nki::pycore::IntrinsicInfo &intrinsic
   case Intrinsic::ProgramNdim:
     if (!args.empty()) fail(e->range, std::string(intrinsic.usage));
     return Value::integer(Grid.ndim());
+  case Intrinsic::Ds: {
+    // nl.ds(start, size) is the slice start:start+size.
+    nki::pycore::ArangeBounds r = nki::pycore::dsBounds(py);
+    if (!r.error.empty()) fail(e->range, r.error);
+    if (!r.start || !r.extent) fail(e->range, std::string(intrinsic.usage));
+    Value v = Value::seq({Value::integer(*r.start), Value::integer(*r.start + *r.extent), Value::none()});
+    v.kind = Value::SliceV;
+    return v;
+  }
   case Intrinsic::Mgrid: break;
   }
   fail(e->range, std::string(intrinsic.usage));

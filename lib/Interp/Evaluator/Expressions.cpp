@@ -187,7 +187,7 @@ bool KernelEvaluator::equal(const Value &a, const Value &b) {
   }
   if (a.kind == Value::None || b.kind == Value::None) return a.kind == b.kind;
   if (a.kind == Value::Str && b.kind == Value::Str) return a.s == b.s;
-  if (a.kind == Value::Path && b.kind == Value::Path) return a.s == b.s;
+  if (a.kind == Value::Path && b.kind == Value::Path) return nki::pycore::samePath(a.s, b.s);
   return false;
 }
 
@@ -289,7 +289,7 @@ Value KernelEvaluator::attribute(const Expr *e) {
     }
     if (e->name == "dtype") {
       nki::DType dt = (base.kind == Value::TensorV ? base.tensor : base.view->tensor)->data.dtype();
-      return Value::path("dtype." + std::string(dtypeSpelling(dt)));
+      return Value::path("dtype." + std::string(nki::dtypeName(dt)));
     }
     Value m = base;
     m.kind = Value::Method;
@@ -304,20 +304,20 @@ Value KernelEvaluator::attribute(const Expr *e) {
     m.s = e->name;
     return m;
   }
+  if (base.kind == Value::Tuple && isIndexGrid(base)) {
+    // The fields of nl.mgrid[...]: .p the partition grid, .x, .y, .z the free axes.
+    std::optional<int> axis = nki::pycore::mgridFieldAxis(e->name);
+    if (axis && size_t(*axis) < base.elts->size()) return (*base.elts)[size_t(*axis)];
+    fail(e->range, llvm::formatv("an nl.mgrid index grid of rank {0} has no field '{1}'", base.elts->size(), e->name).str());
+  }
   fail(e->range, "attribute '" + e->name + "' of " + describe(base) + " is not supported");
 }
 
-std::string_view KernelEvaluator::dtypeSpelling(nki::DType t) {
-  switch (t) {
-  case nki::DType::Float32: return "float32";
-  case nki::DType::BFloat16: return "bfloat16";
-  case nki::DType::Float16: return "float16";
-  case nki::DType::Int32: return "int32";
-  case nki::DType::UInt16: return "uint16";
-  case nki::DType::UInt8: return "uint8";
-  case nki::DType::Int8: return "int8";
-  default: return "float32";
-  }
+bool KernelEvaluator::isIndexGrid(const Value &v) {
+  if (v.kind != Value::Tuple || v.elts->empty()) return false;
+  for (const Value &x : *v.elts)
+    if (x.kind != Value::Index) return false;
+  return true;
 }
 
 std::optional<nki::DType> KernelEvaluator::dtypeOf(const Value &v) {

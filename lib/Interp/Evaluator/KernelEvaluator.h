@@ -94,8 +94,8 @@ protected:
   Value binary(const std::string &op, const Value &l, const Value &r, const syntax::ByteRange &range);
 
   Value attribute(const Expr *e);
+  static bool isIndexGrid(const Value &v);  // the tuple nl.mgrid[...] returns
 
-  static std::string_view dtypeSpelling(nki::DType t);
 
   std::optional<nki::DType> dtypeOf(const Value &v);
 

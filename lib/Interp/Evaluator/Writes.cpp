@@ -38,6 +38,12 @@ void KernelEvaluator::writeValue(const View &dst, const Value &rhs, const Expr *
   const syntax::ByteRange &where = (dstAt ? dstAt : at)->range;
   if (rhs.isTile()) {
     NDArray val = gather(viewOf(rhs, at), mask, at->range, /*checkUninit=*/true);
+    // Lanes a masked op left undefined may sit in on-chip tiles, never reach HBM.
+    if (Opts.detectUninitReads && nki::isHBM(dst.tensor->buffer))
+      if (auto first = firstMaskedOff(val.data(), val.numel()))
+        fail(at->range, llvm::formatv("stores lanes a masked op left undefined (tile element {0} of {1}: rows or "
+                                      "columns masked off where the tile was computed) into '{2}'; mask this store too",
+                                      *first, formatShape(val.shape()), dst.tensor->name).str());
     scatter(dst, val, mask, where, combine, combine == nullptr);
   } else if (rhs.isNumber()) {
     auto val = NDArray::full({1}, nki::DType::Float32, float(rhs.num()));

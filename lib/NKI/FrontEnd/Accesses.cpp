@@ -5,6 +5,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include <algorithm>
 
 #include <cmath>
 #include <functional>
@@ -36,11 +37,22 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
   Access a;
   a.tensor = t.tensor;
   a.range = sub->range;
-  if (t.view) {  // subscripting a view: keep the view, mark inexact
-    a = *t.view;
-    a.range = sub->range;
-    a.exact = false;
-    return a;
+  // An integer-indexed view (`q_b = q[b]`) fixes the leading dimensions; subscripting it indexes the
+  // dimensions it leaves whole, as `q[b, ...]` would. Other views are kept as they are, inexact.
+  std::vector<IndexDim> fixedDims;
+  if (t.view) {
+    const std::vector<IndexDim> &vd = t.view->dims;
+    size_t fixed = 0;
+    while (fixed < vd.size() && !vd[fixed].full && vd[fixed].aranges.empty() && vd[fixed].base.known) ++fixed;
+    bool integerView = t.view->exact && fixed > 0 &&
+                       std::all_of(vd.begin() + fixed, vd.end(), [](const IndexDim &d) { return d.full; });
+    if (!integerView) {
+      a = *t.view;
+      a.range = sub->range;
+      a.exact = false;
+      return a;
+    }
+    fixedDims.assign(vd.begin(), vd.begin() + fixed);
   }
   const Tensor &T = K.tensors[t.tensor];
   std::vector<const Expr *> items(sub->elts.begin(), sub->elts.end());
@@ -51,7 +63,7 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
   int ellipsisAt = -1;
   for (size_t i = 0; i < items.size(); ++i)
     if (items[i] && items[i]->kind == ExprKind::Ellipsis) ellipsisAt = int(i);
-  size_t explicitCount = items.size() - (ellipsisAt >= 0 ? 1 : 0);
+  size_t explicitCount = items.size() - (ellipsisAt >= 0 ? 1 : 0) + fixedDims.size();
   if (!rankKnown) rank = std::max(rank, explicitCount);
   if (rankKnown && explicitCount > rank) {
     diag(Diagnostic::Error, sub->range,
@@ -59,7 +71,7 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
          Rule::IndexRank);
     a.exact = false;
   }
-  std::vector<IndexDim> dims;
+  std::vector<IndexDim> dims = std::move(fixedDims);
   int basicAxis = 0;
   int advancedRank = 0;
   auto fullDim = [&](size_t d) {
@@ -81,16 +93,10 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
       for (size_t k = 0; k < fill; ++k) dims.push_back(fullDim(dims.size()));
       continue;
     }
-    if (it && it->kind == ExprKind::Slice) {
+    // A slice `lo:hi:step` or nl.ds(start, size): one basic axis of the tile.
+    auto sliceDim = [&](std::optional<IndexVal> loI, std::optional<IndexVal> hiI, int64_t step) {
       a.usesBasic = true;
       IndexDim dim;
-      Value lo = it->elts[0] ? eval(it->elts[0]) : Value::integer(0);
-      Value hi = it->elts[1] ? eval(it->elts[1]) : Value();
-      Value st = it->elts[2] ? eval(it->elts[2]) : Value::integer(1);
-      size_t d = dims.size();
-      if (!it->elts[1] && d < T.shape.size()) hi = Value::integer(T.shape[d]);
-      auto loI = lo.asIndex(), hiI = hi.asIndex();
-      int64_t step = st.isKnownInt() ? *st.i.value : 1;
       if (loI && hiI && loI->aranges.empty() && hiI->aranges.empty()) {
         Affine diff = hiI->base;
         diff.add(loI->base, -1);
@@ -111,10 +117,25 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
       }
       ++basicAxis;
       dims.push_back(dim);
+    };
+    if (it && it->kind == ExprKind::Slice) {
+      Value lo = it->elts[0] ? eval(it->elts[0]) : Value::integer(0);
+      Value hi = it->elts[1] ? eval(it->elts[1]) : Value();
+      Value st = it->elts[2] ? eval(it->elts[2]) : Value::integer(1);
+      size_t d = dims.size();
+      if (!it->elts[1] && d < T.shape.size()) hi = Value::integer(T.shape[d]);
+      sliceDim(lo.asIndex(), hi.asIndex(), st.isKnownInt() ? *st.i.value : 1);
       continue;
     }
     Value v = it ? eval(it) : Value::none();
     if (v.kind == Value::None) continue;  // newaxis: no tensor dimension
+    if (v.kind == Value::SliceV) {  // nl.ds(start, size)
+      IndexVal hi = v.idx;
+      if (v.i.isKnown()) hi.base.add(Affine::constantOf(*v.i.value), 1);
+      else hi.base = Affine::unknown();
+      sliceDim(v.idx, hi, 1);
+      continue;
+    }
     if (auto idx = v.asIndex()) {
       IndexDim dim;
       dim.base = idx->base;

@@ -25,6 +25,7 @@ Kernel KernelBuilder::build(const Stmt *def) {
          "nki.language and nki.isa instead",
          Rule::DialectRemoved);
   bindModuleConstants();
+  ModuleEnv = Env;
   bindParams(def);
   block(def->body, K.body, -1);
   if (KernelDialect == Dialect::Nki) checkPsumBanks();

@@ -3,10 +3,12 @@
 #include "NKI/FrontEnd/KernelBuilder.h"
 #include "NKI/PyCore.h"
 #include "NKI/PyInt.h"
+#include "Syntax/AstWalks.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -66,12 +68,26 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
     for (auto *a : e->elts) eval(a);
     return Value::unknown(text(e));
   }
-  if (name.rfind("helper.", 0) == 0) {
-    for (auto *a : e->elts) {
-      Value v = eval(a);
-      if (v.kind == Value::Tensor) readOperand(v, a);
-    }
+  if (pycore::isMathFunction(name)) {
+    std::vector<Value> args;
+    for (auto *a : e->elts) args.push_back(eval(a));
     for (auto &kw : e->keywords) eval(kw.value);
+    std::vector<pycore::PyValue> py;
+    for (const Value &a : args) py.push_back(toPy(a));
+    pycore::BuiltinResult r = pycore::callMath(name, py);
+    // An error (math.sqrt(-1)) is `run`'s to report: the branch may not be taken.
+    if (r.ok() && r.value.kind != pycore::PyValue::Kind::Unknown) return fromPy(r.value, args, e);
+    return pycore::mathReturnsInt(name) ? symbolicInt(text(e)) : Value::unknown(text(e));
+  }
+  if (name.rfind("helper.", 0) == 0) {
+    std::vector<Value> args, keywordArgs;
+    for (auto *a : e->elts) {
+      args.push_back(eval(a));
+      if (args.back().kind == Value::Tensor) readOperand(args.back(), a);
+    }
+    for (auto &kw : e->keywords) keywordArgs.push_back(eval(kw.value));
+    if (auto it = Helpers.find(name.substr(7)); it != Helpers.end())
+      if (auto v = scalarHelperCall(*it->second, e, args, keywordArgs)) return *v;
     return Value::unknown(text(e));
   }
   if (KernelDialect == Dialect::Nki)
@@ -88,6 +104,78 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
     return Value::unknown(text(e));
   }
   return opCall(op, e, resultBuffer, dest);
+}
+
+std::optional<Value> KernelBuilder::scalarHelperCall(const Stmt &def, const Expr *e, const std::vector<Value> &args,
+                                                    const std::vector<Value> &keywordArgs) {
+  constexpr int kMaxHelperDepth = 32;  // deeper (recursive) helpers stay opaque
+  if (HelperDepth >= kMaxHelperDepth) return std::nullopt;
+  std::function<bool(const Value &)> holdsTensor = [&](const Value &v) {
+    return v.kind == Value::Tensor || v.kind == Value::Method ||
+           std::any_of(v.elts.begin(), v.elts.end(), holdsTensor);
+  };
+  if (std::any_of(args.begin(), args.end(), holdsTensor) ||
+      std::any_of(keywordArgs.begin(), keywordArgs.end(), holdsTensor))
+    return std::nullopt;
+  // The body: assignments to names, then one return; every call in it is a builtin, math or such a helper.
+  if (def.body.empty() || def.body.back()->kind != PyStmt::StmtKind::Return) return std::nullopt;
+  for (const Stmt *s : def.body) {
+    if (isNoOp(s)) continue;
+    bool isLast = s == def.body.back();
+    if (s->kind != PyStmt::StmtKind::Assign && !isLast) return std::nullopt;
+    for (const Expr *t : s->targets) {
+      bool names = t->kind == ExprKind::Name ||
+                   ((t->kind == ExprKind::Tuple || t->kind == ExprKind::List) &&
+                    std::all_of(t->elts.begin(), t->elts.end(), [](const Expr *x) { return x->kind == ExprKind::Name; }));
+      if (!names) return std::nullopt;
+    }
+    bool pure = true;
+    syntax::forEachExpr(s, [&](const Expr *x) {
+      if (x->kind == ExprKind::Lambda) pure = false;
+      if (x->kind != ExprKind::Call) return;
+      if (pycore::isMathFunction(canonical(x->base))) return;
+      if (x->base->kind == ExprKind::Name) {
+        if (Helpers.count(x->base->name)) return;
+        const pycore::BuiltinInfo *b = pycore::lookupBuiltin(x->base->name);
+        if (b && b->evaluated && !b->hostEffect) return;
+      }
+      pure = false;
+    });
+    if (!pure) return std::nullopt;
+  }
+  std::vector<pycore::ParamSpec> params = pycore::paramsOf(def);
+  if (std::any_of(params.begin(), params.end(), [](const pycore::ParamSpec &p) { return p.variadic; })) return std::nullopt;
+  std::vector<std::string_view> keywords;
+  for (const auto &kw : e->keywords) keywords.push_back(kw.name);
+  pycore::Binding b = pycore::bindArguments(params, args.size(), keywords);
+  if (!b.missing.empty() || !b.extraPositional.empty() || !b.unknownKeywords.empty() || !b.repeated.empty())
+    return std::nullopt;  // CPython raises a TypeError: `run` reports it
+
+  // A module-level helper sees the module's names; one defined in the kernel also the kernel's.
+  std::map<std::string, Value> callerEnv = Env;
+  if (!def.parent) Env = ModuleEnv;
+  for (size_t p = 0; p < params.size(); ++p) {
+    int at = b.argOf[p];
+    Env[std::string(params[p].name)] = at == pycore::Binding::Unbound ? eval(def.params[p].defaultValue)
+                                       : size_t(at) < args.size()     ? args[size_t(at)]
+                                                                      : keywordArgs[size_t(at) - args.size()];
+  }
+  ++HelperDepth;
+  Value result = Value::none();
+  for (const Stmt *s : def.body) {
+    if (isNoOp(s)) continue;
+    if (s->kind == PyStmt::StmtKind::Return) {
+      result = s->value ? eval(s->value) : Value::none();
+      break;
+    }
+    Value v = eval(s->value);
+    for (const Expr *t : s->targets) bind(t, v);
+  }
+  --HelperDepth;
+  Env = std::move(callerEnv);
+  if (result.kind == Value::Unknown) return std::nullopt;
+  if (result.kind == Value::Int && !result.isKnownInt()) return symbolicInt(text(e));  // named as the caller wrote it
+  return result;
 }
 
 pycore::PyValue KernelBuilder::toPy(const Value &v) const {
@@ -195,6 +283,25 @@ Value KernelBuilder::callIntrinsic(const pycore::IntrinsicInfo &intrinsic, const
     IndexVal x;
     x.base = Affine::unknown();
     return Value::index(x);
+  }
+  case Intrinsic::Ds: {
+    // nl.ds(start, size): the slice start:start+size; the start may be affine in loop variables.
+    std::vector<pycore::PyValue> bounds = py;  // an affine start is an integer not known at trace time
+    for (size_t k = 0; k < bounds.size(); ++k)
+      if (args[k].kind == Value::Index) bounds[k] = pycore::PyValue::unknown();
+    pycore::ArangeBounds r = pycore::dsBounds(bounds);
+    if (!r.error.empty()) diag(Diagnostic::Error, e->range, r.error, Rule::CallArgs);
+    Value v;
+    v.kind = Value::SliceV;
+    v.s = text(e);
+    IndexVal start;
+    start.base = Affine::unknown();
+    if (args.size() == 2) {
+      if (auto x = args[0].asIndex(); x && x->aranges.empty()) start = *x;
+      v.i = args[1].kind == Value::Int ? args[1].i : SymInt::symbolic(text(e->elts[1]));
+    }
+    v.idx = start;
+    return v;
   }
   case Intrinsic::Mgrid: break;
   }
@@ -343,6 +450,12 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
   case ShapeRule::FromShapeArg:
     if (const Value *s = paramVal("shape")) shape = intList(*s);
     break;
+  case ShapeRule::FixedFree:
+    if (const Value *t = firstTile()) {
+      auto s = tileShapeOf(*t);
+      if (!s.empty()) shape = {s[0], op->resultFree};
+    }
+    break;
   default: break;
   }
   (void)dest;
@@ -369,6 +482,7 @@ Value KernelBuilder::allocation(const OpInfo *op, const Expr *e, const Value &sh
   t.scope = CurLoop;
   t.range = e->range;
   t.parDim = isHBM(buffer) ? -1 : 0;
+  bool unknownRank = false;
   if (op->name == "nl.shared_constant") {
     // np.identity(n) and similar constants: shape from the numpy call when simple.
     const Expr *c = bound.empty() ? nullptr : bound[0];
@@ -396,11 +510,17 @@ Value KernelBuilder::allocation(const OpInfo *op, const Expr *e, const Value &sh
     }
     if (!isHBM(buffer)) t.parDim = parDim >= 0 ? parDim : 0;
   } else {
+    // Neither the rank nor the extents are known (`nl.ndarray(a.shape, ...)` without input shapes): the
+    // tensor is indexed like an argument of unknown shape, never as rank 1. With input shapes given,
+    // a shape the front end still cannot compute is worth a warning.
     t.shape = {SymInt::symbolic(shapeVal.text())};
-    diag(Diagnostic::Warning, e->range, "shape of this tensor is not known at trace time", Rule::TraceTime);
+    unknownRank = true;
+    if (Inputs || shapeVal.kind != Value::Unknown)
+      diag(Diagnostic::Warning, e->range, "shape of this tensor is not known at trace time", Rule::TraceTime);
   }
   if (!dtypeGiven) t.dtypeKnown = false;
   K.tensors.push_back(t);
+  if (unknownRank) unknownShape.insert(t.id);
   if (Cur) {
     Cur->kind = StmtKind::Alloc;
     Cur->definesTensor = t.id;

@@ -7,6 +7,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -105,7 +106,18 @@ Value KernelBuilder::compare(const Expr *e) {
     std::optional<bool> r;
     if (op == "==" || op == "is") r = eq;
     else if (op == "!=" || op == "is not") { if (eq) r = !*eq; }
-    else {
+    else if (op == "in" || op == "not in") {
+      // `t.dtype in (nl.bfloat16, nl.float16)`: known when every comparison is.
+      if (vals[i + 1].kind == Value::Seq) {
+        std::optional<bool> found = false;
+        for (const Value &x : vals[i + 1].elts) {
+          auto same = equalValues(vals[i], x);
+          if (!same) found = std::nullopt;
+          else if (*same) { found = true; break; }
+        }
+        if (found) r = op == "in" ? *found : !*found;
+      }
+    } else {
       auto a = vals[i].number(), b = vals[i + 1].number();
       if (a && b) {
         if (op == "<") r = *a < *b;
@@ -140,7 +152,7 @@ std::optional<bool> KernelBuilder::equalValues(const Value &a, const Value &b) {
   auto x = a.number(), y = b.number();
   if (x && y) return *x == *y;
   if (a.kind == Value::Str && b.kind == Value::Str) return a.s == b.s;
-  if (a.kind == Value::Path && b.kind == Value::Path) return a.s == b.s;
+  if (a.kind == Value::Path && b.kind == Value::Path) return pycore::samePath(a.s, b.s);
   return std::nullopt;
 }
 
@@ -271,6 +283,16 @@ Value KernelBuilder::attribute(const Expr *e) {
       m.s = e->name;
       return m;
     }
+  }
+  if (base.kind == Value::Seq && !base.isList && !base.elts.empty() &&
+      std::all_of(base.elts.begin(), base.elts.end(), [](const Value &x) { return x.kind == Value::Index; })) {
+    // The fields of nl.mgrid[...]: .p the partition grid, .x, .y, .z the free axes.
+    std::optional<int> axis = pycore::mgridFieldAxis(e->name);
+    if (axis && size_t(*axis) < base.elts.size()) return base.elts[size_t(*axis)];
+    diag(Diagnostic::Error, e->range,
+         llvm::formatv("an nl.mgrid index grid of rank {0} has no field '{1}'", base.elts.size(), e->name).str(),
+         Rule::CallArgs);
+    return Value::unknown(text(e));
   }
   if (base.kind == Value::Seq && e->name == "count") return Value::unknown(text(e));
   return Value::unknown(text(e));

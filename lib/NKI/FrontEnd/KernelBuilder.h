@@ -49,7 +49,8 @@ struct Value {
   std::shared_ptr<Access> view;  // Tensor: a subscripted view (null = whole tensor)
   IndexVal idx;                  // Index
   LoopKind loopKind = LoopKind::Affine;  // Iter
-  SymInt start, stop, step;      // Iter; SliceV uses start/stop/step (text "" = omitted)
+  SymInt start, stop, step;      // Iter
+                                 // SliceV (nl.ds): idx is the start, i the size
   bool sliceHas[3] = {false, false, false};
 
   static Value unknown(std::string text = "") { Value v; v.s = std::move(text); return v; }
@@ -199,6 +200,15 @@ private:
   std::optional<std::string> hostCodeCall(const Value &fn, const Expr *e) const;
 
   Value call(const Expr *e, std::optional<Buffer> resultBuffer, const Expr *dest);
+
+  /// A call of a helper function of the file (`div_ceil(a.shape[0], 128)`) whose arguments hold no tensor
+  /// and whose body only assigns and returns trace-time values computed by builtins, `math` and such
+  /// helpers: its result, as CPython computes it when tracing. std::nullopt for any other helper (the
+  /// call stays opaque).
+  std::optional<Value> scalarHelperCall(const Stmt &def, const Expr *e, const std::vector<Value> &args,
+                                        const std::vector<Value> &keywordArgs);
+  int HelperDepth = 0;                  // nested scalar helper calls being evaluated
+  std::map<std::string, Value> ModuleEnv;  // the module's names (constants, helpers): a helper's globals
 
   /// Builtins and NKI intrinsics are the trace-time Python core's (NKI/PyCore); these translate values.
   pycore::PyValue toPy(const Value &v) const;

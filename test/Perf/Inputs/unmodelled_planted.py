@@ -4,15 +4,16 @@ import neuronxcc.nki.isa as nisa
 
 
 @nki.jit
-def kernel(x):
-  # x: f32[256, 512]. Three pieces of work the model cannot trace, planted on purpose.
+def kernel(x, rows):
+  # x: f32[256, 512], rows: i32[128, 1]. Three pieces of work the model cannot trace, planted on purpose.
   out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
-  stats = nl.ndarray((128, 2), dtype=nl.float32, buffer=nl.shared_hbm)
-  grid = nl.mgrid[0:128, 0:512]
-  # 1. A load indexed with an object's fields the front end does not resolve: the model cannot size it.
-  t = nl.load(x[grid.p, grid.x])
+  stats = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.shared_hbm)
+  i_f = nl.arange(512)[None, :]
+  # 1. A gather through row numbers known only when the kernel runs: the model cannot size it.
+  row = nl.load(rows)
+  t = nl.load(x[row, i_f])
   # 2. A call the model does not know.
-  s = nisa.bn_stats(t, dtype=nl.float32)
+  s = nisa.max8(src=t)
   # 3. A store of that unknown value.
   nl.store(stats, value=s)
   nl.store(out, value=nl.add(t, t))

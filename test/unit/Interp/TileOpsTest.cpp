@@ -341,6 +341,10 @@ TEST(Activation, EveryFunctionAgainstReferenceValues) {
       {ActFunc::Sign, [](double x) { return double((x > 0) - (x < 0)); }},
       {ActFunc::Abs, [](double x) { return std::fabs(x); }},
       {ActFunc::Cos, [](double x) { return std::cos(x); }},
+      {ActFunc::Tan, [](double x) { return std::tan(x); }},
+      {ActFunc::Floor, [](double x) { return std::floor(x); }},
+      {ActFunc::Ceil, [](double x) { return std::ceil(x); }},
+      {ActFunc::Trunc, [](double x) { return std::trunc(x); }},
   };
   static_assert(std::size(cases) == kActFuncCount, "every activation function is tested");
   // Inside every function's valid range (log/sqrt/rsqrt need positive inputs).

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -40,7 +41,9 @@ std::string functionArgument(const OpInfo &op, const nki::ParamInfo &p) {
 /// The argument for parameter `p`, or "" when the call leaves it out.
 std::string argumentFor(const OpInfo &op, const nki::ParamInfo &p) {
   switch (p.slot) {
-  case Slot::Data: return op.kind == OpKind::Load ? "x" : "a";
+  case Slot::Data:
+    if (op.kind == OpKind::BnAggr) return "s";  // statistics from bn_stats
+    return op.kind == OpKind::Load ? "x" : "a";
   case Slot::Data2: return "b";
   case Slot::Stationary: return "a";
   case Slot::Moving: return "b";
@@ -48,6 +51,7 @@ std::string argumentFor(const OpInfo &op, const nki::ParamInfo &p) {
   case Slot::Func: return functionArgument(op, p);
   case Slot::Fill: return "2.0";
   case Slot::Host: return "np.identity(8, dtype=np.float32)";
+  case Slot::Predicate: return "nl.greater(a, 0.75)";
   case Slot::None: break;
   }
   if (!p.required) return "";
@@ -112,12 +116,20 @@ RowKernel kernelFor(const OpInfo &op) {
     callStatement("r = row.broadcast_to((8, 8))");
     body.push_back("nl.store(out, value=r)");
     break;
+  case OpKind::BnAggr:
+    body.push_back("s = nisa.bn_stats(a)");
+    [[fallthrough]];
+  case OpKind::BnStats:
+    k.outCols = op.resultFree;
+    callStatement("r = " + callOf(op));
+    body.push_back("nl.store(out, value=r)");
+    break;
   case OpKind::Reduce:
     k.outCols = 1;
     [[fallthrough]];
   case OpKind::Load: case OpKind::Copy: case OpKind::Matmul: case OpKind::Transpose:
   case OpKind::Activation: case OpKind::TensorTensor: case OpKind::TensorScalar: case OpKind::Scan:
-  case OpKind::Reciprocal: case OpKind::Memset: case OpKind::Iota:
+  case OpKind::Reciprocal: case OpKind::Memset: case OpKind::Iota: case OpKind::Select:
     callStatement("r = " + callOf(op));
     body.push_back("nl.store(out, value=r)");
     break;
@@ -155,7 +167,10 @@ std::optional<float> expectedAt(const OpInfo &op, int64_t r, int64_t c) {
     llvm::consumeError(interp::tensorReduce(out.asTile(), alu, in.asTile()));
     return out.data()[r] / (n.mean ? float(kN) : 1.0f);
   }
-  case OpKind::Load: case OpKind::Copy: case OpKind::Store: case OpKind::DmaCopy: return x;
+  case OpKind::Load:
+    if (op.shape == nki::ShapeRule::TransposePF) return inputValue(0, c * kN + r);  // nl.load_transpose2d
+    return x;
+  case OpKind::Copy: case OpKind::Store: case OpKind::DmaCopy: return x;
   case OpKind::Transpose: return inputValue(0, c * kN + r);
   case OpKind::Broadcast: return inputValue(0, c);
   case OpKind::LoopReduce: return 2 * x;  // add over two iterations, from a zero accumulator
@@ -167,6 +182,21 @@ std::optional<float> expectedAt(const OpInfo &op, int64_t r, int64_t c) {
     if (op.slot(Slot::Host)) return r == c ? 1.0f : 0.0f;
     return x;
   case OpKind::TensorScalar: return x + 2.0f;
+  case OpKind::Select: return x > 0.75f ? x : y;
+  case OpKind::BnStats: case OpKind::BnAggr: {
+    // Population statistics of row r's even (parity 0) and odd elements, or of all of them.
+    auto stats = [&](int64_t parity, int64_t step) {
+      double sum = 0, squares = 0;
+      int64_t count = 0;
+      for (int64_t j = parity; j < kN; j += step, ++count) sum += inputValue(0, r * kN + j);
+      double mean = sum / double(count);
+      for (int64_t j = parity; j < kN; j += step) squares += std::pow(inputValue(0, r * kN + j) - mean, 2);
+      return std::array<double, 3>{double(count), mean, squares};
+    };
+    if (op.kind == OpKind::BnStats) return float(stats(c / 3, 2)[c % 3]);
+    auto all = stats(0, 1);
+    return float(c == 0 ? all[1] : all[2] / all[0]);
+  }
   case OpKind::Matmul: case OpKind::Scan: return std::nullopt;  // checked by their own tests
   }
   return std::nullopt;
