@@ -162,9 +162,9 @@ std::optional<double> parseRetryAfter(llvm::StringRef value) {
 
 ChatClient::ChatClient(Role role, EndpointConfig endpoint, RetryPolicy retry, std::shared_ptr<Semaphore> limit,
                        Transcript *transcript, UsageLedger *ledger, bool dryRun)
-    : role_(role), endpoint_(std::move(endpoint)), retry_(retry), limit_(std::move(limit)), transcript_(transcript),
+    : ClientRole(role), endpoint_(std::move(endpoint)), retry_(retry), limit_(std::move(limit)), TranscriptLog(transcript),
       ledger_(ledger), dryRun_(dryRun), rng_(std::random_device{}()) {
-  if (!endpoint_.apiKeyEnv.empty()) redactor_ = Redactor({endpoint_.apiKeyEnv});
+  if (!endpoint_.apiKeyEnv.empty()) SecretRedactor = Redactor({endpoint_.apiKeyEnv});
   globalInit();
 }
 
@@ -191,15 +191,15 @@ double ChatClient::backoffFor(unsigned attempt) const {
 llvm::Expected<ChatResponse> ChatClient::complete(const ChatRequest &request) const {
   static std::atomic<uint64_t> nextCall{0};
   uint64_t call = nextCall++;
-  const std::string role = roleName(role_).str();
+  const std::string role = roleName(ClientRole).str();
   const std::string target = url();
   nlohmann::json body = requestBody(request);
   auto log = [&](nlohmann::json event) {
-    if (transcript_) {
+    if (TranscriptLog) {
       event["role"] = role;
       event["call"] = call;
       if (!request.tag.empty()) event["tag"] = request.tag;
-      transcript_->write(std::move(event));
+      TranscriptLog->write(std::move(event));
     }
   };
 
@@ -229,7 +229,7 @@ llvm::Expected<ChatResponse> ChatClient::complete(const ChatRequest &request) co
 
     bool retryable = false;
     if (a.curl != CURLE_OK) {
-      lastProblem = redactor_(a.curlError);
+      lastProblem = SecretRedactor(a.curlError);
       if (a.curl == CURLE_OPERATION_TIMEDOUT) lastProblem = llvm::formatv("timeout after {0:F1}s ({1})", a.seconds, lastProblem);
       retryable = retryableCurl(a.curl);
       log({{"event", "error"}, {"attempt", attempt}, {"error", lastProblem}, {"seconds", a.seconds}});
@@ -253,21 +253,21 @@ llvm::Expected<ChatResponse> ChatClient::complete(const ChatRequest &request) co
         if (message && message->contains("content") && (*message)["content"].is_string()) {
           // Endpoint text enters the program here: redacted once, so plans, ops, summaries, the
           // memory, reports and kernels never hold a key the endpoint echoed back.
-          out.content = redactor_((*message)["content"].get<std::string>());
+          out.content = SecretRedactor((*message)["content"].get<std::string>());
           if (choice->contains("finish_reason") && (*choice)["finish_reason"].is_string())
-            out.finishReason = redactor_((*choice)["finish_reason"].get<std::string>());
+            out.finishReason = SecretRedactor((*choice)["finish_reason"].get<std::string>());
           out.usage.dollars = costOf(endpoint_, out.usage.promptTokens, out.usage.completionTokens);
           out.usage.retries = out.attempts - 1;
-          if (ledger_) ledger_->add(role_, out.usage);
+          if (ledger_) ledger_->add(ClientRole, out.usage);
           return out;
         }
         std::string why = "the response has no choices[0].message.content";
         if (message && message->contains("refusal") && (*message)["refusal"].is_string())
           why = "the model refused: " + (*message)["refusal"].get<std::string>();
-        lastProblem = redactor_(why + ": " + snippet(a.body));
+        lastProblem = SecretRedactor(why + ": " + snippet(a.body));
         retryable = false;
       } else if (a.status == 200) {
-        lastProblem = redactor_("HTTP 200 with a body that is not a JSON object: " + snippet(a.body));
+        lastProblem = SecretRedactor("HTTP 200 with a body that is not a JSON object: " + snippet(a.body));
         retryable = true; // a proxy or a load balancer hiccup
       } else {
         std::string detail = snippet(a.body);
@@ -276,7 +276,7 @@ llvm::Expected<ChatResponse> ChatClient::complete(const ChatRequest &request) co
           detail = e.is_object() && e.contains("message") && e["message"].is_string() ? e["message"].get<std::string>()
                                                                                      : snippet(e.dump());
         }
-        lastProblem = redactor_(llvm::formatv("HTTP {0}: {1}", a.status, detail).str());
+        lastProblem = SecretRedactor(llvm::formatv("HTTP {0}: {1}", a.status, detail).str());
         retryable = retryableStatus(a.status);
       }
     }
@@ -285,13 +285,13 @@ llvm::Expected<ChatResponse> ChatClient::complete(const ChatRequest &request) co
       out.usage.retries = out.attempts - 1;
       out.usage.failedCalls = 1;
       out.usage.dollars = costOf(endpoint_, out.usage.promptTokens, out.usage.completionTokens);
-      if (ledger_) ledger_->add(role_, out.usage);
+      if (ledger_) ledger_->add(ClientRole, out.usage);
       std::string msg = llvm::formatv("{0}: POST {1} failed after {2} attempt{3}{4}: {5}", role, target, out.attempts,
                                       out.attempts == 1 ? "" : "s", retryable ? " (retries exhausted)" : "",
                                       lastProblem)
                             .str();
       log({{"event", "gave_up"}, {"error", msg}});
-      return llvm::make_error<llvm::StringError>(redactor_(msg), llvm::inconvertibleErrorCode());
+      return llvm::make_error<llvm::StringError>(SecretRedactor(msg), llvm::inconvertibleErrorCode());
     }
 
     double wait = backoffFor(attempt);

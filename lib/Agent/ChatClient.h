@@ -102,7 +102,7 @@ public:
   /// The request body that complete() would send (no key in it).
   nlohmann::json requestBody(const ChatRequest &request) const;
 
-  Role role() const { return role_; }
+  Role role() const { return ClientRole; }
   const EndpointConfig &endpoint() const { return endpoint_; }
   bool dryRun() const { return dryRun_; }
   std::string url() const { return endpoint_.baseUrl + "/chat/completions"; }
@@ -110,14 +110,14 @@ public:
 private:
   double backoffFor(unsigned attempt) const;
 
-  Role role_;
+  Role ClientRole;
   EndpointConfig endpoint_;
   RetryPolicy retry_;
   std::shared_ptr<Semaphore> limit_;
-  Transcript *transcript_;
+  Transcript *TranscriptLog;
   UsageLedger *ledger_;
   bool dryRun_;
-  Redactor redactor_;
+  Redactor SecretRedactor;
   mutable std::mutex rngMutex_;
   mutable std::mt19937_64 rng_;
 };

@@ -275,7 +275,7 @@ llvm::Expected<std::unique_ptr<AgentSession>> AgentSession::create(const AgentCo
   if (!options.reportDir.empty()) {
     auto t = Transcript::open(Transcript::pathInReportDir(options.reportDir), Redactor::forConfig(config));
     if (!t) return t.takeError();
-    s->transcript_ = std::move(*t);
+    s->TranscriptLog = std::move(*t);
   }
   s->limit_ = std::make_shared<Semaphore>(config.maxConcurrency);
   RetryPolicy retry;
@@ -284,13 +284,13 @@ llvm::Expected<std::unique_ptr<AgentSession>> AgentSession::create(const AgentCo
   retry.maxS = config.backoffMaxS;
   for (Role role : AllRoles)
     s->clients_[static_cast<int>(role)] = std::make_unique<ChatClient>(
-        role, config.endpoint(role), retry, s->limit_, s->transcript_.get(), &s->ledger_, options.dryRun);
-  RoleLog log{s->transcript_.get(), options.notes};
-  s->planner_ = std::make_unique<Planner>(s->client(Role::Planner), s->prompts_, config.fixerRetries, log);
-  s->executor_ = std::make_unique<Executor>(s->client(Role::Executor), s->prompts_, config.fixerRetries, log);
-  s->summarizer_ = std::make_unique<Summarizer>(s->client(Role::Summarizer), s->prompts_, log);
-  if (s->transcript_)
-    s->transcript_->write({{"event", "session"}, {"dry_run", options.dryRun}, {"config", toJson(config)}});
+        role, config.endpoint(role), retry, s->limit_, s->TranscriptLog.get(), &s->ledger_, options.dryRun);
+  RoleLog log{s->TranscriptLog.get(), options.notes};
+  s->PlannerRole = std::make_unique<Planner>(s->client(Role::Planner), s->prompts_, config.fixerRetries, log);
+  s->ExecutorRole = std::make_unique<Executor>(s->client(Role::Executor), s->prompts_, config.fixerRetries, log);
+  s->SummarizerRole = std::make_unique<Summarizer>(s->client(Role::Summarizer), s->prompts_, log);
+  if (s->TranscriptLog)
+    s->TranscriptLog->write({{"event", "session"}, {"dry_run", options.dryRun}, {"config", toJson(config)}});
   return s;
 }
 

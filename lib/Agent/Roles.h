@@ -138,15 +138,15 @@ public:
   static llvm::Expected<std::unique_ptr<AgentSession>> create(const AgentConfig &config,
                                                              const SessionOptions &options);
 
-  const Planner &planner() const { return *planner_; }
-  const Executor &executor() const { return *executor_; }
-  const Summarizer &summarizer() const { return *summarizer_; }
+  const Planner &planner() const { return *PlannerRole; }
+  const Executor &executor() const { return *ExecutorRole; }
+  const Summarizer &summarizer() const { return *SummarizerRole; }
   const ChatClient &client(Role role) const;
 
   const AgentConfig &config() const { return config_; }
   const PromptLibrary &prompts() const { return prompts_; }
   const UsageLedger &usage() const { return ledger_; }
-  Transcript *transcript() const { return transcript_.get(); }
+  Transcript *transcript() const { return TranscriptLog.get(); }
   const std::shared_ptr<Semaphore> &limit() const { return limit_; }
   bool dryRun() const { return options_.dryRun; }
 
@@ -161,12 +161,12 @@ private:
   SessionOptions options_;
   PromptLibrary prompts_;
   UsageLedger ledger_;
-  std::unique_ptr<Transcript> transcript_;
+  std::unique_ptr<Transcript> TranscriptLog;
   std::shared_ptr<Semaphore> limit_;
   std::unique_ptr<ChatClient> clients_[3];
-  std::unique_ptr<Planner> planner_;
-  std::unique_ptr<Executor> executor_;
-  std::unique_ptr<Summarizer> summarizer_;
+  std::unique_ptr<Planner> PlannerRole;
+  std::unique_ptr<Executor> ExecutorRole;
+  std::unique_ptr<Summarizer> SummarizerRole;
 };
 
 } // namespace accelopt::agent

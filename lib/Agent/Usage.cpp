@@ -144,7 +144,7 @@ void Transcript::write(nlohmann::json event) {
   std::lock_guard<std::mutex> lock(mutex_);
   nlohmann::json line = {{"seq", seq_++}, {"time", utcNow()}};
   for (auto it = event.begin(); it != event.end(); ++it) line[it.key()] = it.value();
-  out_ << redactor_(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) << "\n";
+  out_ << SecretRedactor(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) << "\n";
   out_.flush();
 }
 

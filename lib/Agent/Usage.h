@@ -81,9 +81,9 @@ public:
   uint64_t lines() const;
 
 private:
-  Transcript(std::string path, Redactor redactor) : path_(std::move(path)), redactor_(std::move(redactor)) {}
+  Transcript(std::string path, Redactor redactor) : path_(std::move(path)), SecretRedactor(std::move(redactor)) {}
   std::string path_;
-  Redactor redactor_;
+  Redactor SecretRedactor;
   mutable std::mutex mutex_;
   std::ofstream out_;
   uint64_t seq_ = 0;

@@ -34,14 +34,14 @@ public:
     IO,             // file writes (export)
   };
   static char ID;
-  MemoryError(Kind kind, std::string message) : kind_(kind), message_(std::move(message)) {}
-  Kind kind() const { return kind_; }
+  MemoryError(Kind kind, std::string message) : ErrorKind(kind), message_(std::move(message)) {}
+  Kind kind() const { return ErrorKind; }
   const std::string &text() const { return message_; }
   void log(llvm::raw_ostream &os) const override;
   std::error_code convertToErrorCode() const override;
 
 private:
-  Kind kind_;
+  Kind ErrorKind;
   std::string message_;
 };
 

@@ -333,21 +333,21 @@ llvm::Expected<Roofline> Roofline::parse(llvm::StringRef jsonText, llvm::StringR
           !checked)
         return rooflineError(origin, where + ": " + llvm::toString(checked.takeError()));
     }
-    roofline.formulas_.emplace(name, std::move(f));
+    roofline.FormulasByProblem.emplace(name, std::move(f));
   }
   return roofline;
 }
 
 std::vector<std::string> Roofline::problems() const {
   std::vector<std::string> names;
-  for (const auto &entry : formulas_) names.push_back(entry.first);
+  for (const auto &entry : FormulasByProblem) names.push_back(entry.first);
   return names;
 }
 
 llvm::Expected<RooflinePeak> Roofline::peak(llvm::StringRef problem,
                                             const ExprVariables &values) const {
-  auto it = formulas_.find(problem.str());
-  if (it == formulas_.end())
+  auto it = FormulasByProblem.find(problem.str());
+  if (it == FormulasByProblem.end())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "no roofline formulas for problem '%s'; known: %s",
                                    problem.str().c_str(), llvm::join(problems(), ", ").c_str());

@@ -66,7 +66,7 @@ public:
   double peakVecFlops() const { return peakVecFlops_; }       ///< FLOP/s
   double peakMatmulFlops() const { return peakMatmulFlops_; } ///< FLOP/s
   std::vector<std::string> problems() const;
-  bool hasProblem(llvm::StringRef problem) const { return formulas_.count(problem.str()) != 0; }
+  bool hasProblem(llvm::StringRef problem) const { return FormulasByProblem.count(problem.str()) != 0; }
 
   /// The peak of `problem` for a case's values (M, N, K, ...).
   llvm::Expected<RooflinePeak> peak(llvm::StringRef problem, const ExprVariables &values) const;
@@ -76,7 +76,7 @@ private:
     std::string vecFlops, mmFlops, totalBytes;
   };
   double peakBandwidth_ = 0, peakVecFlops_ = 0, peakMatmulFlops_ = 0;
-  std::map<std::string, Formulas> formulas_;
+  std::map<std::string, Formulas> FormulasByProblem;
 };
 
 } // namespace accelopt::perf

@@ -111,7 +111,7 @@ public:
     noteUnknownCalls();
     std::stable_sort(unmodelled_.begin(), unmodelled_.end(),
                      [](const UnmodelledWork &a, const UnmodelledWork &b) { return a.stmt < b.stmt; });
-    for (UnmodelledWork &w : unmodelled_) trace_.addUnmodelled(std::move(w));
+    for (UnmodelledWork &w : unmodelled_) BuiltTrace.addUnmodelled(std::move(w));
 
     // A loop whose body emits no instruction is not walked at all: 4096^3 empty iterations once took
     // 10 GB of loop markers and never ended (reliability report D5).
@@ -138,10 +138,10 @@ public:
       return fail("kernel '" + k_.name + "': the trace would have " + llvm::Twine(total) + " instructions and " +
                   llvm::Twine(markers) + " loop events, more than the limit of " +
                   llvm::Twine(options_.maxInstructions));
-    trace_.reserve(total, regions);
+    BuiltTrace.reserve(total, regions);
     counters_.assign(std::max<size_t>(k_.loops.size(), 1), 0);
     walk(k_.body);
-    return std::move(trace_);
+    return std::move(BuiltTrace);
   }
 
 private:
@@ -151,7 +151,7 @@ private:
 
   const Kernel &k_;
   const TraceBuildOptions &options_;
-  Trace trace_;
+  Trace BuiltTrace;
   std::vector<TensorId> tensorIds_;
   std::vector<std::vector<InstructionTemplate>> templates_;
   std::vector<int64_t> counters_;
@@ -283,7 +283,7 @@ private:
       info.partitions = static_cast<uint16_t>(std::min<uint32_t>(l->partitions, 65535));
       info.bytesPerPartition = l->bytesPerPartition;
     }
-    TensorId id2 = trace_.addTensor(std::move(info));
+    TensorId id2 = BuiltTrace.addTensor(std::move(info));
     tensorIds_[storage] = id2;
     return id2;
   }
@@ -316,7 +316,7 @@ private:
     const Tensor &view = k_.tensors[a.tensor];
     auto shape = shapeOf(view);
     if (!shape) return shape.takeError();
-    const TensorInfo &info = trace_.tensors()[*id];
+    const TensorInfo &info = BuiltTrace.tensors()[*id];
     RegionForm f;
     f.tensor = *id;
     f.numBlocks = info.numBlocks;
@@ -366,7 +366,7 @@ private:
   llvm::Expected<RegionForm> wholeTile(int tensor) {
     auto id = tensorId(tensor);
     if (!id) return id.takeError();
-    const TensorInfo &info = trace_.tensors()[*id];
+    const TensorInfo &info = BuiltTrace.tensors()[*id];
     RegionForm f = wholeBlockOf(*id, info);
     const Tensor &t = k_.tensors[tensor];
     if (t.scope >= 0 && !nki::isHBM(info.buffer))
@@ -385,8 +385,8 @@ private:
     info.partitions = static_cast<uint16_t>(std::clamp<uint32_t>(partitions, 1, 65535));
     info.bytesPerPartition = std::max<uint64_t>(bytesPerPartition, 1);
     info.name.append("S").append(std::to_string(s.id)).append(".").append(what);
-    TensorId id = trace_.addTensor(std::move(info));
-    RegionForm f = wholeBlockOf(id, trace_.tensors()[id]);
+    TensorId id = BuiltTrace.addTensor(std::move(info));
+    RegionForm f = wholeBlockOf(id, BuiltTrace.tensors()[id]);
     addInstanceIndex(f.block, s.parent, 1);
     return f;
   }
@@ -687,7 +687,7 @@ private:
       if (bufferOf(t) != Buffer::SBUF) return llvm::Error::success();
       auto id = tensorId(s.definesTensor);
       if (!id) return id.takeError();
-      const TensorInfo &info = trace_.tensors()[*id];
+      const TensorInfo &info = BuiltTrace.tensors()[*id];
       uint64_t perInstance = info.numBlocks / std::max<uint64_t>(buffersOf(t.scope), 1);
       if (perInstance > 4096) perInstance = 1; // one fill standing for all
       for (uint64_t b = 0; b < perInstance; ++b) {
@@ -870,7 +870,7 @@ private:
       writeBuf_.clear();
       for (const RegionForm &f : t.reads) readBuf_.push_back(f.eval(n));
       for (const RegionForm &f : t.writes) writeBuf_.push_back(f.eval(n));
-      trace_.addInstruction(t.inst, readBuf_, writeBuf_);
+      BuiltTrace.addInstruction(t.inst, readBuf_, writeBuf_);
     }
   }
 
@@ -894,13 +894,13 @@ private:
       int64_t n = trip(loop.id);
       if (n <= 0 || !loopEmits_[loop.id]) continue;
       LoopKind kind = traceKind(loop.kind);
-      trace_.enterLoop(kind, loop.id);
+      BuiltTrace.enterLoop(kind, loop.id);
       for (int64_t i = 0; i < n; ++i) {
-        if (i > 0) trace_.nextIteration(kind, loop.id);
+        if (i > 0) BuiltTrace.nextIteration(kind, loop.id);
         counters_[loop.id] = i;
         walk(loop.body);
       }
-      trace_.exitLoop(kind, loop.id);
+      BuiltTrace.exitLoop(kind, loop.id);
       counters_[loop.id] = 0;
     }
   }
