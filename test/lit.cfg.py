@@ -28,6 +28,10 @@ if os.path.isdir(config.nkibench_dir):
 # Full-size runs (interpreter on whole NKIBench kernels) only under the "full" label.
 if os.environ.get("ACCELOPT_LIT_FULL") == "1":
     config.available_features.add("full")
+# The whole-suite optimization (`bench --optimize` over NKIBench: tens of minutes and
+# several GB per kernel) only under its own "suite-optimize" label, which CI does not run.
+if os.environ.get("ACCELOPT_LIT_SUITE_OPTIMIZE") == "1":
+    config.available_features.add("suite-optimize")
 if os.path.exists("/usr/bin/python3"):
     import subprocess
     if subprocess.call(["/usr/bin/python3", "-c", "import numpy"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
