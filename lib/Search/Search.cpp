@@ -66,6 +66,17 @@ std::set<std::string> enabledKeys(const std::vector<rewrite::LegalOp> &menu) {
   return keys;
 }
 
+/// A candidate's text as a kernel file, shapes from the search's inputs (evaluator and search loop alike).
+llvm::Expected<nki::KernelFile> parseCandidate(const std::string &path, const std::string &text,
+                                               const nki::InputSpecs &inputs, const std::string &kernelName) {
+  auto src = syntax::SourceBuffer::fromText(path, text);
+  if (!src) return src.takeError();
+  nki::FrontEndOptions fe;
+  fe.inputs = &inputs;
+  fe.kernelName = kernelName;
+  return nki::buildKernelFile(std::move(*src), fe);
+}
+
 const nki::Kernel *selectKernel(const nki::KernelFile &file, const std::string &name) {
   for (const auto &k : file.kernels)
     if (name.empty() || k.name == name) return &k;
@@ -83,12 +94,7 @@ struct CandidateEvaluator::State {
   Candidate Original;
 
   llvm::Expected<nki::KernelFile> parse(const std::string &text) const {
-    auto src = syntax::SourceBuffer::fromText(Path, text);
-    if (!src) return src.takeError();
-    nki::FrontEndOptions fe;
-    fe.inputs = &Inputs;
-    fe.kernelName = O.kernelName;
-    return nki::buildKernelFile(std::move(*src), fe);
+    return parseCandidate(Path, text, Inputs, O.kernelName);
   }
   profile::NumericCheckOptions numericOptions() const { return {O.tolerance, O.candidateTimeout}; }
 };
@@ -378,12 +384,7 @@ private:
   }
 
   llvm::Expected<nki::KernelFile> parse(const std::string &text) {
-    auto src = syntax::SourceBuffer::fromText(Path, text);
-    if (!src) return src.takeError();
-    nki::FrontEndOptions fe;
-    fe.inputs = &Inputs;
-    fe.kernelName = O.kernelName;
-    return nki::buildKernelFile(std::move(*src), fe);
+    return parseCandidate(Path, text, Inputs, O.kernelName);
   }
 
   /// Plans for every beam member, applied to their text; duplicates dropped.
