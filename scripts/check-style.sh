@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fails when the tree drifts from its style; scripts/apply-style.sh fixes both kinds of drift.
 #   (default) format: every C++ file under lib/ tools/ test/ is as clang-format-14 (.clang-format)
-#             writes it. About a second of CPU: CTest runs it (test "style", label style).
+#             writes it. About a second of CPU: CTest runs it (test "style", label unit).
 #   --naming  also the naming of .clang-tidy: a clang-tidy pass over every translation unit, minutes
 #             on 2 cores, so not part of CTest; run it before merging renames.
 #

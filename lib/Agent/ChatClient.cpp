@@ -16,23 +16,23 @@ namespace accelopt::agent {
 // --- Semaphore ----------------------------------------------------------------
 
 void Semaphore::acquire() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  cv_.wait(lock, [&] { return free_ > 0; });
-  --free_;
-  peak_ = std::max(peak_, capacity_ - free_);
+  std::unique_lock<std::mutex> lock(Mutex);
+  Cv.wait(lock, [&] { return Free > 0; });
+  --Free;
+  Peak = std::max(Peak, Capacity - Free);
 }
 
 void Semaphore::release() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++free_;
+    std::lock_guard<std::mutex> lock(Mutex);
+    ++Free;
   }
-  cv_.notify_one();
+  Cv.notify_one();
 }
 
 unsigned Semaphore::peak() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return peak_;
+  std::lock_guard<std::mutex> lock(Mutex);
+  return Peak;
 }
 
 // --- Helpers ------------------------------------------------------------------
@@ -68,10 +68,8 @@ bool retryableCurl(CURLcode c) {
   case CURLE_PARTIAL_FILE:
   case CURLE_SSL_CONNECT_ERROR:
   case CURLE_HTTP2:
-  case CURLE_HTTP2_STREAM:
-    return true;
-  default:
-    return false;
+  case CURLE_HTTP2_STREAM: return true;
+  default: return false;
   }
 }
 
@@ -136,8 +134,10 @@ Attempt post(const std::string &url, const std::string &apiKeyEnv, const std::st
   auto start = std::chrono::steady_clock::now();
   a.curl = curl_easy_perform(h);
   a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (a.curl == CURLE_OK) curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &a.status);
-  else a.curlError = errbuf[0] ? errbuf : curl_easy_strerror(a.curl);
+  if (a.curl == CURLE_OK)
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &a.status);
+  else
+    a.curlError = errbuf[0] ? errbuf : curl_easy_strerror(a.curl);
 
   for (curl_slist *it = headers; it; it = it->next)
     if (it->data) std::memset(it->data, 0, std::strlen(it->data));
@@ -152,7 +152,8 @@ std::optional<double> parseRetryAfter(llvm::StringRef value) {
   value = value.trim();
   if (value.empty()) return std::nullopt;
   double seconds;
-  if (!value.getAsDouble(seconds)) return std::isfinite(seconds) && seconds >= 0 ? std::optional(seconds) : std::nullopt;
+  if (!value.getAsDouble(seconds))
+    return std::isfinite(seconds) && seconds >= 0 ? std::optional(seconds) : std::nullopt;
   time_t when = curl_getdate(value.str().c_str(), nullptr);
   if (when < 0) return std::nullopt;
   return std::max(0.0, std::difftime(when, std::time(nullptr)));
@@ -162,30 +163,30 @@ std::optional<double> parseRetryAfter(llvm::StringRef value) {
 
 ChatClient::ChatClient(Role role, EndpointConfig endpoint, RetryPolicy retry, std::shared_ptr<Semaphore> limit,
                        Transcript *transcript, UsageLedger *ledger, bool dryRun)
-    : ClientRole(role), endpoint_(std::move(endpoint)), retry_(retry), limit_(std::move(limit)), TranscriptLog(transcript),
-      ledger_(ledger), dryRun_(dryRun), rng_(std::random_device{}()) {
-  if (!endpoint_.apiKeyEnv.empty()) SecretRedactor = Redactor({endpoint_.apiKeyEnv});
+    : ClientRole(role), Endpoint(std::move(endpoint)), Retry(retry), Limit(std::move(limit)), TranscriptLog(transcript),
+      Ledger(ledger), DryRun(dryRun), Rng(std::random_device{}()) {
+  if (!Endpoint.apiKeyEnv.empty()) SecretRedactor = Redactor({Endpoint.apiKeyEnv});
   globalInit();
 }
 
 nlohmann::json ChatClient::requestBody(const ChatRequest &request) const {
   nlohmann::json messages = nlohmann::json::array();
   for (const ChatMessage &m : request.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
-  nlohmann::json body = {{"model", endpoint_.model},
+  nlohmann::json body = {{"model", Endpoint.model},
                          {"messages", std::move(messages)},
-                         {"temperature", endpoint_.temperature},
-                         {"max_tokens", endpoint_.maxTokens}};
-  if (endpoint_.jsonSchema && request.schema)
+                         {"temperature", Endpoint.temperature},
+                         {"max_tokens", Endpoint.maxTokens}};
+  if (Endpoint.jsonSchema && request.schema)
     body["response_format"] = {{"type", "json_schema"},
                                {"json_schema", {{"name", request.schemaName}, {"schema", *request.schema}}}};
   return body;
 }
 
 double ChatClient::backoffFor(unsigned attempt) const {
-  double wait = std::min(retry_.maxS, retry_.initialS * std::pow(2.0, double(attempt)));
-  std::lock_guard<std::mutex> lock(rngMutex_);
-  std::uniform_real_distribution<double> factor(1.0 - std::clamp(retry_.jitter, 0.0, 1.0), 1.0);
-  return wait * factor(rng_);
+  double wait = std::min(Retry.maxS, Retry.initialS * std::pow(2.0, double(attempt)));
+  std::lock_guard<std::mutex> lock(RngMutex);
+  std::uniform_real_distribution<double> factor(1.0 - std::clamp(Retry.jitter, 0.0, 1.0), 1.0);
+  return wait * factor(Rng);
 }
 
 llvm::Expected<ChatResponse> ChatClient::complete(const ChatRequest &request) const {
@@ -204,7 +205,7 @@ llvm::Expected<ChatResponse> ChatClient::complete(const ChatRequest &request) co
   };
 
   ChatResponse out;
-  if (dryRun_) {
+  if (DryRun) {
     log({{"event", "dry_run"}, {"url", target}, {"body", body}});
     out.dryRun = true;
     return out;
@@ -220,8 +221,8 @@ llvm::Expected<ChatResponse> ChatClient::complete(const ChatRequest &request) co
     Attempt a;
     {
       std::optional<Semaphore::Guard> slot;
-      if (limit_) slot.emplace(*limit_);
-      a = post(target, endpoint_.apiKeyEnv, payload, endpoint_.timeoutS, endpoint_.connectTimeoutS);
+      if (Limit) slot.emplace(*Limit);
+      a = post(target, Endpoint.apiKeyEnv, payload, Endpoint.timeoutS, Endpoint.connectTimeoutS);
     }
     ++out.attempts;
     out.usage.requests++;
@@ -230,14 +231,17 @@ llvm::Expected<ChatResponse> ChatClient::complete(const ChatRequest &request) co
     bool retryable = false;
     if (a.curl != CURLE_OK) {
       lastProblem = SecretRedactor(a.curlError);
-      if (a.curl == CURLE_OPERATION_TIMEDOUT) lastProblem = llvm::formatv("timeout after {0:F1}s ({1})", a.seconds, lastProblem);
+      if (a.curl == CURLE_OPERATION_TIMEDOUT)
+        lastProblem = llvm::formatv("timeout after {0:F1}s ({1})", a.seconds, lastProblem);
       retryable = retryableCurl(a.curl);
       log({{"event", "error"}, {"attempt", attempt}, {"error", lastProblem}, {"seconds", a.seconds}});
     } else {
       nlohmann::json parsed = nlohmann::json::parse(a.body, nullptr, /*allow_exceptions=*/false);
       nlohmann::json ev = {{"event", "response"}, {"attempt", attempt}, {"status", a.status}, {"seconds", a.seconds}};
-      if (!parsed.is_discarded()) ev["body"] = parsed;
-      else ev["body_text"] = a.body;
+      if (!parsed.is_discarded())
+        ev["body"] = parsed;
+      else
+        ev["body_text"] = a.body;
       if (!a.retryAfter.empty()) ev["retry_after"] = a.retryAfter;
       log(std::move(ev));
 
@@ -256,9 +260,9 @@ llvm::Expected<ChatResponse> ChatClient::complete(const ChatRequest &request) co
           out.content = SecretRedactor((*message)["content"].get<std::string>());
           if (choice->contains("finish_reason") && (*choice)["finish_reason"].is_string())
             out.finishReason = SecretRedactor((*choice)["finish_reason"].get<std::string>());
-          out.usage.dollars = costOf(endpoint_, out.usage.promptTokens, out.usage.completionTokens);
+          out.usage.dollars = costOf(Endpoint, out.usage.promptTokens, out.usage.completionTokens);
           out.usage.retries = out.attempts - 1;
-          if (ledger_) ledger_->add(ClientRole, out.usage);
+          if (Ledger) Ledger->add(ClientRole, out.usage);
           return out;
         }
         std::string why = "the response has no choices[0].message.content";
@@ -274,28 +278,28 @@ llvm::Expected<ChatResponse> ChatClient::complete(const ChatRequest &request) co
         if (parsed.is_object() && parsed.contains("error")) {
           const nlohmann::json &e = parsed["error"];
           detail = e.is_object() && e.contains("message") && e["message"].is_string() ? e["message"].get<std::string>()
-                                                                                     : snippet(e.dump());
+                                                                                      : snippet(e.dump());
         }
         lastProblem = SecretRedactor(llvm::formatv("HTTP {0}: {1}", a.status, detail).str());
         retryable = retryableStatus(a.status);
       }
     }
 
-    if (!retryable || attempt >= retry_.maxRetries) {
+    if (!retryable || attempt >= Retry.maxRetries) {
       out.usage.retries = out.attempts - 1;
       out.usage.failedCalls = 1;
-      out.usage.dollars = costOf(endpoint_, out.usage.promptTokens, out.usage.completionTokens);
-      if (ledger_) ledger_->add(ClientRole, out.usage);
-      std::string msg = llvm::formatv("{0}: POST {1} failed after {2} attempt{3}{4}: {5}", role, target, out.attempts,
-                                      out.attempts == 1 ? "" : "s", retryable ? " (retries exhausted)" : "",
-                                      lastProblem)
-                            .str();
+      out.usage.dollars = costOf(Endpoint, out.usage.promptTokens, out.usage.completionTokens);
+      if (Ledger) Ledger->add(ClientRole, out.usage);
+      std::string msg =
+          llvm::formatv("{0}: POST {1} failed after {2} attempt{3}{4}: {5}", role, target, out.attempts,
+                        out.attempts == 1 ? "" : "s", retryable ? " (retries exhausted)" : "", lastProblem)
+              .str();
       log({{"event", "gave_up"}, {"error", msg}});
       return llvm::make_error<llvm::StringError>(SecretRedactor(msg), llvm::inconvertibleErrorCode());
     }
 
     double wait = backoffFor(attempt);
-    if (auto ra = parseRetryAfter(a.retryAfter)) wait = std::min(*ra, retry_.retryAfterCapS);
+    if (auto ra = parseRetryAfter(a.retryAfter)) wait = std::min(*ra, Retry.retryAfterCapS);
     out.backoffsS.push_back(wait);
     log({{"event", "backoff"}, {"attempt", attempt}, {"wait_s", wait}, {"reason", lastProblem}});
     std::this_thread::sleep_for(std::chrono::duration<double>(wait));

@@ -29,30 +29,30 @@ namespace accelopt::agent {
 /// Counting semaphore with a little instrumentation (peak in-flight count).
 class Semaphore {
 public:
-  explicit Semaphore(unsigned count) : capacity_(count ? count : 1), free_(capacity_) {}
+  explicit Semaphore(unsigned count) : Capacity(count ? count : 1), Free(Capacity) {}
   void acquire();
   void release();
-  unsigned capacity() const { return capacity_; }
+  unsigned capacity() const { return Capacity; }
   unsigned peak() const;
 
   /// RAII holder.
   class Guard {
   public:
-    explicit Guard(Semaphore &s) : s_(s) { s_.acquire(); }
-    ~Guard() { s_.release(); }
+    explicit Guard(Semaphore &s) : S(s) { S.acquire(); }
+    ~Guard() { S.release(); }
     Guard(const Guard &) = delete;
     Guard &operator=(const Guard &) = delete;
 
   private:
-    Semaphore &s_;
+    Semaphore &S;
   };
 
 private:
-  unsigned capacity_;
-  unsigned free_;
-  unsigned peak_ = 0;
-  mutable std::mutex mutex_;
-  std::condition_variable cv_;
+  unsigned Capacity;
+  unsigned Free;
+  unsigned Peak = 0;
+  mutable std::mutex Mutex;
+  std::condition_variable Cv;
 };
 
 struct ChatMessage {
@@ -103,23 +103,23 @@ public:
   nlohmann::json requestBody(const ChatRequest &request) const;
 
   Role role() const { return ClientRole; }
-  const EndpointConfig &endpoint() const { return endpoint_; }
-  bool dryRun() const { return dryRun_; }
-  std::string url() const { return endpoint_.baseUrl + "/chat/completions"; }
+  const EndpointConfig &endpoint() const { return Endpoint; }
+  bool dryRun() const { return DryRun; }
+  std::string url() const { return Endpoint.baseUrl + "/chat/completions"; }
 
 private:
   double backoffFor(unsigned attempt) const;
 
   Role ClientRole;
-  EndpointConfig endpoint_;
-  RetryPolicy retry_;
-  std::shared_ptr<Semaphore> limit_;
+  EndpointConfig Endpoint;
+  RetryPolicy Retry;
+  std::shared_ptr<Semaphore> Limit;
   Transcript *TranscriptLog;
-  UsageLedger *ledger_;
-  bool dryRun_;
+  UsageLedger *Ledger;
+  bool DryRun;
   Redactor SecretRedactor;
-  mutable std::mutex rngMutex_;
-  mutable std::mt19937_64 rng_;
+  mutable std::mutex RngMutex;
+  mutable std::mt19937_64 Rng;
 };
 
 /// Parses a Retry-After value (delta seconds or an HTTP date) into seconds

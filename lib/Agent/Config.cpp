@@ -26,9 +26,7 @@ EndpointConfig &AgentConfig::endpoint(Role role) {
   return summarizer;
 }
 
-const EndpointConfig &AgentConfig::endpoint(Role role) const {
-  return const_cast<AgentConfig *>(this)->endpoint(role);
-}
+const EndpointConfig &AgentConfig::endpoint(Role role) const { return const_cast<AgentConfig *>(this)->endpoint(role); }
 
 namespace {
 
@@ -38,8 +36,8 @@ struct Reader {
   llvm::StringRef origin;
 
   llvm::Error fail(const std::string &where, const std::string &what) const {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s: %s", origin.str().c_str(),
-                                   where.c_str(), what.c_str());
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s: %s", origin.str().c_str(), where.c_str(),
+                                   what.c_str());
   }
 
   llvm::Error string(const json &v, const std::string &where, std::string &out) const {

@@ -50,12 +50,12 @@ struct EndpointConfig {
 
 struct AgentConfig {
   EndpointConfig planner, executor, summarizer;
-  unsigned maxConcurrency = 4;   ///< requests in flight, all roles together
-  unsigned maxRetries = 4;       ///< extra attempts on 429/5xx/timeouts/connection errors
-  double backoffInitialS = 1.0;  ///< first backoff; doubles per attempt, with jitter
-  double backoffMaxS = 30.0;     ///< cap on one backoff (and on Retry-After)
-  unsigned fixerRetries = 2;     ///< R: re-asks of the executor after a refused answer
-  std::string promptDir;         ///< "" = the templates built into the library
+  unsigned maxConcurrency = 4;  ///< requests in flight, all roles together
+  unsigned maxRetries = 4;      ///< extra attempts on 429/5xx/timeouts/connection errors
+  double backoffInitialS = 1.0; ///< first backoff; doubles per attempt, with jitter
+  double backoffMaxS = 30.0;    ///< cap on one backoff (and on Retry-After)
+  unsigned fixerRetries = 2;    ///< R: re-asks of the executor after a refused answer
+  std::string promptDir;        ///< "" = the templates built into the library
 
   EndpointConfig &endpoint(Role role);
   const EndpointConfig &endpoint(Role role) const;

@@ -43,13 +43,18 @@ size_t balancedEnd(llvm::StringRef text, size_t begin) {
   for (size_t i = begin; i < text.size(); ++i) {
     char c = text[i];
     if (inString) {
-      if (escape) escape = false;
-      else if (c == '\\') escape = true;
-      else if (c == '"') inString = false;
+      if (escape)
+        escape = false;
+      else if (c == '\\')
+        escape = true;
+      else if (c == '"')
+        inString = false;
       continue;
     }
-    if (c == '"') inString = true;
-    else if (c == '{' || c == '[') stack.push_back(c == '{' ? '}' : ']');
+    if (c == '"')
+      inString = true;
+    else if (c == '{' || c == '[')
+      stack.push_back(c == '{' ? '}' : ']');
     else if (c == '}' || c == ']') {
       if (stack.empty() || stack.back() != c) return llvm::StringRef::npos;
       stack.pop_back();

@@ -116,8 +116,8 @@ std::string listingText(const nki::Kernel &kernel) {
 std::string opText(const nlohmann::json &op) {
   if (!op.is_object() || !op.contains("op")) return op.dump();
   // The op name first, then the ids, then the parameters: the order people write them in.
-  static const char *const order[] = {"op", "loop", "outer", "inner", "first", "second",
-                                      "stmt", "out_of", "into", "at", "factor", "kind"};
+  static const char *const order[] = {"op",   "loop",   "outer", "inner", "first",  "second",
+                                      "stmt", "out_of", "into",  "at",    "factor", "kind"};
   std::string s = "{";
   auto add = [&](const std::string &key, const nlohmann::json &value) {
     if (s.size() > 1) s += ",";
@@ -177,29 +177,28 @@ static std::string formatSpeedup(double speedup) { return llvm::formatv("{0:F2}"
 
 PromptLibrary PromptLibrary::builtin() {
   PromptLibrary lib;
-  for (const embedded::PromptFile &f : embedded::promptFiles()) lib.templates_[f.name] = f.text;
+  for (const embedded::PromptFile &f : embedded::promptFiles()) lib.Templates[f.name] = f.text;
   return lib;
 }
 
 llvm::Expected<PromptLibrary> PromptLibrary::withOverrides(llvm::StringRef dir) {
   PromptLibrary lib = builtin();
-  if (!llvm::sys::fs::is_directory(dir))
-    return renderError("prompt_dir '" + dir + "' is not a directory");
+  if (!llvm::sys::fs::is_directory(dir)) return renderError("prompt_dir '" + dir + "' is not a directory");
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
     llvm::StringRef path = it->path();
     if (llvm::sys::path::extension(path) != ".txt") continue;
     auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
     if (!buf) return renderError("cannot read prompt template '" + path + "': " + buf.getError().message());
-    lib.templates_[llvm::sys::path::stem(path).str()] = (*buf)->getBuffer().str();
+    lib.Templates[llvm::sys::path::stem(path).str()] = (*buf)->getBuffer().str();
   }
   if (ec) return renderError("cannot list prompt_dir '" + dir + "': " + ec.message());
   return lib;
 }
 
 llvm::Expected<std::string> PromptLibrary::get(llvm::StringRef name) const {
-  auto it = templates_.find(name.str());
-  if (it == templates_.end()) return renderError("no prompt template named '" + name + "'");
+  auto it = Templates.find(name.str());
+  if (it == Templates.end()) return renderError("no prompt template named '" + name + "'");
   return it->second;
 }
 
@@ -229,16 +228,14 @@ llvm::Expected<std::vector<ChatMessage>> PromptLibrary::planner(const KernelCont
   return render("planner", vars);
 }
 
-llvm::Expected<std::vector<ChatMessage>> PromptLibrary::executor(const KernelContext &ctx,
-                                                                 llvm::StringRef plan) const {
+llvm::Expected<std::vector<ChatMessage>> PromptLibrary::executor(const KernelContext &ctx, llvm::StringRef plan) const {
   PromptVars vars = kernelVars(ctx);
   vars["plan"] = plan.trim().str();
   vars["op_list"] = llvm::StringRef(rewrite::renderOpCatalogue("text")).rtrim().str();
   return render("executor", vars);
 }
 
-llvm::Expected<std::vector<ChatMessage>>
-PromptLibrary::executorRetry(const std::vector<std::string> &refusals) const {
+llvm::Expected<std::vector<ChatMessage>> PromptLibrary::executorRetry(const std::vector<std::string> &refusals) const {
   std::string list;
   for (size_t i = 0; i < refusals.size(); ++i)
     list += llvm::formatv("{0}. {1}\n", i + 1, llvm::StringRef(refusals[i]).trim()).str();

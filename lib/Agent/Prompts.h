@@ -47,9 +47,9 @@ struct Experience {
 
 /// Everything the planner and the executor see about the current kernel.
 struct KernelContext {
-  std::string listing;       ///< nki::printListing text (ids L#, S#)
-  nlohmann::json profile;    ///< profile object (latency, hbm_read_bytes, ..., backend)
-  std::string problem;       ///< numpy reference source ("" = none)
+  std::string listing;    ///< nki::printListing text (ids L#, S#)
+  nlohmann::json profile; ///< profile object (latency, hbm_read_bytes, ..., backend)
+  std::string problem;    ///< numpy reference source ("" = none)
   std::vector<MenuEntry> menu;
   std::vector<Experience> experiences;
 };
@@ -91,7 +91,7 @@ public:
                                                       const nlohmann::json &ops, double speedup) const;
 
 private:
-  std::map<std::string, std::string> templates_;
+  std::map<std::string, std::string> Templates;
 };
 
 /// The dry run: every prompt of one search step, as the endpoints would see

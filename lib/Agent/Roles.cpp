@@ -30,10 +30,14 @@ llvm::Expected<nlohmann::json> parseOpsAnswer(llvm::StringRef answer) {
   auto j = extractJson(answer, JsonShape::Any);
   if (!j) return j.takeError();
   nlohmann::json ops;
-  if (j->is_array()) ops = std::move(*j);
-  else if (j->contains("ops") && (*j)["ops"].is_array()) ops = (*j)["ops"];
-  else if (j->contains("op")) ops = nlohmann::json::array({*j});
-  else return refusal("expected a JSON array of op objects, got an object without \"ops\" or \"op\"");
+  if (j->is_array())
+    ops = std::move(*j);
+  else if (j->contains("ops") && (*j)["ops"].is_array())
+    ops = (*j)["ops"];
+  else if (j->contains("op"))
+    ops = nlohmann::json::array({*j});
+  else
+    return refusal("expected a JSON array of op objects, got an object without \"ops\" or \"op\"");
   if (ops.empty()) return refusal("the op list is empty; give at least one op");
   for (size_t i = 0; i < ops.size(); ++i) {
     const nlohmann::json &op = ops[i];
@@ -48,16 +52,22 @@ llvm::Expected<std::vector<std::string>> parsePlansAnswer(llvm::StringRef answer
   auto j = extractJson(answer, JsonShape::Any);
   if (!j) return j.takeError();
   nlohmann::json list;
-  if (j->is_array()) list = std::move(*j);
-  else if (j->contains("plans") && (*j)["plans"].is_array()) list = (*j)["plans"];
-  else return refusal("expected {\"plans\": [\"...\"]}");
+  if (j->is_array())
+    list = std::move(*j);
+  else if (j->contains("plans") && (*j)["plans"].is_array())
+    list = (*j)["plans"];
+  else
+    return refusal("expected {\"plans\": [\"...\"]}");
   std::vector<std::string> plans;
   std::set<std::string> seen;
   for (const nlohmann::json &p : list) {
     std::string text;
-    if (p.is_string()) text = p.get<std::string>();
-    else if (p.is_object() && p.contains("plan") && p["plan"].is_string()) text = p["plan"].get<std::string>();
-    else if (p.is_object()) text = p.dump();
+    if (p.is_string())
+      text = p.get<std::string>();
+    else if (p.is_object() && p.contains("plan") && p["plan"].is_string())
+      text = p["plan"].get<std::string>();
+    else if (p.is_object())
+      text = p.dump();
     text = llvm::StringRef(text).trim().str();
     if (!text.empty() && seen.insert(text).second) plans.push_back(std::move(text));
   }
@@ -101,13 +111,13 @@ static nlohmann::json opsSchema() {
 // --- Planner --------------------------------------------------------------------
 
 llvm::Expected<std::vector<std::string>> Planner::propose(const KernelContext &ctx, unsigned n) const {
-  auto prompt = prompts_.planner(ctx, n);
+  auto prompt = Prompts.planner(ctx, n);
   if (!prompt) return prompt.takeError();
   ChatRequest req{*prompt, plansSchema(), "plans", "propose"};
   std::vector<std::string> reasons;
   for (unsigned attempt = 0;; ++attempt) {
     req.tag = llvm::formatv("propose try {0}", attempt + 1).str();
-    auto resp = client_.complete(req);
+    auto resp = Client.complete(req);
     if (!resp) return resp.takeError();
     if (resp->dryRun) return std::vector<std::string>{};
     auto plans = parsePlansAnswer(resp->content);
@@ -117,10 +127,10 @@ llvm::Expected<std::vector<std::string>> Planner::propose(const KernelContext &c
     }
     std::string reason = llvm::toString(plans.takeError());
     reasons.push_back(reason);
-    if (attempt >= fixerRetries_) {
+    if (attempt >= FixerRetries) {
       std::string all = llvm::join(reasons, "; ");
-      log_.note(Role::Planner, "no usable plans after " + std::to_string(attempt + 1) + " answers: " + all,
-                {{"event", "dropped"}, {"reasons", reasons}});
+      Log.note(Role::Planner, "no usable plans after " + std::to_string(attempt + 1) + " answers: " + all,
+               {{"event", "dropped"}, {"reasons", reasons}});
       return refusal("planner: no usable plans after " + llvm::Twine(attempt + 1) + " answers: " + all);
     }
     req.messages.push_back({"assistant", resp->content});
@@ -132,19 +142,19 @@ llvm::Expected<std::vector<std::string>> Planner::propose(const KernelContext &c
 // --- Executor -------------------------------------------------------------------
 
 std::optional<Candidate> Executor::sample(const std::vector<ChatMessage> &prompt, unsigned index, unsigned k,
-                                          const OpsValidator &validate, DroppedSample &dropped,
-                                          bool &transportFailure, std::string &transportError) const {
+                                          const OpsValidator &validate, DroppedSample &dropped, bool &transportFailure,
+                                          std::string &transportError) const {
   ChatRequest req{prompt, opsSchema(), "ops", ""};
   dropped.sample = index;
   for (unsigned attempt = 0;; ++attempt) {
     req.tag = llvm::formatv("realise sample {0}/{1} try {2}", index + 1, k, attempt + 1).str();
-    auto resp = client_.complete(req);
+    auto resp = Client.complete(req);
     if (!resp) {
       transportFailure = true;
       transportError = llvm::toString(resp.takeError());
       dropped.reasons.push_back(transportError);
-      log_.note(Role::Executor, llvm::formatv("sample {0}/{1} dropped: {2}", index + 1, k, transportError),
-                {{"event", "dropped"}, {"sample", index}, {"reasons", dropped.reasons}});
+      Log.note(Role::Executor, llvm::formatv("sample {0}/{1} dropped: {2}", index + 1, k, transportError),
+               {{"event", "dropped"}, {"sample", index}, {"reasons", dropped.reasons}});
       return std::nullopt;
     }
     if (resp->dryRun) return std::nullopt;
@@ -157,22 +167,22 @@ std::optional<Candidate> Executor::sample(const std::vector<ChatMessage> &prompt
       if (llvm::Error err = validate(*ops)) reason = llvm::toString(std::move(err));
     }
     if (reason.empty()) {
-      if (log_.transcript)
-        log_.transcript->write({{"event", "accepted"}, {"role", "executor"}, {"sample", index}, {"ops", *ops}});
+      if (Log.transcript)
+        Log.transcript->write({{"event", "accepted"}, {"role", "executor"}, {"sample", index}, {"ops", *ops}});
       return Candidate{std::move(*ops), index, attempt + 1};
     }
     dropped.reasons.push_back(reason);
-    if (log_.transcript)
-      log_.transcript->write(
+    if (Log.transcript)
+      Log.transcript->write(
           {{"event", "refused"}, {"role", "executor"}, {"sample", index}, {"attempt", attempt}, {"reason", reason}});
-    if (attempt >= fixerRetries_) {
-      log_.note(Role::Executor,
-                llvm::formatv("sample {0}/{1} dropped after {2} refused answer{3}; last: {4}", index + 1, k,
-                              attempt + 1, attempt ? "s" : "", reason),
-                {{"event", "dropped"}, {"sample", index}, {"reasons", dropped.reasons}});
+    if (attempt >= FixerRetries) {
+      Log.note(Role::Executor,
+               llvm::formatv("sample {0}/{1} dropped after {2} refused answer{3}; last: {4}", index + 1, k, attempt + 1,
+                             attempt ? "s" : "", reason),
+               {{"event", "dropped"}, {"sample", index}, {"reasons", dropped.reasons}});
       return std::nullopt;
     }
-    auto retry = prompts_.executorRetry({reason});
+    auto retry = Prompts.executorRetry({reason});
     if (!retry) {
       dropped.reasons.push_back(llvm::toString(retry.takeError()));
       return std::nullopt;
@@ -184,11 +194,11 @@ std::optional<Candidate> Executor::sample(const std::vector<ChatMessage> &prompt
 
 llvm::Expected<Realisation> Executor::realise(const KernelContext &ctx, llvm::StringRef plan, unsigned k,
                                               const OpsValidator &validate) const {
-  auto prompt = prompts_.executor(ctx, plan);
+  auto prompt = Prompts.executor(ctx, plan);
   if (!prompt) return prompt.takeError();
   // Also render the follow-up once, so that a broken template fails here and
   // not in the middle of the samples.
-  if (auto retry = prompts_.executorRetry({"x"}); !retry) return retry.takeError();
+  if (auto retry = Prompts.executorRetry({"x"}); !retry) return retry.takeError();
 
   // The samples run on their own threads; the validator (the rewrite engine)
   // is called by one of them at a time.
@@ -221,8 +231,10 @@ llvm::Expected<Realisation> Executor::realise(const KernelContext &ctx, llvm::St
   Realisation out;
   bool allTransport = k > 0;
   for (unsigned i = 0; i < k; ++i) {
-    if (results[i]) out.candidates.push_back(std::move(*results[i]));
-    else if (!client_.dryRun()) out.dropped.push_back(std::move(dropped[i]));
+    if (results[i])
+      out.candidates.push_back(std::move(*results[i]));
+    else if (!Client.dryRun())
+      out.dropped.push_back(std::move(dropped[i]));
     if (!transport[i]) allTransport = false;
   }
   if (allTransport) return refusal("executor: every sample failed: " + transportErrors[0]);
@@ -233,10 +245,10 @@ llvm::Expected<Realisation> Executor::realise(const KernelContext &ctx, llvm::St
 
 llvm::Expected<std::string> Summarizer::summarize(llvm::StringRef slowListing, llvm::StringRef fastListing,
                                                   const nlohmann::json &ops, double speedup) const {
-  auto prompt = prompts_.summarizer(slowListing, fastListing, ops, speedup);
+  auto prompt = Prompts.summarizer(slowListing, fastListing, ops, speedup);
   if (!prompt) return prompt.takeError();
   ChatRequest req{*prompt, std::nullopt, "experience", "summarize"};
-  auto resp = client_.complete(req);
+  auto resp = Client.complete(req);
   if (!resp) return resp.takeError();
   if (resp->dryRun) return std::string();
   llvm::StringRef text = llvm::StringRef(resp->content).trim();
@@ -254,7 +266,7 @@ llvm::Expected<std::string> Summarizer::summarize(llvm::StringRef slowListing, l
 // --- Session --------------------------------------------------------------------
 
 llvm::Expected<std::unique_ptr<AgentSession>> AgentSession::create(const AgentConfig &config,
-                                                                  const SessionOptions &options) {
+                                                                   const SessionOptions &options) {
   PromptLibrary prompts = PromptLibrary::builtin();
   if (!config.promptDir.empty()) {
     auto lib = PromptLibrary::withOverrides(config.promptDir);
@@ -277,30 +289,30 @@ llvm::Expected<std::unique_ptr<AgentSession>> AgentSession::create(const AgentCo
     if (!t) return t.takeError();
     s->TranscriptLog = std::move(*t);
   }
-  s->limit_ = std::make_shared<Semaphore>(config.maxConcurrency);
+  s->Limit = std::make_shared<Semaphore>(config.maxConcurrency);
   RetryPolicy retry;
   retry.maxRetries = config.maxRetries;
   retry.initialS = config.backoffInitialS;
   retry.maxS = config.backoffMaxS;
   for (Role role : AllRoles)
-    s->clients_[static_cast<int>(role)] = std::make_unique<ChatClient>(
-        role, config.endpoint(role), retry, s->limit_, s->TranscriptLog.get(), &s->ledger_, options.dryRun);
+    s->Clients[static_cast<int>(role)] = std::make_unique<ChatClient>(
+        role, config.endpoint(role), retry, s->Limit, s->TranscriptLog.get(), &s->Ledger, options.dryRun);
   RoleLog log{s->TranscriptLog.get(), options.notes};
-  s->PlannerRole = std::make_unique<Planner>(s->client(Role::Planner), s->prompts_, config.fixerRetries, log);
-  s->ExecutorRole = std::make_unique<Executor>(s->client(Role::Executor), s->prompts_, config.fixerRetries, log);
-  s->SummarizerRole = std::make_unique<Summarizer>(s->client(Role::Summarizer), s->prompts_, log);
+  s->PlannerRole = std::make_unique<Planner>(s->client(Role::Planner), s->Prompts, config.fixerRetries, log);
+  s->ExecutorRole = std::make_unique<Executor>(s->client(Role::Executor), s->Prompts, config.fixerRetries, log);
+  s->SummarizerRole = std::make_unique<Summarizer>(s->client(Role::Summarizer), s->Prompts, log);
   if (s->TranscriptLog)
     s->TranscriptLog->write({{"event", "session"}, {"dry_run", options.dryRun}, {"config", toJson(config)}});
   return s;
 }
 
-const ChatClient &AgentSession::client(Role role) const { return *clients_[static_cast<int>(role)]; }
+const ChatClient &AgentSession::client(Role role) const { return *Clients[static_cast<int>(role)]; }
 
 llvm::Error AgentSession::writeUsage() const {
-  if (options_.reportDir.empty()) return llvm::Error::success();
-  llvm::SmallString<256> p(options_.reportDir);
+  if (Options.reportDir.empty()) return llvm::Error::success();
+  llvm::SmallString<256> p(Options.reportDir);
   llvm::sys::path::append(p, "agent-usage.json");
-  return ledger_.writeJson(p);
+  return Ledger.writeJson(p);
 }
 
 } // namespace accelopt::agent

@@ -23,8 +23,8 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,15 +56,15 @@ struct RoleLog {
 class Planner {
 public:
   Planner(const ChatClient &client, const PromptLibrary &prompts, unsigned fixerRetries, RoleLog log)
-      : client_(client), prompts_(prompts), fixerRetries_(fixerRetries), log_(log) {}
+      : Client(client), Prompts(prompts), FixerRetries(fixerRetries), Log(log) {}
   /// Up to n distinct plans. Empty in dry-run mode.
   llvm::Expected<std::vector<std::string>> propose(const KernelContext &ctx, unsigned n) const;
 
 private:
-  const ChatClient &client_;
-  const PromptLibrary &prompts_;
-  unsigned fixerRetries_;
-  RoleLog log_;
+  const ChatClient &Client;
+  const PromptLibrary &Prompts;
+  unsigned FixerRetries;
+  RoleLog Log;
 };
 
 /// One accepted op list.
@@ -87,7 +87,7 @@ struct Realisation {
 class Executor {
 public:
   Executor(const ChatClient &client, const PromptLibrary &prompts, unsigned fixerRetries, RoleLog log)
-      : client_(client), prompts_(prompts), fixerRetries_(fixerRetries), log_(log) {}
+      : Client(client), Prompts(prompts), FixerRetries(fixerRetries), Log(log) {}
   /// k independent samples (run concurrently; the session's semaphore bounds
   /// the requests in flight). Fails only when a prompt cannot be rendered or
   /// when every sample failed on transport (the first such error is returned).
@@ -100,25 +100,25 @@ private:
                                   const OpsValidator &validate, DroppedSample &dropped, bool &transportFailure,
                                   std::string &transportError) const;
 
-  const ChatClient &client_;
-  const PromptLibrary &prompts_;
-  unsigned fixerRetries_;
-  RoleLog log_;
+  const ChatClient &Client;
+  const PromptLibrary &Prompts;
+  unsigned FixerRetries;
+  RoleLog Log;
 };
 
 class Summarizer {
 public:
   Summarizer(const ChatClient &client, const PromptLibrary &prompts, RoleLog log)
-      : client_(client), prompts_(prompts), log_(log) {}
+      : Client(client), Prompts(prompts), Log(log) {}
   /// The lesson as plain text. Empty in dry-run mode. Normally slow -> fast
   /// (speedup > 1); a speedup < 1 (fast -> slow pair) asks what to avoid.
   llvm::Expected<std::string> summarize(llvm::StringRef slowListing, llvm::StringRef fastListing,
                                         const nlohmann::json &ops, double speedup) const;
 
 private:
-  const ChatClient &client_;
-  const PromptLibrary &prompts_;
-  RoleLog log_;
+  const ChatClient &Client;
+  const PromptLibrary &Prompts;
+  RoleLog Log;
 };
 
 struct SessionOptions {
@@ -135,35 +135,34 @@ class AgentSession {
 public:
   /// Fails on a prompt_dir that cannot be read, an unset API-key variable (not
   /// in dry-run mode), or a transcript that cannot be created.
-  static llvm::Expected<std::unique_ptr<AgentSession>> create(const AgentConfig &config,
-                                                             const SessionOptions &options);
+  static llvm::Expected<std::unique_ptr<AgentSession>> create(const AgentConfig &config, const SessionOptions &options);
 
   const Planner &planner() const { return *PlannerRole; }
   const Executor &executor() const { return *ExecutorRole; }
   const Summarizer &summarizer() const { return *SummarizerRole; }
   const ChatClient &client(Role role) const;
 
-  const AgentConfig &config() const { return config_; }
-  const PromptLibrary &prompts() const { return prompts_; }
-  const UsageLedger &usage() const { return ledger_; }
+  const AgentConfig &config() const { return Config; }
+  const PromptLibrary &prompts() const { return Prompts; }
+  const UsageLedger &usage() const { return Ledger; }
   Transcript *transcript() const { return TranscriptLog.get(); }
-  const std::shared_ptr<Semaphore> &limit() const { return limit_; }
-  bool dryRun() const { return options_.dryRun; }
+  const std::shared_ptr<Semaphore> &limit() const { return Limit; }
+  bool dryRun() const { return Options.dryRun; }
 
   /// Writes the ledger to `<reportDir>/agent-usage.json` (no-op without a report dir).
   llvm::Error writeUsage() const;
 
 private:
   AgentSession(AgentConfig config, SessionOptions options, PromptLibrary prompts)
-      : config_(std::move(config)), options_(std::move(options)), prompts_(std::move(prompts)) {}
+      : Config(std::move(config)), Options(std::move(options)), Prompts(std::move(prompts)) {}
 
-  AgentConfig config_;
-  SessionOptions options_;
-  PromptLibrary prompts_;
-  UsageLedger ledger_;
+  AgentConfig Config;
+  SessionOptions Options;
+  PromptLibrary Prompts;
+  UsageLedger Ledger;
   std::unique_ptr<Transcript> TranscriptLog;
-  std::shared_ptr<Semaphore> limit_;
-  std::unique_ptr<ChatClient> clients_[3];
+  std::shared_ptr<Semaphore> Limit;
+  std::unique_ptr<ChatClient> Clients[3];
   std::unique_ptr<Planner> PlannerRole;
   std::unique_ptr<Executor> ExecutorRole;
   std::unique_ptr<Summarizer> SummarizerRole;

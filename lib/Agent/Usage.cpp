@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 
 namespace accelopt::agent {
@@ -25,10 +25,14 @@ Usage &Usage::operator+=(const Usage &o) {
 }
 
 nlohmann::json Usage::toJson() const {
-  return {{"requests", requests},           {"retries", retries},
-          {"failed_calls", failedCalls},    {"prompt_tokens", promptTokens},
-          {"completion_tokens", completionTokens}, {"total_tokens", totalTokens()},
-          {"dollars", dollars},             {"seconds", seconds}};
+  return {{"requests", requests},
+          {"retries", retries},
+          {"failed_calls", failedCalls},
+          {"prompt_tokens", promptTokens},
+          {"completion_tokens", completionTokens},
+          {"total_tokens", totalTokens()},
+          {"dollars", dollars},
+          {"seconds", seconds}};
 }
 
 double costOf(const EndpointConfig &e, uint64_t promptTokens, uint64_t completionTokens) {
@@ -36,20 +40,20 @@ double costOf(const EndpointConfig &e, uint64_t promptTokens, uint64_t completio
 }
 
 void UsageLedger::add(Role role, const Usage &u) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  roles_[role] += u;
+  std::lock_guard<std::mutex> lock(Mutex);
+  Roles[role] += u;
 }
 
 Usage UsageLedger::role(Role role) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = roles_.find(role);
-  return it == roles_.end() ? Usage() : it->second;
+  std::lock_guard<std::mutex> lock(Mutex);
+  auto it = Roles.find(role);
+  return it == Roles.end() ? Usage() : it->second;
 }
 
 Usage UsageLedger::total() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(Mutex);
   Usage t;
-  for (auto &[role, u] : roles_) t += u;
+  for (auto &[role, u] : Roles) t += u;
   return t;
 }
 
@@ -90,7 +94,7 @@ std::string Redactor::operator()(llvm::StringRef text) const {
     for (size_t pos = s.find(secret); pos != std::string::npos; pos = s.find(secret, pos + Mask.size()))
       s.replace(pos, secret.size(), Mask);
   };
-  for (const std::string &var : envVars_)
+  for (const std::string &var : EnvVars)
     if (const char *value = std::getenv(var.c_str()); value && std::strlen(value) >= 4) replaceAll(value);
   // Token-shaped secrets that did not come from a configured variable.
   auto maskAfter = [&](llvm::StringRef marker, bool keepMarker, size_t minLen) {
@@ -114,10 +118,9 @@ llvm::Expected<std::unique_ptr<Transcript>> Transcript::open(llvm::StringRef pat
     if (std::error_code ec = llvm::sys::fs::create_directories(dir))
       return llvm::createStringError(ec, "cannot create '%s': %s", dir.str().c_str(), ec.message().c_str());
   std::unique_ptr<Transcript> t(new Transcript(path.str(), std::move(redactor)));
-  t->out_.open(t->path_, std::ios::out | std::ios::trunc);
-  if (!t->out_)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), "cannot write transcript '%s'",
-                                   path.str().c_str());
+  t->Out.open(t->Path, std::ios::out | std::ios::trunc);
+  if (!t->Out)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "cannot write transcript '%s'", path.str().c_str());
   return t;
 }
 
@@ -141,16 +144,16 @@ static std::string utcNow() {
 }
 
 void Transcript::write(nlohmann::json event) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  nlohmann::json line = {{"seq", seq_++}, {"time", utcNow()}};
+  std::lock_guard<std::mutex> lock(Mutex);
+  nlohmann::json line = {{"seq", Seq++}, {"time", utcNow()}};
   for (auto it = event.begin(); it != event.end(); ++it) line[it.key()] = it.value();
-  out_ << SecretRedactor(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) << "\n";
-  out_.flush();
+  Out << SecretRedactor(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) << "\n";
+  Out.flush();
 }
 
 uint64_t Transcript::lines() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return seq_;
+  std::lock_guard<std::mutex> lock(Mutex);
+  return Seq;
 }
 
 } // namespace accelopt::agent

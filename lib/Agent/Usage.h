@@ -20,13 +20,13 @@ namespace accelopt::agent {
 
 /// Counters of one role (or of the whole run).
 struct Usage {
-  uint64_t requests = 0;         ///< HTTP attempts sent
-  uint64_t retries = 0;          ///< attempts after the first of a call
-  uint64_t failedCalls = 0;      ///< calls that gave up (all retries exhausted or a hard error)
-  uint64_t promptTokens = 0;     ///< from the responses' `usage` field
+  uint64_t requests = 0;     ///< HTTP attempts sent
+  uint64_t retries = 0;      ///< attempts after the first of a call
+  uint64_t failedCalls = 0;  ///< calls that gave up (all retries exhausted or a hard error)
+  uint64_t promptTokens = 0; ///< from the responses' `usage` field
   uint64_t completionTokens = 0;
-  double dollars = 0;            ///< tokens x the endpoint's prices
-  double seconds = 0;            ///< wall time spent in HTTP attempts
+  double dollars = 0; ///< tokens x the endpoint's prices
+  double seconds = 0; ///< wall time spent in HTTP attempts
 
   uint64_t totalTokens() const { return promptTokens + completionTokens; }
   Usage &operator+=(const Usage &o);
@@ -48,8 +48,8 @@ public:
   llvm::Error writeJson(llvm::StringRef path) const;
 
 private:
-  mutable std::mutex mutex_;
-  std::map<Role, Usage> roles_;
+  mutable std::mutex Mutex;
+  std::map<Role, Usage> Roles;
 };
 
 /// Replaces every secret in a text with "[REDACTED]": the current values of the
@@ -58,12 +58,12 @@ private:
 class Redactor {
 public:
   Redactor() = default;
-  explicit Redactor(std::vector<std::string> keyEnvVars) : envVars_(std::move(keyEnvVars)) {}
+  explicit Redactor(std::vector<std::string> keyEnvVars) : EnvVars(std::move(keyEnvVars)) {}
   static Redactor forConfig(const AgentConfig &config);
   std::string operator()(llvm::StringRef text) const;
 
 private:
-  std::vector<std::string> envVars_;
+  std::vector<std::string> EnvVars;
 };
 
 /// Append-only JSONL log of the agent's traffic. Every line passes through the
@@ -77,16 +77,16 @@ public:
 
   /// Adds "seq" and "time" (UTC, ISO 8601) to `event` and writes it as one line.
   void write(nlohmann::json event);
-  const std::string &path() const { return path_; }
+  const std::string &path() const { return Path; }
   uint64_t lines() const;
 
 private:
-  Transcript(std::string path, Redactor redactor) : path_(std::move(path)), SecretRedactor(std::move(redactor)) {}
-  std::string path_;
+  Transcript(std::string path, Redactor redactor) : Path(std::move(path)), SecretRedactor(std::move(redactor)) {}
+  std::string Path;
   Redactor SecretRedactor;
-  mutable std::mutex mutex_;
-  std::ofstream out_;
-  uint64_t seq_ = 0;
+  mutable std::mutex Mutex;
+  std::ofstream Out;
+  uint64_t Seq = 0;
 };
 
 } // namespace accelopt::agent

@@ -30,11 +30,23 @@ struct Form {
     gcd = std::gcd(gcd, g < 0 ? -g : g);
     bool aInf = a <= -Inf, bInf = b >= Inf;
     if (g > 0) {
-      if (aInf) loInf = true; else lo += g * a;
-      if (bInf) hiInf = true; else hi += g * b;
+      if (aInf)
+        loInf = true;
+      else
+        lo += g * a;
+      if (bInf)
+        hiInf = true;
+      else
+        hi += g * b;
     } else {
-      if (bInf) loInf = true; else lo += g * b;
-      if (aInf) hiInf = true; else hi += g * a;
+      if (bInf)
+        loInf = true;
+      else
+        lo += g * b;
+      if (aInf)
+        hiInf = true;
+      else
+        hi += g * a;
     }
   }
   bool mayBeZero() const {
@@ -65,7 +77,7 @@ bool mayOverlapDir(const Kernel &k, const Access &a, const Access &b, const std:
     if ((d.dir == Dir::Pos || d.dir == Dir::Neg) && lastIter(k, d.loop) == 0) return false;
   for (size_t dim = 0; dim < a.dims.size(); ++dim) {
     const IndexDim &da = a.dims[dim], &db = b.dims[dim];
-    if (da.full || db.full) continue;  // the whole dimension always overlaps
+    if (da.full || db.full) continue; // the whole dimension always overlaps
     if (!da.base.known || !db.base.known) continue;
     Form f;
     f.constant = da.base.constant - db.base.constant;
@@ -91,8 +103,10 @@ bool mayOverlapDir(const Kernel &k, const Access &a, const Access &b, const std:
       }
       // ca*n_a - cb*n_b with n_a = n_b + delta: (ca - cb)*n_b + ca*delta.
       f.add(ca - cb, 0, hi);
-      if (*d == Dir::Pos) f.add(ca, 1, hi);
-      else if (*d == Dir::Neg) f.add(ca, hi >= Inf ? -Inf : -hi, -1);
+      if (*d == Dir::Pos)
+        f.add(ca, 1, hi);
+      else if (*d == Dir::Neg)
+        f.add(ca, hi >= Inf ? -Inf : -hi, -1);
     }
     for (auto &t : da.aranges) f.add(t.coeff, 0, t.extent > 0 ? t.extent - 1 : Inf);
     for (auto &t : db.aranges) f.add(-t.coeff, 0, t.extent > 0 ? t.extent - 1 : Inf);

@@ -44,9 +44,9 @@ std::vector<DirConstraint> laterIterationDirs(const nki::Kernel &k, int loop);
 /// Two statement instances described by the loops they share: equal counters
 /// on `sameIteration`, different ones on `carrier`.
 struct InstancePair {
-  std::vector<int> sameIteration;  // loops whose counters are equal in both instances
-  int carrier = -1;                // loop whose counters differ (-1: none)
-  int carrierSign = 0;             // +1: first instance earlier, -1: later, 0: either
+  std::vector<int> sameIteration; // loops whose counters are equal in both instances
+  int carrier = -1;               // loop whose counters differ (-1: none)
+  int carrierSign = 0;            // +1: first instance earlier, -1: later, 0: either
 };
 /// mayOverlapDir for the instances `pair` describes (a carrier of either sign
 /// is tested as Pos and as Neg). `sa` and `sb` name the accesses' statements.

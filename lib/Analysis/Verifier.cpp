@@ -147,8 +147,8 @@ private:
         int64_t free = freeSize(a.tileShape);
         if (free > p->maxFree)
           report(isMatmul ? Rule::MatmulOperands : Rule::OperandBuffer, a.range,
-                 llvm::formatv("{0} operand '{1}' has {2} free elements per partition; the limit is {3}",
-                               op.name, p->name, free, p->maxFree)
+                 llvm::formatv("{0} operand '{1}' has {2} free elements per partition; the limit is {3}", op.name,
+                               p->name, free, p->maxFree)
                      .str());
       }
     }
@@ -157,8 +157,8 @@ private:
         const Tensor &t = K.tensors[w.tensor];
         if (t.buffer != Buffer::PSUM && t.buffer != Buffer::Unknown)
           report(Rule::MatmulOperands, w.range,
-                 llvm::formatv("{0} writes its result to PSUM, but '{1}' is in {2}", op.name,
-                               tensorName(w.tensor), bufferName(t.buffer))
+                 llvm::formatv("{0} writes its result to PSUM, but '{1}' is in {2}", op.name, tensorName(w.tensor),
+                               bufferName(t.buffer))
                      .str());
       }
       checkContraction(st);
@@ -174,7 +174,7 @@ private:
     if (!stationary || !moving || !stationary->exact || !moving->exact) return;
     if (stationary->tileShape.empty() || moving->tileShape.empty()) return;
     int64_t ks = matmulTransposesStationary(*st.op, st.flag("transpose_x")) ? freeSize(stationary->tileShape)
-                                                                          : stationary->tileShape[0];
+                                                                            : stationary->tileShape[0];
     int64_t km = moving->tileShape[0];
     if (ks && km && ks != km)
       report(Rule::MatmulOperands, st.range,
@@ -274,8 +274,7 @@ std::vector<Diagnostic> verify(const Kernel &kernel, const VerifyOptions &option
   return Verifier(kernel, options).run();
 }
 
-void printDiagnostic(llvm::raw_ostream &os, const syntax::SourceBuffer &src, const Diagnostic &d,
-                     bool withSnippet) {
+void printDiagnostic(llvm::raw_ostream &os, const syntax::SourceBuffer &src, const Diagnostic &d, bool withSnippet) {
   const char *sev = d.severity == Diagnostic::Error ? "error" : d.severity == Diagnostic::Warning ? "warning" : "note";
   os << src.location(d.offset) << ": " << sev << ": " << d.message;
   if (!d.rule.empty()) os << " [" << d.rule << "]";

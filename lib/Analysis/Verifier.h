@@ -13,7 +13,7 @@
 namespace accelopt::analysis {
 
 struct VerifyOptions {
-  int64_t sbufBytesPerPartition = 192 * 1024;  // trn1 NeuronCore-v2 (NKI.md §3.3)
+  int64_t sbufBytesPerPartition = 192 * 1024; // trn1 NeuronCore-v2 (NKI.md §3.3)
   int64_t psumBankBytes = 2048;
   int maxPartitions = 128;
 };

@@ -73,8 +73,8 @@ llvm::Expected<std::string> runTool(llvm::StringRef tool, const std::vector<std:
   if (!stdoutText) return stdoutText.takeError();
   if (!stderrText) return stderrText.takeError();
   if (rc != 0)
-    return error("error: " + tool + " failed (exit " + llvm::Twine(rc) + "): " +
-                 llvm::StringRef(*stderrText).trim() + (message.empty() ? "" : " " + message));
+    return error("error: " + tool + " failed (exit " + llvm::Twine(rc) + "): " + llvm::StringRef(*stderrText).trim() +
+                 (message.empty() ? "" : " " + message));
   return *stdoutText;
 }
 
@@ -154,11 +154,11 @@ class JobArrays {
 public:
   struct Task {
     std::string key;
-    nlohmann::json spec;                               // the batch entry, beside key and attempt
-    std::function<bool(const nlohmann::json &)> accept;  // false: not a complete result
+    nlohmann::json spec;                                // the batch entry, beside key and attempt
+    std::function<bool(const nlohmann::json &)> accept; // false: not a complete result
     std::function<void(const std::string &reason)> fail;
     // State while it runs:
-    std::string job;  // "<array job>_<index>"
+    std::string job; // "<array job>_<index>"
     unsigned attempt = 0;
     unsigned unseenPolls = 0, completedPolls = 0;
     bool done = false;
@@ -202,20 +202,22 @@ public:
     }
     if (auto err = submit(toSubmit)) return err;
 
-    std::map<std::string, std::string> notedReason;  // job → pending reason already shown
+    std::map<std::string, std::string> notedReason; // job → pending reason already shown
     for (;;) {
       std::vector<Task *> open;
       for (Task &t : tasks)
         if (!t.done) {
-          if (auto r = readResult(resultFile(t.key)); r && t.accept(*r)) t.done = true;
-          else open.push_back(&t);
+          if (auto r = readResult(resultFile(t.key)); r && t.accept(*r))
+            t.done = true;
+          else
+            open.push_back(&t);
         }
       if (open.empty()) return llvm::Error::success();
       std::this_thread::sleep_for(std::chrono::duration<double>(O.pollSeconds));
       auto states = query(open);
       std::vector<Task *> retry;
       for (Task *t : open) {
-        if (readResult(resultFile(t->key))) continue;  // arrived meanwhile: taken next round
+        if (readResult(resultFile(t->key))) continue; // arrived meanwhile: taken next round
         std::string reason;
         auto it = states.find(t->job);
         if (it == states.end()) {
@@ -292,8 +294,8 @@ private:
       if (auto err = syntax::writeFileAtomically(jobFile(tasks[i]->key), record.dump() + "\n")) return err;
     }
     Stats.submitted += tasks.size();
-    notes() << "slurm: submitted job array " << job << " (" << tasks.size() << " task"
-            << (tasks.size() == 1 ? "" : "s") << ")\n";
+    notes() << "slurm: submitted job array " << job << " (" << tasks.size() << " task" << (tasks.size() == 1 ? "" : "s")
+            << ")\n";
     return llvm::Error::success();
   }
 
@@ -310,7 +312,7 @@ private:
     for (auto &j : jobs) list += (list.empty() ? "" : ",") + j.getKey().str();
     auto out = runTool("squeue", {"-h", "-r", "-t", "all", "-j", list, "-o", "%i|%T|%N|%r"});
     if (!out) {
-      llvm::consumeError(out.takeError());  // a transient controller hiccup: ask again next poll
+      llvm::consumeError(out.takeError()); // a transient controller hiccup: ask again next poll
       return states;
     }
     llvm::SmallVector<llvm::StringRef, 16> lines;
@@ -355,9 +357,9 @@ const SlurmStats &SlurmEvaluator::stats() const { return I->Arrays.Stats; }
 llvm::StringRef SlurmEvaluator::runDir() const { return I->Arrays.dir(); }
 
 llvm::Expected<std::unique_ptr<SlurmEvaluator>> SlurmEvaluator::create(const SlurmOptions &options,
-                                                                      llvm::StringRef kernelPath,
-                                                                      const nki::InputSpecs &inputs,
-                                                                      const search::SearchOptions &search) {
+                                                                       llvm::StringRef kernelPath,
+                                                                       const nki::InputSpecs &inputs,
+                                                                       const search::SearchOptions &search) {
   // Slurm must answer before anything is written.
   if (auto err = checkSlurmAnswers()) return err;
   auto text = readFile(kernelPath);
@@ -383,8 +385,7 @@ llvm::Expected<std::unique_ptr<SlurmEvaluator>> SlurmEvaluator::create(const Slu
   if (std::error_code ec = fs::create_directories(pathJoin(dir, "cand")))
     return error("error: cannot create '" + pathJoin(dir, "cand") + "': " + ec.message());
   if (auto err = syntax::writeFileAtomically(pathJoin(dir, "original.py"), *text)) return err;
-  if (auto err = syntax::writeFileAtomically(pathJoin(dir, "context.json"), context.dump(1) + "\n"))
-    return err;
+  if (auto err = syntax::writeFileAtomically(pathJoin(dir, "context.json"), context.dump(1) + "\n")) return err;
   return std::unique_ptr<SlurmEvaluator>(new SlurmEvaluator(std::move(impl)));
 }
 
@@ -530,16 +531,16 @@ llvm::Error runWorker(llvm::StringRef batchFile, unsigned index, llvm::StringRef
   if (const char *hold = std::getenv("ACCELOPT_FAULT_WORKER_HOLD"))
     if (path::filename(batchFile) == "batch-0.json" && index == 0 && task.value("attempt", 1) == 1)
       std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(hold)));
-  auto evaluator =
-      search::CandidateEvaluator::create(context->value("kernel_path", ""), *original, *inputs, options);
+  auto evaluator = search::CandidateEvaluator::create(context->value("kernel_path", ""), *original, *inputs, options);
   if (!evaluator) return evaluator.takeError();
   Candidate c;
   c.text = *candidateText;
   (*evaluator)->evaluate(c, task.value("cutoff", 0.0));
-  nlohmann::json result = {{"status", statusName(c.status)},
-                           {"error", c.error},
-                           {"ran_on", where.str()},
-                           {"profile", c.profile ? nlohmann::json::parse(c.profile->toJSON().dump()) : nlohmann::json()}};
+  nlohmann::json result = {
+      {"status", statusName(c.status)},
+      {"error", c.error},
+      {"ran_on", where.str()},
+      {"profile", c.profile ? nlohmann::json::parse(c.profile->toJSON().dump()) : nlohmann::json()}};
   return syntax::writeFileAtomically(pathJoin(runDir, "result", key + ".json"), result.dump(1) + "\n");
 }
 

@@ -35,24 +35,23 @@ struct SlurmOptions {
   std::string sharedDir;     // --slurm-dir: visible at the same path on every node
   std::string workerProgram; // the accelopt-rewrite the tasks run
   double pollSeconds = 0.5;
-  unsigned retries = 1;      // resubmissions of a failed task before it is marked failed
-  llvm::raw_ostream *notes = nullptr;  // submissions, retries, pending reasons
+  unsigned retries = 1;               // resubmissions of a failed task before it is marked failed
+  llvm::raw_ostream *notes = nullptr; // submissions, retries, pending reasons
 };
 
 /// Counts for the report and the tests.
 struct SlurmStats {
-  size_t submitted = 0;  // tasks submitted (retries included)
+  size_t submitted = 0; // tasks submitted (retries included)
   size_t retried = 0;
-  size_t failed = 0;     // marked failed after the retries
-  size_t reused = 0;     // results found in the shared directory, not evaluated again
-  size_t adopted = 0;    // tasks of an earlier (killed) submitter still queued or running
+  size_t failed = 0;  // marked failed after the retries
+  size_t reused = 0;  // results found in the shared directory, not evaluated again
+  size_t adopted = 0; // tasks of an earlier (killed) submitter still queued or running
 };
 
 class SlurmEvaluator : public search::RemoteEvaluator {
 public:
   /// Checks that Slurm answers (squeue), writes the run's context and original.
-  static llvm::Expected<std::unique_ptr<SlurmEvaluator>> create(const SlurmOptions &options,
-                                                                llvm::StringRef kernelPath,
+  static llvm::Expected<std::unique_ptr<SlurmEvaluator>> create(const SlurmOptions &options, llvm::StringRef kernelPath,
                                                                 const nki::InputSpecs &inputs,
                                                                 const search::SearchOptions &search);
   ~SlurmEvaluator() override;
@@ -71,13 +70,13 @@ private:
 struct CaseProfile {
   std::string kernelPath;
   nki::InputSpecs inputs;
-  std::string target;          // "trn1", "trn2" or a target JSON file
+  std::string target; // "trn1", "trn2" or a target JSON file
   // Filled by profileCase / profileOnSlurm:
   double estimatedMs = 0;
-  size_t unmodelled = 0;       // left out by the model: the estimate is a lower bound
+  size_t unmodelled = 0; // left out by the model: the estimate is a lower bound
   std::string lowerBoundNote;
-  std::string error;           // set when the case could not be profiled
-  std::string ranOn;           // "local" or "slurm job 12_3 on node1"
+  std::string error; // set when the case could not be profiled
+  std::string ranOn; // "local" or "slurm job 12_3 on node1"
 };
 
 /// Profiles `c` here with the backend of c.target.

@@ -22,8 +22,7 @@ inline float fromBits(uint32_t bits) { return std::bit_cast<float>(bits); }
 /// in fp32's exponent range. A carry out of the mantissa bumps the exponent, which
 /// also turns values past the largest finite number into infinity. NaNs keep the
 /// high payload bits and are quieted. Branch-free so buffer loops vectorise.
-template <int kMantissaBits>
-inline float roundMantissa(float x) {
+template <int kMantissaBits> inline float roundMantissa(float x) {
   constexpr int kDropped = 23 - kMantissaBits;
   constexpr uint32_t kDroppedMask = (1u << kDropped) - 1;
   uint32_t bits = bitsOf(x);
@@ -48,15 +47,12 @@ constexpr SmallFloat kFloat8E4M3{-6, 448.0f, false};
 /// 2^exponent for exponents within fp32's normal range.
 constexpr float powerOfTwo(int exponent) {
   float result = 1.0f;
-  for (; exponent > 0; --exponent)
-    result *= 2.0f;
-  for (; exponent < 0; ++exponent)
-    result *= 0.5f;
+  for (; exponent > 0; --exponent) result *= 2.0f;
+  for (; exponent < 0; ++exponent) result *= 0.5f;
   return result;
 }
 
-template <int kMantissaBits, SmallFloat kFormat>
-inline float roundSmallFloat(float x) {
+template <int kMantissaBits, SmallFloat kFormat> inline float roundSmallFloat(float x) {
   constexpr float smallestNormal = powerOfTwo(kFormat.minNormalExponent);
   // Adding a constant whose ulp equals the subnormal step rounds |x| to a
   // multiple of that step with the FPU's own round-to-nearest-even.
@@ -65,8 +61,8 @@ inline float roundSmallFloat(float x) {
   float normal = roundMantissa<kMantissaBits>(magnitude);
   float subnormal = (magnitude + subnormalShift) - subnormalShift;
   float rounded = magnitude < smallestNormal ? subnormal : normal;
-  float overflow = kFormat.hasInfinity ? std::numeric_limits<float>::infinity()
-                                       : std::numeric_limits<float>::quiet_NaN();
+  float overflow =
+      kFormat.hasInfinity ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
   rounded = rounded > kFormat.maxFinite ? overflow : rounded;
   return std::copysign(rounded, x);
 }
@@ -81,8 +77,7 @@ inline float truncateSaturate(float x, float lowest, float highest) {
 
 /// Calls `body` with the per-element rounding function of `dtype`, so buffer loops
 /// are instantiated once per dtype and carry no dispatch inside.
-template <class Body>
-void withRounding(nki::DType dtype, Body&& body) {
+template <class Body> void withRounding(nki::DType dtype, Body &&body) {
   using nki::DType;
   switch (dtype) {
   case DType::Float32: return body([](float x) { return x; });
@@ -95,8 +90,7 @@ void withRounding(nki::DType dtype, Body&& body) {
   case DType::UInt8: return body([](float x) { return truncateSaturate(x, 0.0f, 255.0f); });
   case DType::Int16: return body([](float x) { return truncateSaturate(x, -32768.0f, 32767.0f); });
   case DType::UInt16: return body([](float x) { return truncateSaturate(x, 0.0f, 65535.0f); });
-  case DType::Int32:
-    return body([](float x) { return truncateSaturate(x, -2147483648.0f, 2147483647.0f); });
+  case DType::Int32: return body([](float x) { return truncateSaturate(x, -2147483648.0f, 2147483647.0f); });
   case DType::UInt32: return body([](float x) { return truncateSaturate(x, 0.0f, 4294967295.0f); });
   case DType::Bool: return body([](float x) { return x != 0.0f ? 1.0f : 0.0f; });
   }
@@ -105,8 +99,7 @@ void withRounding(nki::DType dtype, Body&& body) {
 } // namespace
 
 float roundToDType(float value, nki::DType dtype) {
-  if (isUndefinedMarker(value))
-    return value;
+  if (isUndefinedMarker(value)) return value;
   float result = value;
   withRounding(dtype, [&](auto round) { result = round(value); });
   return result;
@@ -115,12 +108,11 @@ float roundToDType(float value, nki::DType dtype) {
 void roundToDType(std::span<const float> in, std::span<float> out, nki::DType dtype) {
   assert(in.size() == out.size() && "rounding buffers differ in size");
   if (dtype == nki::DType::Float32) {
-    if (in.data() != out.data())
-      std::copy(in.begin(), in.end(), out.begin());
+    if (in.data() != out.data()) std::copy(in.begin(), in.end(), out.begin());
     return;
   }
   withRounding(dtype, [&](auto round) {
-    const float* source = in.data();
+    const float *source = in.data();
     generateElements(out.data(), static_cast<int64_t>(out.size()), [&](int64_t i) {
       float x = source[i];
       float rounded = round(x);
@@ -140,8 +132,7 @@ uint16_t float16Bits(float value) {
   uint32_t magnitude = bits & kAbsMask;
   if (magnitude > kInfBits) // NaN: keep the top payload bits, stay a (quiet) NaN
     return static_cast<uint16_t>(sign | 0x7E00u | ((magnitude >> 13) & 0x03FFu));
-  if (magnitude == kInfBits)
-    return static_cast<uint16_t>(sign | 0x7C00u);
+  if (magnitude == kInfBits) return static_cast<uint16_t>(sign | 0x7C00u);
   int exponent = static_cast<int>(magnitude >> 23) - 127;
   if (exponent < -14) // subnormal (or zero): an exact multiple of 2^-24
     return static_cast<uint16_t>(sign | static_cast<uint16_t>(fromBits(magnitude) * powerOfTwo(24)));

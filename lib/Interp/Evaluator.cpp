@@ -44,7 +44,7 @@ public:
                                   op->kind == nki::OpKind::TensorScalar || op->kind == nki::OpKind::Copy ||
                                   op->kind == nki::OpKind::Reciprocal;
     struct UndefinedLanes {
-      std::vector<int64_t> shape, lanes;  // the operand's tile shape, its undefined flat lanes
+      std::vector<int64_t> shape, lanes; // the operand's tile shape, its undefined flat lanes
       syntax::ByteRange at;
     };
     std::vector<UndefinedLanes> undefined;
@@ -54,12 +54,12 @@ public:
       for (const UndefinedLanes &u : undefined) {
         const std::vector<int64_t> &shape = result.shape();
         bool broadcasts = u.shape.size() == shape.size();
-        for (size_t a = 0; broadcasts && a < shape.size(); ++a)
-          broadcasts = u.shape[a] == shape[a] || u.shape[a] == 1;
+        for (size_t a = 0; broadcasts && a < shape.size(); ++a) broadcasts = u.shape[a] == shape[a] || u.shape[a] == 1;
         if (!broadcasts)
           fail(u.at, llvm::formatv("reads lanes a masked op left undefined into a result of shape {0} from an operand "
                                    "of shape {1}; only elementwise ops carry them (mask this op too)",
-                                   formatShape(shape), formatShape(u.shape)).str());
+                                   formatShape(shape), formatShape(u.shape))
+                         .str());
         // Each result lane computed from an undefined operand lane (broadcast along size-1 axes) is undefined.
         int64_t operandLanes = 1;
         for (int64_t x : u.shape) operandLanes *= x;
@@ -113,8 +113,9 @@ public:
       if (i < 0) fail(e->range, std::string(op->name) + " has no such operand in the op table");
       std::string_view name = op->params[i].name;
       if (!b.given[i]) fail(e->range, std::string(op->name) + " needs '" + std::string(name) + "'");
-      if (!b.values[i].isTile()) fail(b.exprs[i]->range, std::string(op->name) + " operand '" + std::string(name) +
-                                                              "' must be a tensor, got " + describe(b.values[i]));
+      if (!b.values[i].isTile())
+        fail(b.exprs[i]->range, std::string(op->name) + " operand '" + std::string(name) + "' must be a tensor, got " +
+                                    describe(b.values[i]));
       NDArray arr = gather(viewOf(b.values[i], b.exprs[i]), useMask ? mask : nullptr, b.exprs[i]->range, true);
       if (!Opts.detectUninitReads) return arr;
       if (auto first = firstMaskedOff(arr.data(), arr.numel())) {
@@ -123,7 +124,8 @@ public:
                llvm::formatv("{0} reads lanes a masked op left undefined (tile element {1} of {2}: rows or columns "
                              "masked off where the tile was computed); mask this {3} too",
                              op->name, *first, formatShape(arr.shape()),
-                             op->kind == nki::OpKind::Store ? "store" : "op").str());
+                             op->kind == nki::OpKind::Store ? "store" : "op")
+                   .str());
         UndefinedLanes u{arr.shape(), {}, b.exprs[i]->range};
         const float *d = arr.data();
         for (int64_t k = *first, n = arr.numel(); k < n; ++k)
@@ -148,7 +150,8 @@ public:
     auto bufferParam = [&](nki::Buffer dflt) {
       const Value *bv = param(op, b, "buffer");
       if (bv && bv->kind == Value::Path)
-        if (auto *c = nki::lookupConstant(bv->s); c && c->kind == nki::NamedConstant::BufferKind) return nki::Buffer(c->value);
+        if (auto *c = nki::lookupConstant(bv->s); c && c->kind == nki::NamedConstant::BufferKind)
+          return nki::Buffer(c->value);
       return dflt;
     };
 
@@ -157,7 +160,8 @@ public:
       nki::Buffer buffer = bufferParam(op->result);
       if (op->slot(nki::Slot::Host)) {
         const Value *c = slotValue(nki::Slot::Host);
-        if (!c || c->kind != Value::HostArray) fail(e->range, std::string(op->name) + " needs a numpy array (np.identity(...))");
+        if (!c || c->kind != Value::HostArray)
+          fail(e->range, std::string(op->name) + " needs a numpy array (np.identity(...))");
         auto t = std::make_shared<Tensor>();
         auto copy = c->host->clone();
         if (!copy) fail(e->range, llvm::toString(copy.takeError()));
@@ -190,9 +194,10 @@ public:
       t->name = nameV && nameV->kind == Value::Str && !nameV->s.empty() ? nameV->s : "";
       return Value::ofTensor(t);
     }
-    case OpKind::Load: case OpKind::Copy: {
+    case OpKind::Load:
+    case OpKind::Copy: {
       NDArray data = operand(nki::Slot::Data);
-      if (op->shape == nki::ShapeRule::TransposePF) {  // nl.load_transpose2d: the DMA transposes on the way in
+      if (op->shape == nki::ShapeRule::TransposePF) { // nl.load_transpose2d: the DMA transposes on the way in
         ConstTile in = data.asTile();
         NDArray transposed = alloc({in.cols, in.rows});
         check(transpose(transposed.asTile(), in));
@@ -267,8 +272,9 @@ public:
       }
       PerPartition scale = perPartition(fixed ? nullptr : param(op, b, "scale"), e, keep, op->numerics.scale);
       const Value *biasV = fixed ? nullptr : param(op, b, "bias");
-      PerPartition bias = biasV && biasV->kind != Value::None ? perPartition(biasV, paramExpr(op, b, "bias"), keep, 0.0f)
-                                                              : PerPartition::noBias();
+      PerPartition bias = biasV && biasV->kind != Value::None
+                              ? perPartition(biasV, paramExpr(op, b, "bias"), keep, 0.0f)
+                              : PerPartition::noBias();
       NDArray out = alloc(data.shape());
       check(activation(out.asTile(), func, data.asTile(), scale, bias));
       return finish(std::move(out), nki::Buffer::SBUF);
@@ -303,7 +309,8 @@ public:
       std::optional<ScalarStep> second;
       const Value *op1 = param(op, b, "op1");
       if (op1 && op1->kind == Value::Path)
-        second = ScalarStep{aluFrom(op1, e), perPartition(param(op, b, "operand1"), e, keep, 0.0f), flag(op, b, "reverse1")};
+        second =
+            ScalarStep{aluFrom(op1, e), perPartition(param(op, b, "operand1"), e, keep, 0.0f), flag(op, b, "reverse1")};
       NDArray out = alloc(data.shape());
       check(tensorScalar(out.asTile(), data.asTile(), first, second));
       return finish(std::move(out), nki::Buffer::SBUF);
@@ -318,11 +325,14 @@ public:
       int first = rank - 1;
       if (axisV) {
         std::vector<int64_t> axes;
-        if (axisV->isSeq()) for (auto &x : *axisV->elts) axes.push_back(intArg(x, e));
-        else axes.push_back(intArg(*axisV, e));
+        if (axisV->isSeq())
+          for (auto &x : *axisV->elts) axes.push_back(intArg(x, e));
+        else
+          axes.push_back(intArg(*axisV, e));
         for (int64_t ax : axes) {
           if (ax < 0) ax += rank;
-          if (ax <= 0 || ax >= rank) fail(e->range, "reduction axis must be a free axis (1.." + std::to_string(rank - 1) + ")");
+          if (ax <= 0 || ax >= rank)
+            fail(e->range, "reduction axis must be a free axis (1.." + std::to_string(rank - 1) + ")");
           first = std::min<int>(first, int(ax));
         }
       }
@@ -332,8 +342,10 @@ public:
       std::vector<int64_t> outShape(data.shape().begin(), data.shape().begin() + first);
       outShape.push_back(1);
       NDArray out = alloc(outShape);
-      check(tensorReduce(Tile{out.data(), rows, 1, 1}, a, ConstTile{data.data(), rows, cols, cols}, flag(op, b, "negate")));
-      if (mean) for (float &v : out.values()) v /= float(cols);
+      check(tensorReduce(Tile{out.data(), rows, 1, 1}, a, ConstTile{data.data(), rows, cols, cols},
+                         flag(op, b, "negate")));
+      if (mean)
+        for (float &v : out.values()) v /= float(cols);
       return finish(std::move(out), nki::Buffer::SBUF);
     }
     case OpKind::Scan: {
@@ -353,7 +365,8 @@ public:
     case OpKind::Memset: {
       const Value *shapeV = param(op, b, "shape");
       std::vector<int64_t> shape;
-      if (shapeV && shapeV->isSeq()) for (auto &x : *shapeV->elts) shape.push_back(intArg(x, e));
+      if (shapeV && shapeV->isSeq())
+        for (auto &x : *shapeV->elts) shape.push_back(intArg(x, e));
       float value = scalarOf(*slotValue(nki::Slot::Fill), e);
       NDArray out = alloc(shape);
       memset(out.asTile(), roundToDType(value, dtype.value_or(nki::DType::Float32)));
@@ -361,18 +374,22 @@ public:
     }
     case OpKind::Iota: {
       const Value *ex = param(op, b, "expr");
-      if (!ex || ex->kind != Value::Index || ex->idx.rank() > 2) fail(e->range, std::string(op->name) + " needs a 2-D nl.arange expression");
+      if (!ex || ex->kind != Value::Index || ex->idx.rank() > 2)
+        fail(e->range, std::string(op->name) + " needs a 2-D nl.arange expression");
       IndexArr x = ex->idx.widened(2);
       NDArray out = alloc({x.extent[0], x.extent[1]});
       iota(out.asTile(), x.c, x.coeff[0], x.coeff[1]);
       return finish(std::move(out), nki::Buffer::SBUF);
     }
     case OpKind::LoopReduce: {
-      if (!dest) fail(e->range, std::string(op->name) + " must be assigned into a tensor (dst[...] = nl.loop_reduce(...))");
+      if (!dest)
+        fail(e->range, std::string(op->name) + " must be assigned into a tensor (dst[...] = nl.loop_reduce(...))");
       NDArray x = operand(nki::Slot::Data);
       AluOp a = rowAlu();
       // First write of each element stores x; later ones combine with what is there.
-      std::function<float(float, float)> combine = [a](float o, float n) { return isUninit(o) ? n : applyAlu(a, n, o); };
+      std::function<float(float, float)> combine = [a](float o, float n) {
+        return isUninit(o) ? n : applyAlu(a, n, o);
+      };
       scatter(*dest, x, mask, e->range, &combine, false);
       return Value::none();
     }
@@ -416,8 +433,12 @@ public:
 
   Value tileArithmetic(const std::string &op, const Value &l, const Value &r, const syntax::ByteRange &range) {
     ++Stats.instructions;
-    std::optional<AluOp> alu = op == "+" ? AluOp::Add : op == "-" ? AluOp::Subtract : op == "*" ? AluOp::Multiply
-                               : op == "/" ? AluOp::Divide : op == "**" ? std::optional(AluOp::Power) : std::nullopt;
+    std::optional<AluOp> alu = op == "+"    ? AluOp::Add
+                               : op == "-"  ? AluOp::Subtract
+                               : op == "*"  ? AluOp::Multiply
+                               : op == "/"  ? AluOp::Divide
+                               : op == "**" ? std::optional(AluOp::Power)
+                                            : std::nullopt;
     if (!alu) fail(range, "operator " + op + " is not supported on tiles");
     auto out = [&](std::vector<int64_t> shape) {
       auto a = NDArray::allocate(std::move(shape), nki::DType::Float32);
@@ -431,7 +452,8 @@ public:
       fail(range, "unsupported operand types for " + op + ": " + describe(l) + " and " + describe(r));
     NDArray result;
     if (l.isTile() && r.isTile()) {
-      NDArray a = gather(viewOf(l, nullptr), nullptr, range, true), b = gather(viewOf(r, nullptr), nullptr, range, true);
+      NDArray a = gather(viewOf(l, nullptr), nullptr, range, true),
+              b = gather(viewOf(r, nullptr), nullptr, range, true);
       result = out(a.numel() >= b.numel() ? a.shape() : b.shape());
       check(applyBinary(*alu, result.asTile(), a.asTile(), b.asTile()));
     } else if (l.isTile()) {
@@ -456,8 +478,8 @@ public:
 using evaluator::Interpreter;
 using evaluator::RuntimeError;
 
-llvm::Expected<RunResult> runKernel(const nki::KernelFile &file, const nki::Kernel &kernel,
-                                    std::vector<KernelArg> args, const RunOptions &options) {
+llvm::Expected<RunResult> runKernel(const nki::KernelFile &file, const nki::Kernel &kernel, std::vector<KernelArg> args,
+                                    const RunOptions &options) {
   // Tiles are small (<= 128x512): BLAS threads only contend; parallelism comes
   // from evaluating candidates side by side.
   static std::once_flag singleThreadedBlas;
@@ -466,8 +488,7 @@ llvm::Expected<RunResult> runKernel(const nki::KernelFile &file, const nki::Kern
   try {
     return interp.run(std::move(args));
   } catch (const RuntimeError &e) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   interp.location(e.offset) + ": error: " + e.message);
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), interp.location(e.offset) + ": error: " + e.message);
   } catch (const std::exception &e) {
     // A defect of the interpreter, not of the kernel: said so, never a crash of the whole tool.
     return llvm::createStringError(llvm::inconvertibleErrorCode(),

@@ -44,8 +44,10 @@ llvm::Error fillFrom(llvm::StringRef expr, std::span<float> out, Random &rng, co
     if (p.trim().getAsDouble(v)) return initError(spec, "bad number '" + p.trim() + "'");
     args.push_back(v);
   }
-  if (fn == "normal" && args.size() == 2) rng.fillNormal(out, float(args[0]), float(args[1]));
-  else if (fn == "uniform" && args.size() == 2) rng.fillUniform(out, float(args[0]), float(args[1]));
+  if (fn == "normal" && args.size() == 2)
+    rng.fillNormal(out, float(args[0]), float(args[1]));
+  else if (fn == "uniform" && args.size() == 2)
+    rng.fillUniform(out, float(args[0]), float(args[1]));
   else if (fn == "randint" && args.size() == 2) {
     if (auto err = rng.fillIntegers(out, int64_t(args[0]), int64_t(args[1]))) return err;
   } else if (fn == "const" && args.size() == 1) {
@@ -90,8 +92,7 @@ llvm::Expected<std::vector<KernelArg>> makeRandomInputs(const nki::InputSpecs &s
     }
     auto arr = NDArray::allocate(s.shape, s.dtype);
     if (!arr) return arr.takeError();
-    if (auto err = fillFrom(s.init.empty() ? "normal(0,1)" : s.init, arr->values(), rng, s, s.shape))
-      return err;
+    if (auto err = fillFrom(s.init.empty() ? "normal(0,1)" : s.init, arr->values(), rng, s, s.shape)) return err;
     roundToDType(arr->values(), s.dtype);
     a.array = std::move(*arr);
     args.push_back(std::move(a));

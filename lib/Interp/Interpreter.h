@@ -19,24 +19,24 @@ struct KernelArg {
   std::string name;
   std::optional<NDArray> array;
   double scalar = 0;
-  bool isInt = false;  // the scalar is a Python int (trip counts, slice bounds)
+  bool isInt = false; // the scalar is a Python int (trip counts, slice bounds)
 };
 
 struct RunOptions {
-  double timeoutSeconds = 0;        // 0: no limit
-  bool detectRaces = true;          // affine_range iterations writing the same element
-  bool detectUninitReads = true;    // reads of never-written SBUF/PSUM/HBM elements
+  double timeoutSeconds = 0;     // 0: no limit
+  bool detectRaces = true;       // affine_range iterations writing the same element
+  bool detectUninitReads = true; // reads of never-written SBUF/PSUM/HBM elements
 };
 
 struct RunStats {
   double seconds = 0;
-  uint64_t instructions = 0;        // NKI calls executed
-  double matmulFlops = 0;           // 2*M*N*K of every nc_matmul
+  uint64_t instructions = 0; // NKI calls executed
+  double matmulFlops = 0;    // 2*M*N*K of every nc_matmul
 };
 
 struct RunResult {
-  std::vector<NDArray> outputs;     // the returned HBM tensors, in order
-  std::vector<std::string> warnings;  // "file:line:col: warning: ..." lines
+  std::vector<NDArray> outputs;      // the returned HBM tensors, in order
+  std::vector<std::string> warnings; // "file:line:col: warning: ..." lines
   RunStats stats;
 };
 
@@ -44,8 +44,8 @@ struct RunResult {
 /// else by position). Runtime problems — out-of-bounds indices, shape
 /// mismatches, reads of never-written memory, races in affine_range, timeouts,
 /// the memory cap — are errors with "file:line:col: error: ..." text.
-llvm::Expected<RunResult> runKernel(const nki::KernelFile &file, const nki::Kernel &kernel,
-                                    std::vector<KernelArg> args, const RunOptions &options = {});
+llvm::Expected<RunResult> runKernel(const nki::KernelFile &file, const nki::Kernel &kernel, std::vector<KernelArg> args,
+                                    const RunOptions &options = {});
 
 /// Seeded random arguments following each spec's `init` ("normal(0,1)",
 /// "uniform(lo,hi)", "randint(lo,hi)", "abs(D)", "exp(D)", "const(c)",

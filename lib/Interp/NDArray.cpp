@@ -3,8 +3,8 @@
 #include "Interp/DTypeRounding.h"
 #include "Interp/Uninit.h"
 
-#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -40,8 +40,8 @@ llvm::Error reserveBytes(uint64_t bytes, std::span<const int64_t> shape) {
       return llvm::createStringError(
           std::errc::not_enough_memory,
           "kernel would allocate %s GiB, more than the cap %s GiB (tensor of shape %s needs %s GiB)",
-          formatGiB(wanted < current ? UINT64_MAX : wanted).c_str(), formatGiB(cap).c_str(),
-          formatShape(shape).c_str(), formatGiB(bytes).c_str());
+          formatGiB(wanted < current ? UINT64_MAX : wanted).c_str(), formatGiB(cap).c_str(), formatShape(shape).c_str(),
+          formatGiB(bytes).c_str());
     if (gAllocatedBytes.compare_exchange_weak(current, wanted, std::memory_order_relaxed))
       return llvm::Error::success();
   }
@@ -52,13 +52,11 @@ llvm::Expected<int64_t> countElements(std::span<const int64_t> shape) {
   int64_t count = 1;
   for (int64_t d : shape) {
     if (d < 0)
-      return llvm::createStringError(std::errc::invalid_argument,
-                                     "negative dimension in tensor shape %s",
+      return llvm::createStringError(std::errc::invalid_argument, "negative dimension in tensor shape %s",
                                      formatShape(shape).c_str());
     // Storage is fp32 and byte counts must fit in 64 bits.
     if (d != 0 && count > INT64_MAX / 4 / d)
-      return llvm::createStringError(std::errc::value_too_large,
-                                     "tensor shape %s has too many elements",
+      return llvm::createStringError(std::errc::value_too_large, "tensor shape %s has too many elements",
                                      formatShape(shape).c_str());
     count *= d;
   }
@@ -76,31 +74,31 @@ llvm::Error checkValueBytes(uint64_t count, uint64_t itemBytes, llvm::StringRef 
   uint64_t wanted = llvm::SaturatingAdd(allocatedBytes(), bytes);
   uint64_t cap = memoryCap();
   if (wanted <= cap) return llvm::Error::success();
-  return llvm::createStringError(std::errc::not_enough_memory,
-                                 "kernel would allocate %s GiB, more than the cap %s GiB (%s of %llu items needs %s GiB)",
-                                 formatGiB(wanted).c_str(), formatGiB(cap).c_str(), what.str().c_str(),
-                                 static_cast<unsigned long long>(count), formatGiB(bytes).c_str());
+  return llvm::createStringError(
+      std::errc::not_enough_memory,
+      "kernel would allocate %s GiB, more than the cap %s GiB (%s of %llu items needs %s GiB)",
+      formatGiB(wanted).c_str(), formatGiB(cap).c_str(), what.str().c_str(), static_cast<unsigned long long>(count),
+      formatGiB(bytes).c_str());
 }
 
 std::string formatShape(std::span<const int64_t> shape) {
   std::string text = "[";
   for (size_t i = 0; i < shape.size(); ++i) {
-    if (i)
-      text += ", ";
+    if (i) text += ", ";
     text += std::to_string(shape[i]);
   }
   return text + "]";
 }
 
-void detail::ReleaseStorage::operator()(float* data) const {
+void detail::ReleaseStorage::operator()(float *data) const {
   if (!owned) return;
   std::free(data);
   gAllocatedBytes.fetch_sub(bytes, std::memory_order_relaxed);
 }
 
-NDArray::NDArray() : shape_{0} {}
+NDArray::NDArray() : Shape{0} {}
 
-llvm::Expected<NDArray> NDArray::viewOf(NDArray& base, std::vector<int64_t> shape) {
+llvm::Expected<NDArray> NDArray::viewOf(NDArray &base, std::vector<int64_t> shape) {
   llvm::Expected<int64_t> numel = countElements(shape);
   if (!numel) return numel.takeError();
   if (*numel != base.numel())
@@ -112,19 +110,16 @@ llvm::Expected<NDArray> NDArray::viewOf(NDArray& base, std::vector<int64_t> shap
 
 NDArray::NDArray(std::vector<int64_t> shape, int64_t numel, nki::DType dtype,
                  std::unique_ptr<float[], detail::ReleaseStorage> storage)
-    : shape_(std::move(shape)), numel_(numel), dtype_(dtype), storage_(std::move(storage)) {}
+    : Shape(std::move(shape)), Numel(numel), Dtype(dtype), Storage(std::move(storage)) {}
 
 llvm::Expected<NDArray> NDArray::allocate(std::vector<int64_t> shape, nki::DType dtype) {
   llvm::Expected<int64_t> numel = countElements(shape);
-  if (!numel)
-    return numel.takeError();
-  if (*numel == 0)
-    return NDArray(std::move(shape), 0, dtype, {});
+  if (!numel) return numel.takeError();
+  if (*numel == 0) return NDArray(std::move(shape), 0, dtype, {});
   uint64_t bytes = static_cast<uint64_t>(*numel) * sizeof(float);
   uint64_t padded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  if (llvm::Error err = reserveBytes(padded, shape))
-    return err;
-  auto* data = static_cast<float*>(std::aligned_alloc(kAlignment, padded));
+  if (llvm::Error err = reserveBytes(padded, shape)) return err;
+  auto *data = static_cast<float *>(std::aligned_alloc(kAlignment, padded));
   if (!data) {
     gAllocatedBytes.fetch_sub(padded, std::memory_order_relaxed);
     return llvm::createStringError(std::errc::not_enough_memory,
@@ -137,40 +132,33 @@ llvm::Expected<NDArray> NDArray::allocate(std::vector<int64_t> shape, nki::DType
 
 llvm::Expected<NDArray> NDArray::full(std::vector<int64_t> shape, nki::DType dtype, float value) {
   llvm::Expected<NDArray> array = allocate(std::move(shape), dtype);
-  if (array)
-    array->fill(value);
+  if (array) array->fill(value);
   return array;
 }
 
 llvm::Expected<NDArray> NDArray::uninitialized(std::vector<int64_t> shape, nki::DType dtype) {
   llvm::Expected<NDArray> array = allocate(std::move(shape), dtype);
-  if (array)
-    fillUninit(array->data(), array->numel());
+  if (array) fillUninit(array->data(), array->numel());
   return array;
 }
 
 llvm::Expected<NDArray> NDArray::fromValues(std::vector<int64_t> shape, nki::DType dtype,
                                             std::span<const float> values) {
   llvm::Expected<NDArray> array = allocate(std::move(shape), dtype);
-  if (!array)
-    return array.takeError();
+  if (!array) return array.takeError();
   if (static_cast<int64_t>(values.size()) != array->numel())
     return llvm::createStringError(std::errc::invalid_argument,
-                                   "%zu values given for a tensor of shape %s (%lld elements)",
-                                   values.size(), formatShape(array->shape()).c_str(),
-                                   static_cast<long long>(array->numel()));
+                                   "%zu values given for a tensor of shape %s (%lld elements)", values.size(),
+                                   formatShape(array->shape()).c_str(), static_cast<long long>(array->numel()));
   std::copy(values.begin(), values.end(), array->data());
   return array;
 }
 
-llvm::Expected<NDArray> NDArray::clone() const {
-  return fromValues(shape_, dtype_, values());
-}
+llvm::Expected<NDArray> NDArray::clone() const { return fromValues(Shape, Dtype, values()); }
 
 std::vector<int64_t> NDArray::strides() const {
-  std::vector<int64_t> result(shape_.size(), 1);
-  for (size_t i = shape_.size(); i-- > 1;)
-    result[i - 1] = result[i] * shape_[i];
+  std::vector<int64_t> result(Shape.size(), 1);
+  for (size_t i = Shape.size(); i-- > 1;) result[i - 1] = result[i] * Shape[i];
   return result;
 }
 
@@ -180,32 +168,30 @@ int64_t NDArray::flatIndex(std::initializer_list<int64_t> index) const {
   size_t axis = 0;
   for (int64_t i : index) {
     assert(i >= 0 && i < shape_[axis] && "index out of bounds");
-    flat = flat * shape_[axis++] + i;
+    flat = flat * Shape[axis++] + i;
   }
   return flat;
 }
 
-float& NDArray::at(std::initializer_list<int64_t> index) { return data()[flatIndex(index)]; }
+float &NDArray::at(std::initializer_list<int64_t> index) { return data()[flatIndex(index)]; }
 float NDArray::at(std::initializer_list<int64_t> index) const { return data()[flatIndex(index)]; }
 
 llvm::Error NDArray::reshape(std::vector<int64_t> newShape) {
   llvm::Expected<int64_t> count = countElements(newShape);
-  if (!count)
-    return count.takeError();
-  if (*count != numel_)
-    return llvm::createStringError(std::errc::invalid_argument,
-                                   "cannot reshape a tensor of shape %s into shape %s",
-                                   formatShape(shape_).c_str(), formatShape(newShape).c_str());
-  shape_ = std::move(newShape);
+  if (!count) return count.takeError();
+  if (*count != Numel)
+    return llvm::createStringError(std::errc::invalid_argument, "cannot reshape a tensor of shape %s into shape %s",
+                                   formatShape(Shape).c_str(), formatShape(newShape).c_str());
+  Shape = std::move(newShape);
   return llvm::Error::success();
 }
 
 void NDArray::convertTo(nki::DType dtype) {
   roundToDType(values(), dtype);
-  dtype_ = dtype;
+  Dtype = dtype;
 }
 
-void NDArray::fill(float value) { std::fill_n(data(), numel_, value); }
+void NDArray::fill(float value) { std::fill_n(data(), Numel, value); }
 
 Tile NDArray::asTile() {
   ConstTile view = std::as_const(*this).asTile();
@@ -213,10 +199,9 @@ Tile NDArray::asTile() {
 }
 
 ConstTile NDArray::asTile() const {
-  int64_t rows = shape_.empty() ? 1 : shape_[0];
+  int64_t rows = Shape.empty() ? 1 : Shape[0];
   int64_t cols = 1;
-  for (size_t axis = 1; axis < shape_.size(); ++axis)
-    cols *= shape_[axis];
+  for (size_t axis = 1; axis < Shape.size(); ++axis) cols *= Shape[axis];
   return ConstTile::contiguous(data(), rows, cols);
 }
 

@@ -39,30 +39,26 @@ llvm::Error checkValueBytes(uint64_t count, uint64_t itemBytes, llvm::StringRef 
 /// A read-only 2-D [rows x cols] view with a row stride in elements: rows are
 /// partitions, columns the (flattened) free axis. Does not own its data.
 struct ConstTile {
-  const float* data = nullptr;
+  const float *data = nullptr;
   int64_t rows = 0;
   int64_t cols = 0;
   int64_t rowStride = 0;
 
-  static ConstTile contiguous(const float* data, int64_t rows, int64_t cols) {
-    return {data, rows, cols, cols};
-  }
-  const float* row(int64_t r) const { return data + r * rowStride; }
+  static ConstTile contiguous(const float *data, int64_t rows, int64_t cols) { return {data, rows, cols, cols}; }
+  const float *row(int64_t r) const { return data + r * rowStride; }
   float at(int64_t r, int64_t c) const { return data[r * rowStride + c]; }
 };
 
 /// A writable 2-D view; converts to ConstTile.
 struct Tile {
-  float* data = nullptr;
+  float *data = nullptr;
   int64_t rows = 0;
   int64_t cols = 0;
   int64_t rowStride = 0;
 
-  static Tile contiguous(float* data, int64_t rows, int64_t cols) {
-    return {data, rows, cols, cols};
-  }
-  float* row(int64_t r) const { return data + r * rowStride; }
-  float& at(int64_t r, int64_t c) const { return data[r * rowStride + c]; }
+  static Tile contiguous(float *data, int64_t rows, int64_t cols) { return {data, rows, cols, cols}; }
+  float *row(int64_t r) const { return data + r * rowStride; }
+  float &at(int64_t r, int64_t c) const { return data[r * rowStride + c]; }
   operator ConstTile() const { return {data, rows, cols, rowStride}; }
 };
 
@@ -70,18 +66,15 @@ struct Tile {
 /// local chunk is what lets GCC vectorise at -O2 (its cost model there only
 /// vectorises loops with a known trip count) and keeps in-place use (`out`
 /// aliasing an input) well defined.
-template <class ValueAt>
-inline void generateElements(float* out, int64_t n, ValueAt valueAt) {
+template <class ValueAt> inline void generateElements(float *out, int64_t n, ValueAt valueAt) {
   constexpr int64_t kChunk = 16;
   int64_t j = 0;
   for (; j + kChunk <= n; j += kChunk) {
     float chunk[kChunk];
-    for (int64_t k = 0; k < kChunk; ++k)
-      chunk[k] = valueAt(j + k);
+    for (int64_t k = 0; k < kChunk; ++k) chunk[k] = valueAt(j + k);
     std::memcpy(out + j, chunk, sizeof chunk);
   }
-  for (; j < n; ++j)
-    out[j] = valueAt(j);
+  for (; j < n; ++j) out[j] = valueAt(j);
 }
 
 /// "[128, 512]": shapes in error messages.
@@ -93,8 +86,8 @@ namespace detail {
 /// Frees NDArray storage and returns its bytes to the global account.
 struct ReleaseStorage {
   uint64_t bytes = 0;
-  bool owned = true;  // false for views of another array's storage
-  void operator()(float* data) const;
+  bool owned = true; // false for views of another array's storage
+  void operator()(float *data) const;
 };
 } // namespace detail
 
@@ -102,20 +95,18 @@ class NDArray {
 public:
   /// An empty rank-1 array of shape [0].
   NDArray();
-  NDArray(NDArray&&) noexcept = default;
-  NDArray& operator=(NDArray&&) noexcept = default;
+  NDArray(NDArray &&) noexcept = default;
+  NDArray &operator=(NDArray &&) noexcept = default;
   // Copies allocate and may fail, so they are explicit: see clone().
-  NDArray(const NDArray&) = delete;
-  NDArray& operator=(const NDArray&) = delete;
+  NDArray(const NDArray &) = delete;
+  NDArray &operator=(const NDArray &) = delete;
 
   /// Contents unspecified (not zeroed: most arrays are overwritten right away).
-  static llvm::Expected<NDArray> allocate(std::vector<int64_t> shape,
-                                          nki::DType dtype = nki::DType::Float32);
+  static llvm::Expected<NDArray> allocate(std::vector<int64_t> shape, nki::DType dtype = nki::DType::Float32);
   /// Every element equal to `value` (not rounded: pass a value of the dtype).
   static llvm::Expected<NDArray> full(std::vector<int64_t> shape, nki::DType dtype, float value);
   /// Every element holds the never-written marker (Uninit.h).
-  static llvm::Expected<NDArray> uninitialized(std::vector<int64_t> shape,
-                                               nki::DType dtype = nki::DType::Float32);
+  static llvm::Expected<NDArray> uninitialized(std::vector<int64_t> shape, nki::DType dtype = nki::DType::Float32);
   /// Copies `values` (which must have the shape's element count).
   static llvm::Expected<NDArray> fromValues(std::vector<int64_t> shape, nki::DType dtype,
                                             std::span<const float> values);
@@ -123,23 +114,23 @@ public:
   llvm::Expected<NDArray> clone() const;
   /// The same elements under another shape of the same count, without a copy: writes through the view
   /// reach `base` (NKI's reshape of an HBM tensor). `base` must outlive the view.
-  static llvm::Expected<NDArray> viewOf(NDArray& base, std::vector<int64_t> shape);
+  static llvm::Expected<NDArray> viewOf(NDArray &base, std::vector<int64_t> shape);
 
-  const std::vector<int64_t>& shape() const { return shape_; }
-  int64_t rank() const { return static_cast<int64_t>(shape_.size()); }
-  int64_t dim(int64_t axis) const { return shape_[static_cast<size_t>(axis)]; }
-  int64_t numel() const { return numel_; }
+  const std::vector<int64_t> &shape() const { return Shape; }
+  int64_t rank() const { return static_cast<int64_t>(Shape.size()); }
+  int64_t dim(int64_t axis) const { return Shape[static_cast<size_t>(axis)]; }
+  int64_t numel() const { return Numel; }
   /// Row-major element strides.
   std::vector<int64_t> strides() const;
-  nki::DType dtype() const { return dtype_; }
+  nki::DType dtype() const { return Dtype; }
 
-  float* data() { return storage_.get(); }
-  const float* data() const { return storage_.get(); }
-  std::span<float> values() { return {storage_.get(), static_cast<size_t>(numel_)}; }
-  std::span<const float> values() const { return {storage_.get(), static_cast<size_t>(numel_)}; }
+  float *data() { return Storage.get(); }
+  const float *data() const { return Storage.get(); }
+  std::span<float> values() { return {Storage.get(), static_cast<size_t>(Numel)}; }
+  std::span<const float> values() const { return {Storage.get(), static_cast<size_t>(Numel)}; }
 
   /// Element at a full index (no bounds checks beyond debug asserts).
-  float& at(std::initializer_list<int64_t> index);
+  float &at(std::initializer_list<int64_t> index);
   float at(std::initializer_list<int64_t> index) const;
 
   /// Reinterprets the data with another shape of the same element count.
@@ -147,7 +138,7 @@ public:
   /// Rounds every value to `dtype` and relabels the array.
   void convertTo(nki::DType dtype);
   /// Relabels without rounding, for values known to be representable already.
-  void setDType(nki::DType dtype) { dtype_ = dtype; }
+  void setDType(nki::DType dtype) { Dtype = dtype; }
   void fill(float value);
 
   /// The array as a tile: dim 0 is the partition axis and the remaining dims are
@@ -161,10 +152,10 @@ private:
           std::unique_ptr<float[], detail::ReleaseStorage> storage);
   int64_t flatIndex(std::initializer_list<int64_t> index) const;
 
-  std::vector<int64_t> shape_;
-  int64_t numel_ = 0;
-  nki::DType dtype_ = nki::DType::Float32;
-  std::unique_ptr<float[], detail::ReleaseStorage> storage_;
+  std::vector<int64_t> Shape;
+  int64_t Numel = 0;
+  nki::DType Dtype = nki::DType::Float32;
+  std::unique_ptr<float[], detail::ReleaseStorage> Storage;
 };
 
 } // namespace accelopt::interp

@@ -24,8 +24,7 @@ namespace accelopt::interp {
 
 namespace {
 
-static_assert(std::endian::native == std::endian::little,
-              "npy I/O copies little-endian data without byte swapping");
+static_assert(std::endian::native == std::endian::little, "npy I/O copies little-endian data without byte swapping");
 
 constexpr llvm::StringLiteral kMagic("\x93NUMPY");
 // numpy pads the preamble so the data starts on a 64-byte boundary.
@@ -43,143 +42,122 @@ struct Header {
   std::vector<int64_t> shape;
 };
 
-llvm::Error npyError(llvm::StringRef source, const llvm::Twine& message) {
-  return llvm::createStringError(std::make_error_code(std::errc::invalid_argument),
-                                 source + ": " + message);
+llvm::Error npyError(llvm::StringRef source, const llvm::Twine &message) {
+  return llvm::createStringError(std::make_error_code(std::errc::invalid_argument), source + ": " + message);
 }
 
 /// Parses the Python dict literal of a .npy header, e.g.
 /// {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }
 class HeaderParser {
 public:
-  HeaderParser(llvm::StringRef text, llvm::StringRef source) : text_(text), source_(source) {}
+  HeaderParser(llvm::StringRef text, llvm::StringRef source) : Text(text), Source(source) {}
 
   llvm::Expected<Header> parse() {
     Header header;
     bool sawDescr = false, sawOrder = false, sawShape = false;
-    if (!consume('{'))
-      return malformed("expected '{'");
+    if (!consume('{')) return malformed("expected '{'");
     while (!consume('}')) {
       llvm::Expected<std::string> key = parseString();
-      if (!key)
-        return key.takeError();
-      if (!consume(':'))
-        return malformed("expected ':' after '" + *key + "'");
+      if (!key) return key.takeError();
+      if (!consume(':')) return malformed("expected ':' after '" + *key + "'");
       if (*key == "descr") {
         llvm::Expected<ElementFormat> format = parseDescr();
-        if (!format)
-          return format.takeError();
+        if (!format) return format.takeError();
         header.format = *format;
         sawDescr = true;
       } else if (*key == "fortran_order") {
         llvm::Expected<bool> order = parseBool();
-        if (!order)
-          return order.takeError();
+        if (!order) return order.takeError();
         header.fortranOrder = *order;
         sawOrder = true;
       } else if (*key == "shape") {
         llvm::Expected<std::vector<int64_t>> shape = parseShape();
-        if (!shape)
-          return shape.takeError();
+        if (!shape) return shape.takeError();
         header.shape = std::move(*shape);
         sawShape = true;
       } else {
         return malformed("unexpected key '" + *key + "'");
       }
       if (!consume(',')) {
-        if (!consume('}'))
-          return malformed("expected ',' or '}'");
+        if (!consume('}')) return malformed("expected ',' or '}'");
         break;
       }
     }
-    if (!sawDescr || !sawOrder || !sawShape)
-      return malformed("missing 'descr', 'fortran_order' or 'shape'");
+    if (!sawDescr || !sawOrder || !sawShape) return malformed("missing 'descr', 'fortran_order' or 'shape'");
     return header;
   }
 
 private:
-  void skipSpace() { text_ = text_.ltrim(" \t\r\n"); }
+  void skipSpace() { Text = Text.ltrim(" \t\r\n"); }
 
   bool consume(char c) {
     skipSpace();
-    if (!text_.startswith(llvm::StringRef(&c, 1)))
-      return false;
-    text_ = text_.drop_front();
+    if (!Text.startswith(llvm::StringRef(&c, 1))) return false;
+    Text = Text.drop_front();
     return true;
   }
 
-  llvm::Error malformed(const llvm::Twine& what) {
-    return npyError(source_, "malformed .npy header: " + what);
-  }
+  llvm::Error malformed(const llvm::Twine &what) { return npyError(Source, "malformed .npy header: " + what); }
 
   llvm::Expected<std::string> parseString() {
     skipSpace();
-    if (text_.empty() || (text_.front() != '\'' && text_.front() != '"'))
-      return malformed("expected a quoted string");
-    char quote = text_.front();
-    size_t end = text_.find(quote, 1);
-    if (end == llvm::StringRef::npos)
-      return malformed("unterminated string");
-    std::string value = text_.slice(1, end).str();
-    text_ = text_.drop_front(end + 1);
+    if (Text.empty() || (Text.front() != '\'' && Text.front() != '"')) return malformed("expected a quoted string");
+    char quote = Text.front();
+    size_t end = Text.find(quote, 1);
+    if (end == llvm::StringRef::npos) return malformed("unterminated string");
+    std::string value = Text.slice(1, end).str();
+    Text = Text.drop_front(end + 1);
     return value;
   }
 
   llvm::Expected<ElementFormat> parseDescr() {
     skipSpace();
-    if (text_.startswith("["))
-      return npyError(source_, "structured numpy dtypes are not supported");
+    if (Text.startswith("[")) return npyError(Source, "structured numpy dtypes are not supported");
     llvm::Expected<std::string> descr = parseString();
-    if (!descr)
-      return descr.takeError();
+    if (!descr) return descr.takeError();
     llvm::StringRef text(*descr);
     if (text.size() < 3 || !llvm::StringRef("<>|=").contains(text[0]))
-      return npyError(source_, "unsupported numpy dtype '" + text + "'");
+      return npyError(Source, "unsupported numpy dtype '" + text + "'");
     char kind = text[1];
     int size = 0;
     bool known = !text.drop_front(2).getAsInteger(10, size) &&
                  ((kind == 'f' && (size == 2 || size == 4 || size == 8)) ||
                   ((kind == 'i' || kind == 'u') && (size == 1 || size == 2 || size == 4 || size == 8)) ||
                   (kind == 'b' && size == 1));
-    if (!known)
-      return npyError(source_, "unsupported numpy dtype '" + text + "'");
-    if (text[0] == '>' && size > 1)
-      return npyError(source_, "big-endian data ('" + text + "') is not supported");
+    if (!known) return npyError(Source, "unsupported numpy dtype '" + text + "'");
+    if (text[0] == '>' && size > 1) return npyError(Source, "big-endian data ('" + text + "') is not supported");
     return ElementFormat{kind, size};
   }
 
   llvm::Expected<bool> parseBool() {
     skipSpace();
     for (auto [spelling, value] : {std::pair{"True", true}, std::pair{"False", false}})
-      if (text_.consume_front(spelling))
-        return value;
+      if (Text.consume_front(spelling)) return value;
     return malformed("expected True or False");
   }
 
   llvm::Expected<std::vector<int64_t>> parseShape() {
     std::vector<int64_t> shape;
-    if (!consume('('))
-      return malformed("expected '(' to start the shape");
+    if (!consume('(')) return malformed("expected '(' to start the shape");
     while (!consume(')')) {
       skipSpace();
-      size_t digits = std::min(text_.find_first_not_of("0123456789"), text_.size());
+      size_t digits = std::min(Text.find_first_not_of("0123456789"), Text.size());
       int64_t dim = 0;
-      if (digits == 0 || text_.take_front(digits).getAsInteger(10, dim))
+      if (digits == 0 || Text.take_front(digits).getAsInteger(10, dim))
         return malformed("expected a non-negative dimension in the shape");
-      text_ = text_.drop_front(digits);
-      text_.consume_front("L"); // Python 2 long literals in old files
+      Text = Text.drop_front(digits);
+      Text.consume_front("L"); // Python 2 long literals in old files
       shape.push_back(dim);
       if (!consume(',')) {
-        if (!consume(')'))
-          return malformed("expected ',' or ')' in the shape");
+        if (!consume(')')) return malformed("expected ',' or ')' in the shape");
         break;
       }
     }
     return shape;
   }
 
-  llvm::StringRef text_;
-  llvm::StringRef source_;
+  llvm::StringRef Text;
+  llvm::StringRef Source;
 };
 
 nki::DType dtypeFor(ElementFormat format) {
@@ -187,15 +165,12 @@ nki::DType dtypeFor(ElementFormat format) {
   switch (format.kind) {
   case 'f': return format.size == 2 ? DType::Float16 : DType::Float32;
   case 'b': return DType::Bool;
-  case 'i':
-    return format.size == 1 ? DType::Int8 : format.size == 2 ? DType::Int16 : DType::Int32;
-  default:
-    return format.size == 1 ? DType::UInt8 : format.size == 2 ? DType::UInt16 : DType::UInt32;
+  case 'i': return format.size == 1 ? DType::Int8 : format.size == 2 ? DType::Int16 : DType::Int32;
+  default: return format.size == 1 ? DType::UInt8 : format.size == 2 ? DType::UInt16 : DType::UInt32;
   }
 }
 
-template <class T>
-void decodeAs(const char* bytes, float* out, int64_t count) {
+template <class T> void decodeAs(const char *bytes, float *out, int64_t count) {
   for (int64_t i = 0; i < count; ++i) {
     T value;
     std::memcpy(&value, bytes + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
@@ -203,7 +178,7 @@ void decodeAs(const char* bytes, float* out, int64_t count) {
   }
 }
 
-void decode(ElementFormat format, const char* bytes, float* out, int64_t count) {
+void decode(ElementFormat format, const char *bytes, float *out, int64_t count) {
   switch (format.kind) {
   case 'f':
     if (format.size == 4)
@@ -218,8 +193,7 @@ void decode(ElementFormat format, const char* bytes, float* out, int64_t count) 
       }
     return;
   case 'b':
-    for (int64_t i = 0; i < count; ++i)
-      out[i] = bytes[i] != 0 ? 1.0f : 0.0f;
+    for (int64_t i = 0; i < count; ++i) out[i] = bytes[i] != 0 ? 1.0f : 0.0f;
     return;
   case 'i':
     switch (format.size) {
@@ -244,16 +218,15 @@ void decode(ElementFormat format, const char* bytes, float* out, int64_t count) 
 struct Encoding {
   std::string descr;
   int size;
-  void (*encode)(float value, char* out);
+  void (*encode)(float value, char *out);
 };
 
-template <class T>
-void encodeInteger(float value, char* out) {
+template <class T> void encodeInteger(float value, char *out) {
   T encoded = 0;
   if (value == value) {
-    double truncated = std::clamp(std::trunc(static_cast<double>(value)),
-                                  static_cast<double>(std::numeric_limits<T>::min()),
-                                  static_cast<double>(std::numeric_limits<T>::max()));
+    double truncated =
+        std::clamp(std::trunc(static_cast<double>(value)), static_cast<double>(std::numeric_limits<T>::min()),
+                   static_cast<double>(std::numeric_limits<T>::max()));
     encoded = static_cast<T>(truncated);
   }
   std::memcpy(out, &encoded, sizeof(T));
@@ -261,12 +234,11 @@ void encodeInteger(float value, char* out) {
 
 Encoding encodingFor(NpyElementType elementType, nki::DType dtype) {
   using nki::DType;
-  Encoding float32{"<f4", 4, [](float v, char* out) { std::memcpy(out, &v, 4); }};
-  if (elementType == NpyElementType::Float32)
-    return float32;
+  Encoding float32{"<f4", 4, [](float v, char *out) { std::memcpy(out, &v, 4); }};
+  if (elementType == NpyElementType::Float32) return float32;
   switch (dtype) {
   case DType::Float16:
-    return {"<f2", 2, [](float v, char* out) {
+    return {"<f2", 2, [](float v, char *out) {
               uint16_t bits = float16Bits(v);
               std::memcpy(out, &bits, 2);
             }};
@@ -276,18 +248,16 @@ Encoding encodingFor(NpyElementType elementType, nki::DType dtype) {
   case DType::UInt16: return {"<u2", 2, encodeInteger<uint16_t>};
   case DType::Int32: return {"<i4", 4, encodeInteger<int32_t>};
   case DType::UInt32: return {"<u4", 4, encodeInteger<uint32_t>};
-  case DType::Bool: return {"|b1", 1, [](float v, char* out) { *out = v != 0.0f ? 1 : 0; }};
+  case DType::Bool: return {"|b1", 1, [](float v, char *out) { *out = v != 0.0f ? 1 : 0; }};
   default: return float32; // float32, and formats numpy lacks (bf16, tf32, fp8)
   }
 }
 
 /// Magic, version, header length and the padded header dict.
-std::string makePreamble(const std::string& descr, const std::vector<int64_t>& shape) {
+std::string makePreamble(const std::string &descr, const std::vector<int64_t> &shape) {
   std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (";
-  for (int64_t dim : shape)
-    dict += std::to_string(dim) + (shape.size() == 1 ? "," : ", ");
-  if (shape.size() > 1)
-    dict.resize(dict.size() - 2);
+  for (int64_t dim : shape) dict += std::to_string(dim) + (shape.size() == 1 ? "," : ", ");
+  if (shape.size() > 1) dict.resize(dict.size() - 2);
   dict += "), }";
   // Version 1.0 stores the header length in 2 bytes; longer headers need 2.0's 4.
   bool version1 = dict.size() + 1 + kMagic.size() + 4 < 65536;
@@ -299,17 +269,15 @@ std::string makePreamble(const std::string& descr, const std::vector<int64_t>& s
   preamble += static_cast<char>(version1 ? 1 : 2);
   preamble += '\0';
   auto length = static_cast<uint32_t>(dict.size());
-  for (size_t i = 0; i < lengthBytes; ++i)
-    preamble += static_cast<char>((length >> (8 * i)) & 0xFF);
+  for (size_t i = 0; i < lengthBytes; ++i) preamble += static_cast<char>((length >> (8 * i)) & 0xFF);
   return preamble + dict;
 }
 
-void writeData(llvm::raw_ostream& os, const NDArray& array, const Encoding& encoding) {
+void writeData(llvm::raw_ostream &os, const NDArray &array, const Encoding &encoding) {
   std::span<const float> values = array.values();
-  if (values.empty())
-    return;
+  if (values.empty()) return;
   if (encoding.descr == "<f4") {
-    os.write(reinterpret_cast<const char*>(values.data()), values.size_bytes());
+    os.write(reinterpret_cast<const char *>(values.data()), values.size_bytes());
     return;
   }
   constexpr size_t kChunk = 1 << 16;
@@ -325,27 +293,21 @@ void writeData(llvm::raw_ostream& os, const NDArray& array, const Encoding& enco
 } // namespace
 
 llvm::Expected<NDArray> parseNpy(llvm::StringRef bytes, llvm::StringRef source) {
-  if (!bytes.startswith(kMagic))
-    return npyError(source, "not a .npy file (missing the \\x93NUMPY magic)");
-  if (bytes.size() < kMagic.size() + 4)
-    return npyError(source, "truncated .npy preamble");
+  if (!bytes.startswith(kMagic)) return npyError(source, "not a .npy file (missing the \\x93NUMPY magic)");
+  if (bytes.size() < kMagic.size() + 4) return npyError(source, "truncated .npy preamble");
   auto major = static_cast<uint8_t>(bytes[kMagic.size()]);
   if (major < 1 || major > 3)
     return npyError(source, "unsupported .npy format version " + llvm::Twine(unsigned(major)));
   size_t lengthBytes = major == 1 ? 2 : 4;
   size_t lengthOffset = kMagic.size() + 2;
-  if (bytes.size() < lengthOffset + lengthBytes)
-    return npyError(source, "truncated .npy preamble");
+  if (bytes.size() < lengthOffset + lengthBytes) return npyError(source, "truncated .npy preamble");
   uint64_t headerLength = 0;
   for (size_t i = 0; i < lengthBytes; ++i)
     headerLength |= uint64_t(static_cast<uint8_t>(bytes[lengthOffset + i])) << (8 * i);
   size_t dataOffset = lengthOffset + lengthBytes;
-  if (headerLength > bytes.size() - dataOffset)
-    return npyError(source, "truncated .npy header");
-  llvm::Expected<Header> header =
-      HeaderParser(bytes.substr(dataOffset, headerLength), source).parse();
-  if (!header)
-    return header.takeError();
+  if (headerLength > bytes.size() - dataOffset) return npyError(source, "truncated .npy header");
+  llvm::Expected<Header> header = HeaderParser(bytes.substr(dataOffset, headerLength), source).parse();
+  if (!header) return header.takeError();
   if (header->fortranOrder)
     return npyError(source, "Fortran-order arrays are not supported; save with "
                             "np.ascontiguousarray first");
@@ -357,24 +319,19 @@ llvm::Expected<NDArray> parseNpy(llvm::StringRef bytes, llvm::StringRef source) 
       return npyError(source, "shape " + formatShape(header->shape) + " overflows");
   uint64_t dataBytes = 0;
   uint64_t available = bytes.size() - dataOffset;
-  if (__builtin_mul_overflow(count, static_cast<uint64_t>(header->format.size), &dataBytes) ||
-      dataBytes > available)
-    return npyError(source, "truncated: shape " + formatShape(header->shape) + " needs " +
-                                llvm::Twine(dataBytes) + " data bytes, the file has " +
-                                llvm::Twine(available));
+  if (__builtin_mul_overflow(count, static_cast<uint64_t>(header->format.size), &dataBytes) || dataBytes > available)
+    return npyError(source, "truncated: shape " + formatShape(header->shape) + " needs " + llvm::Twine(dataBytes) +
+                                " data bytes, the file has " + llvm::Twine(available));
   if (dataBytes < available)
-    return npyError(source, llvm::Twine(available - dataBytes) +
-                                " unexpected bytes after the array data");
+    return npyError(source, llvm::Twine(available - dataBytes) + " unexpected bytes after the array data");
 
   nki::DType dtype = dtypeFor(header->format);
   llvm::Expected<NDArray> array = NDArray::allocate(header->shape, dtype);
-  if (!array)
-    return array.takeError();
+  if (!array) return array.takeError();
   if (array->numel() > 0) // an empty array has no storage to decode into
     decode(header->format, bytes.data() + dataOffset, array->data(), array->numel());
   // 64-bit integers and f8 may hold values outside the chosen dtype; f4 is already exact.
-  if (header->format.size == 8)
-    roundToDType(array->values(), dtype);
+  if (header->format.size == 8) roundToDType(array->values(), dtype);
   return array;
 }
 
@@ -406,20 +363,20 @@ llvm::Expected<NDArray> readNpy(llvm::StringRef path) {
     ::close(fd);
     return npyError(path, llvm::Twine("is ") + fileTypeName(st.st_mode) + ", not a regular .npy file");
   }
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = llvm::MemoryBuffer::getOpenFile(
-      fd, path, static_cast<uint64_t>(st.st_size), /*RequiresNullTerminator=*/false);
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getOpenFile(fd, path, static_cast<uint64_t>(st.st_size), /*RequiresNullTerminator=*/false);
   ::close(fd);
   if (!buffer) return cannotRead(buffer.getError());
   return parseNpy((*buffer)->getBuffer(), path);
 }
 
-llvm::Error writeNpy(llvm::StringRef path, const NDArray& array, NpyElementType elementType) {
+llvm::Error writeNpy(llvm::StringRef path, const NDArray &array, NpyElementType elementType) {
   Encoding encoding = encodingFor(elementType, array.dtype());
   llvm::SmallString<256> tempPath;
   int fd = -1;
   if (std::error_code ec = llvm::sys::fs::createUniqueFile(path + ".tmp%%%%%%", fd, tempPath))
-    return llvm::createStringError(ec, "cannot create a temporary file next to %s: %s",
-                                   path.str().c_str(), ec.message().c_str());
+    return llvm::createStringError(ec, "cannot create a temporary file next to %s: %s", path.str().c_str(),
+                                   ec.message().c_str());
   std::error_code writeError;
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
@@ -429,12 +386,10 @@ llvm::Error writeNpy(llvm::StringRef path, const NDArray& array, NpyElementType 
     writeError = os.error();
     os.clear_error(); // reported below; an uncleared error would abort in the destructor
   }
-  if (!writeError)
-    writeError = llvm::sys::fs::rename(tempPath, path);
+  if (!writeError) writeError = llvm::sys::fs::rename(tempPath, path);
   if (writeError) {
     llvm::sys::fs::remove(tempPath);
-    return llvm::createStringError(writeError, "cannot write %s: %s", path.str().c_str(),
-                                   writeError.message().c_str());
+    return llvm::createStringError(writeError, "cannot write %s: %s", path.str().c_str(), writeError.message().c_str());
   }
   return llvm::Error::success();
 }

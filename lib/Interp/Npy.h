@@ -26,7 +26,6 @@ enum class NpyElementType {
 
 /// Writes atomically: a temporary file next to `path` is renamed over it, so
 /// readers never see a partial file.
-llvm::Error writeNpy(llvm::StringRef path, const NDArray& array,
-                     NpyElementType elementType = NpyElementType::Float32);
+llvm::Error writeNpy(llvm::StringRef path, const NDArray &array, NpyElementType elementType = NpyElementType::Float32);
 
 } // namespace accelopt::interp

@@ -18,9 +18,9 @@ namespace accelopt::interp {
 
 class Random {
 public:
-  explicit Random(uint64_t seed) : engine_(seed) {}
+  explicit Random(uint64_t seed) : Engine(seed) {}
 
-  uint64_t nextBits() { return engine_(); }
+  uint64_t nextBits() { return Engine(); }
   /// Uniform in [0, 1) with 53 random bits.
   double nextUniform();
   /// Standard normal; values come in Box–Muller pairs, the second is kept for the next call.
@@ -35,8 +35,8 @@ public:
   llvm::Error fillIntegers(std::span<float> out, int64_t low, int64_t high);
 
 private:
-  std::mt19937_64 engine_;
-  std::optional<double> spareNormal_;
+  std::mt19937_64 Engine;
+  std::optional<double> SpareNormal;
 };
 
 } // namespace accelopt::interp

@@ -55,26 +55,24 @@ float applyActivation(ActFunc func, float x);
 /// column read row by row (a (1, 1) column broadcasts like a constant).
 class PerPartition {
 public:
-  PerPartition(float constant) : constant_(constant) {}
-  PerPartition(ConstTile column) : column_(column) {}
-  PerPartition(Tile column) : column_(ConstTile(column)) {}
+  PerPartition(float constant) : Constant(constant) {}
+  PerPartition(ConstTile column) : Column(column) {}
+  PerPartition(Tile column) : Column(ConstTile(column)) {}
 
   /// The activation bias meaning "no bias": adding -0.0 leaves every value,
   /// including -0.0, unchanged.
   static PerPartition noBias() { return PerPartition(-0.0f); }
 
   float at(int64_t row) const {
-    if (!column_)
-      return constant_;
-    return column_->rows == 1 ? column_->data[0] : column_->at(row, 0);
+    if (!Column) return Constant;
+    return Column->rows == 1 ? Column->data[0] : Column->at(row, 0);
   }
   /// Error unless this is a constant or a (partitions, 1) / (1, 1) column.
-  llvm::Error checkFor(int64_t partitions, std::string_view instruction,
-                       std::string_view role) const;
+  llvm::Error checkFor(int64_t partitions, std::string_view instruction, std::string_view role) const;
 
 private:
-  float constant_ = 0.0f;
-  std::optional<ConstTile> column_;
+  float Constant = 0.0f;
+  std::optional<ConstTile> Column;
 };
 
 /// One operator of nisa.tensor_scalar: `data op operand`, or `operand op data`
@@ -100,15 +98,13 @@ llvm::Error applyBinary(AluOp op, Tile out, ConstTile a, float b);
 llvm::Error applyBinary(AluOp op, Tile out, float a, ConstTile b);
 
 /// nisa.tensor_scalar: out = (data op0 operand0) op1 operand1, each step optionally reversed.
-llvm::Error tensorScalar(Tile out, ConstTile data, ScalarStep first,
-                         std::optional<ScalarStep> second = std::nullopt);
+llvm::Error tensorScalar(Tile out, ConstTile data, ScalarStep first, std::optional<ScalarStep> second = std::nullopt);
 
 /// nisa.activation: out = func(data * scale + bias), multiply then add then the
 /// function, in fp32. With `reduceSum` (a (P, 1) tile) also writes the sum of each
 /// output row, as the fused add-reduce (activation_reduce) does.
 llvm::Error activation(Tile out, ActFunc func, ConstTile data, PerPartition scale = 1.0f,
-                       PerPartition bias = PerPartition::noBias(),
-                       std::optional<Tile> reduceSum = std::nullopt);
+                       PerPartition bias = PerPartition::noBias(), std::optional<Tile> reduceSum = std::nullopt);
 
 /// nisa.tensor_reduce along the free axis into a (P, 1) tile; `negate` multiplies
 /// the result by -1. Legal ops: add, subtract, multiply, maximum, minimum and the
@@ -121,8 +117,8 @@ llvm::Error tensorReduce(Tile out, AluOp op, ConstTile data, bool negate = false
 ///   out[:, i] = op1(op0(data0[:, i], out[:, i-1]), data1[:, i]), out[:, -1] = initial;
 /// reverse0 / reverse1 swap the operands of op0 / op1. op0 and op1 must be
 /// arithmetic: add, subtract, multiply, divide, maximum, minimum.
-llvm::Error tensorTensorScan(Tile out, ConstTile data0, ConstTile data1, PerPartition initial,
-                             AluOp op0, AluOp op1, bool reverse0 = false, bool reverse1 = false);
+llvm::Error tensorTensorScan(Tile out, ConstTile data0, ConstTile data1, PerPartition initial, AluOp op0, AluOp op1,
+                             bool reverse0 = false, bool reverse1 = false);
 
 /// nc_transpose: out[F, P] = in[P, F]^T. Moves data exactly (the never-written
 /// marker survives), any size; hardware limits are checked by the verifier.

@@ -42,34 +42,30 @@ inline float quieted(float x) {
   return std::bit_cast<float>(bits | (magnitude > 0x7F800000 ? kQuietNaNBit : 0u));
 }
 
-inline void fillUninit(float* data, int64_t n) {
+inline void fillUninit(float *data, int64_t n) {
   const float marker = uninitValue();
-  for (int64_t i = 0; i < n; ++i)
-    data[i] = marker;
+  for (int64_t i = 0; i < n; ++i) data[i] = marker;
 }
 
 /// Index of the first element holding the uninit pattern, if any. Scans in blocks
 /// with a branch-free inner loop so the common "nothing found" case is fast.
-inline std::optional<int64_t> firstWithBits(const float* data, int64_t n, uint32_t pattern) {
+inline std::optional<int64_t> firstWithBits(const float *data, int64_t n, uint32_t pattern) {
   constexpr int64_t kBlock = 16;
   int64_t i = 0;
   for (; i + kBlock <= n; i += kBlock) {
     uint32_t bits[kBlock];
     std::memcpy(bits, data + i, sizeof bits);
     uint32_t hits = 0;
-    for (int64_t k = 0; k < kBlock; ++k)
-      hits |= static_cast<uint32_t>(bits[k] == pattern);
-    if (hits)
-      break;
+    for (int64_t k = 0; k < kBlock; ++k) hits |= static_cast<uint32_t>(bits[k] == pattern);
+    if (hits) break;
   }
   for (; i < n; ++i)
-    if (std::bit_cast<uint32_t>(data[i]) == pattern)
-      return i;
+    if (std::bit_cast<uint32_t>(data[i]) == pattern) return i;
   return std::nullopt;
 }
 
-inline std::optional<int64_t> firstUninit(const float* data, int64_t n) { return firstWithBits(data, n, kUninitBits); }
-inline std::optional<int64_t> firstMaskedOff(const float* data, int64_t n) {
+inline std::optional<int64_t> firstUninit(const float *data, int64_t n) { return firstWithBits(data, n, kUninitBits); }
+inline std::optional<int64_t> firstMaskedOff(const float *data, int64_t n) {
   return firstWithBits(data, n, kMaskedOffBits);
 }
 

@@ -66,8 +66,8 @@ const std::string *Config::lookupFile(const std::map<std::string, std::string> &
     if (key.empty()) continue;
     if (key == uri || key == path) return &value;
     // A path suffix at a component boundary; the longest wins.
-    if (path.size() > key.size() && llvm::StringRef(path).endswith(key) &&
-        path[path.size() - key.size() - 1] == '/' && key.size() > bestLen) {
+    if (path.size() > key.size() && llvm::StringRef(path).endswith(key) && path[path.size() - key.size() - 1] == '/' &&
+        key.size() > bestLen) {
       best = &value;
       bestLen = key.size();
     }
@@ -85,8 +85,7 @@ std::string uriToPath(const std::string &uri) {
   }
   std::string out;
   for (size_t i = 0; i < rest.size(); ++i) {
-    if (rest[i] == '%' && i + 2 < rest.size() &&
-        llvm::isHexDigit(rest[i + 1]) && llvm::isHexDigit(rest[i + 2])) {
+    if (rest[i] == '%' && i + 2 < rest.size() && llvm::isHexDigit(rest[i + 1]) && llvm::isHexDigit(rest[i + 2])) {
       out.push_back(static_cast<char>(llvm::hexFromNibbles(rest[i + 1], rest[i + 2])));
       i += 2;
     } else {
@@ -131,8 +130,10 @@ InputResolver::FileInputs InputResolver::forFile(const Config &config, const std
   FileInputs out;
   if (const std::string *text = Config::lookupFile(config.inputs, uri, path)) {
     auto specs = nki::parseInputSpecs(*text);
-    if (!specs) out.problem = "bad \"inputs\" for this file: " + llvm::toString(specs.takeError());
-    else out.specs = std::move(*specs);
+    if (!specs)
+      out.problem = "bad \"inputs\" for this file: " + llvm::toString(specs.takeError());
+    else
+      out.specs = std::move(*specs);
     return out;
   }
   if (const std::string *name = Config::lookupFile(config.cases, uri, path)) {
@@ -212,8 +213,8 @@ void Analysis::addDiagnostic(uint32_t begin, uint32_t end, int severity, const s
     if (end == begin && end < Text.size() && Text[end] != '\n' && Text[end] != '\r') ++end;
   }
   end = std::min<uint32_t>(end, Text.size());
-  json d = {{"range", rangeJson(Index, begin, end)}, {"severity", severity}, {"source", "accelopt"},
-            {"message", message}};
+  json d = {
+      {"range", rangeJson(Index, begin, end)}, {"severity", severity}, {"source", "accelopt"}, {"message", message}};
   if (!rule.empty()) d["code"] = rule;
   Diagnostics.push_back(std::move(d));
 }
@@ -223,7 +224,7 @@ void Analysis::addFrontEndFailure(const std::string &message) {
   llvm::SmallVector<llvm::StringRef, 4> lines;
   llvm::StringRef(message).split(lines, '\n', -1, false);
   for (llvm::StringRef line : lines) {
-    if (line.contains("no @nki.jit kernel in this file")) continue;  // not an NKI file: stay quiet
+    if (line.contains("no @nki.jit kernel in this file")) continue; // not an NKI file: stay quiet
     llvm::StringRef rest = line;
     uint32_t offset = 0;
     bool located = false;
@@ -246,8 +247,12 @@ void Analysis::addFrontEndFailure(const std::string &message) {
     }
     if (!located) rest = line;
     int severity = 1;
-    if (rest.consume_front("error:")) rest = rest.ltrim();
-    else if (rest.consume_front("warning:")) { rest = rest.ltrim(); severity = 2; }
+    if (rest.consume_front("error:"))
+      rest = rest.ltrim();
+    else if (rest.consume_front("warning:")) {
+      rest = rest.ltrim();
+      severity = 2;
+    }
     std::string rule = "syntax";
     if (!located) rule = "front-end";
     addDiagnostic(offset, offset, severity, rest.str(), rule);
@@ -258,8 +263,7 @@ void Analysis::build(const Config &config, InputResolver &resolver, const perf::
   InputResolver::FileInputs fileInputs = resolver.forFile(config, Uri, Path);
   if (!fileInputs.problem.empty()) addDiagnostic(0, 0, 2, fileInputs.problem, "accelopt-config");
 
-  auto makeFile = [&](const nki::InputSpecs *specs, const std::string &kernelName)
-      -> llvm::Expected<nki::KernelFile> {
+  auto makeFile = [&](const nki::InputSpecs *specs, const std::string &kernelName) -> llvm::Expected<nki::KernelFile> {
     auto source = syntax::SourceBuffer::fromText(Path, Text);
     if (!source) return source.takeError();
     nki::FrontEndOptions opts;
@@ -284,13 +288,16 @@ void Analysis::build(const Config &config, InputResolver &resolver, const perf::
     for (const auto &p : file->kernels.front().params) names.push_back(p.name);
     auto ref = resolver.fromReference(fileInputs.reference, names);
     if (!ref) {
-      addDiagnostic(0, 0, 2, "input shapes from reference " + fileInputs.reference + ": " +
-                                 llvm::toString(ref.takeError()), "accelopt-config");
+      addDiagnostic(0, 0, 2,
+                    "input shapes from reference " + fileInputs.reference + ": " + llvm::toString(ref.takeError()),
+                    "accelopt-config");
     } else {
       specs = keep(std::move(*ref));
       auto withShapes = makeFile(specs, "");
-      if (withShapes) file = std::move(withShapes);
-      else llvm::consumeError(withShapes.takeError());
+      if (withShapes)
+        file = std::move(withShapes);
+      else
+        llvm::consumeError(withShapes.takeError());
     }
   }
   if (specs) FileInputs = *specs;
@@ -386,8 +393,10 @@ const Analysis::Estimate &Analysis::estimate(const KernelInfo &k, const perf::Ha
   Estimate e;
   static const nki::InputSpecs noInputs;
   auto est = profile::SimulatorBackend(hw).estimate(*k.kernel, k.inputs ? *k.inputs : noInputs);
-  if (est) e.value = std::move(*est);
-  else e.error = llvm::toString(est.takeError());
+  if (est)
+    e.value = std::move(*est);
+  else
+    e.error = llvm::toString(est.takeError());
   return Estimates.emplace(k.kernel, std::move(e)).first->second;
 }
 
@@ -400,8 +409,10 @@ std::shared_ptr<const Analysis::Suggestions> Analysis::suggestions(const KernelI
   if (slot && slot->error.empty()) return slot;
   auto fresh = std::make_shared<Suggestions>();
   auto found = store.suggest(*k.kernel, query, perPattern);
-  if (found) fresh->list = std::move(*found);
-  else fresh->error = llvm::toString(found.takeError());
+  if (found)
+    fresh->list = std::move(*found);
+  else
+    fresh->error = llvm::toString(found.takeError());
   slot = std::move(fresh);
   return slot;
 }

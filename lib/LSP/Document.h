@@ -37,12 +37,12 @@ using json = nlohmann::json;
 /// against the workspace root, else the document's directory.
 struct Config {
   std::string target = "trn1";
-  std::string memory;                          // optimization memory: preferred code actions
+  std::string memory; // optimization memory: preferred code actions
   std::map<std::string, std::string> inputs;
   std::map<std::string, std::string> references;
   std::map<std::string, std::string> cases;
-  bool suiteCases = true;                      // find input shapes of suite kernels by path
-  std::string rootPath;                        // workspace root (from initialize)
+  bool suiteCases = true; // find input shapes of suite kernels by path
+  std::string rootPath;   // workspace root (from initialize)
 
   /// Updates the fields present in `settings` (also accepted nested under
   /// "accelopt"); fails on fields of the wrong type.
@@ -61,10 +61,10 @@ std::string pathToUri(const std::string &path);
 class InputResolver {
 public:
   struct FileInputs {
-    std::optional<nki::InputSpecs> specs;   // from "inputs" or a suite case
+    std::optional<nki::InputSpecs> specs; // from "inputs" or a suite case
     std::optional<nki::SuiteCase> suiteCase;
-    std::string reference;                  // a configured reference to run (needs parameter names)
-    std::string problem;                    // a configured source failed: why
+    std::string reference; // a configured reference to run (needs parameter names)
+    std::string problem;   // a configured source failed: why
   };
   /// File-level shapes: "inputs" for the file, else "case", else the suite case
   /// whose kernel is this file; else the configured reference (left to the caller).
@@ -76,7 +76,7 @@ public:
 
 private:
   std::mutex Lock;
-  std::map<std::string, nki::InputSpecs> ReferenceCache;  // "ref|p1,p2" -> specs
+  std::map<std::string, nki::InputSpecs> ReferenceCache; // "ref|p1,p2" -> specs
   std::optional<std::vector<nki::SuiteCase>> Suite;
   bool SuiteTried = false;
 };
@@ -106,8 +106,8 @@ class Analysis {
 public:
   struct KernelInfo {
     const nki::Kernel *kernel = nullptr;
-    const nki::InputSpecs *inputs = nullptr;  // the shapes the IR was built with
-    std::optional<perf::RooflinePeak> peak;   // when the file is a suite case with a roofline
+    const nki::InputSpecs *inputs = nullptr; // the shapes the IR was built with
+    std::optional<perf::RooflinePeak> peak;  // when the file is a suite case with a roofline
     std::string caseName;
   };
   struct Estimate {
@@ -171,8 +171,7 @@ private:
   mutable std::mutex SuggestionLock;
   mutable std::map<std::pair<const nki::Kernel *, std::string>, std::shared_ptr<const Suggestions>> SuggestionCache;
 
-  void addDiagnostic(uint32_t begin, uint32_t end, int severity, const std::string &message,
-                     const std::string &rule);
+  void addDiagnostic(uint32_t begin, uint32_t end, int severity, const std::string &message, const std::string &rule);
   void addFrontEndFailure(const std::string &message);
 };
 

@@ -28,7 +28,7 @@ bool isIdent(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c =
 
 /// The identifier and the dotted name ("nl.load") around `offset`.
 struct Word {
-  uint32_t begin = 0, end = 0;        // the identifier
+  uint32_t begin = 0, end = 0; // the identifier
   uint32_t dottedBegin = 0, dottedEnd = 0;
   std::string word, dotted;
 };
@@ -114,7 +114,8 @@ const nki::OpInfo *opForCall(const Kernel &k, const std::string &dotted, uint32_
   auto [prefix, attr] = d.rsplit('.');
   if (attr.empty()) return nullptr;
   // The statement's own call knows its canonical name.
-  if (const Statement *s = innermostStmt(k, offset); s && s->op && llvm::StringRef(s->callee).endswith("." + attr.str()))
+  if (const Statement *s = innermostStmt(k, offset);
+      s && s->op && llvm::StringRef(s->callee).endswith("." + attr.str()))
     return s->op;
   if (const nki::OpInfo *op = nki::lookupOp(dotted)) return op;
   llvm::StringRef module = prefix.rsplit('.').second.empty() ? prefix : prefix.rsplit('.').second;
@@ -133,8 +134,10 @@ std::string loopHoverText(const Analysis &a, const Analysis::KernelInfo &ki, con
                           const perf::HardwareDesc *hw) {
   const Kernel &k = *ki.kernel;
   std::string md = llvm::formatv("**{0}** loop `L{1}` over `{2}`\n\n", nki::loopKindName(l.kind), l.id, l.iv).str();
-  md += "- trip count: " + (l.tripCount.isKnown() ? std::to_string(*l.tripCount.value)
-                                                  : "`" + l.tripCount.str() + "` (give input shapes for a number)") + "\n";
+  md += "- trip count: " +
+        (l.tripCount.isKnown() ? std::to_string(*l.tripCount.value)
+                               : "`" + l.tripCount.str() + "` (give input shapes for a number)") +
+        "\n";
   md += "- range: start " + l.start.str() + ", stop " + l.stop.str() + ", step " + l.step.str() + "\n";
   std::vector<int> nest = k.loopNest(l.id);
   if (nest.size() > 1) {
@@ -143,8 +146,10 @@ std::string loopHoverText(const Analysis &a, const Analysis::KernelInfo &ki, con
     for (int id : nest) {
       ids += (ids.empty() ? "" : " × ") + ("L" + std::to_string(id));
       const Loop &n = k.loops[id];
-      if (iters && n.tripCount.isKnown()) *iters *= *n.tripCount.value;
-      else iters.reset();
+      if (iters && n.tripCount.isKnown())
+        *iters *= *n.tripCount.value;
+      else
+        iters.reset();
     }
     md += "- nest: " + ids + (iters ? " = " + std::to_string(*iters) + " iterations of the body" : "") + "\n";
   }
@@ -163,8 +168,8 @@ std::string loopHoverText(const Analysis &a, const Analysis::KernelInfo &ki, con
       }
       md += llvm::formatv("- estimated time ({0}): {1} of engine + DMA busy time in this loop nest "
                           "({2:f1}% of the kernel's), {3} instructions; kernel latency {4}\n",
-                          e.value->profile.backend, fmtMs(loopNs * 1e-6),
-                          allNs > 0 ? 100 * loopNs / allNs : 0.0, inst, fmtMs(e.value->profile.latency))
+                          e.value->profile.backend, fmtMs(loopNs * 1e-6), allNs > 0 ? 100 * loopNs / allNs : 0.0, inst,
+                          fmtMs(e.value->profile.latency))
                 .str();
     }
   }
@@ -172,10 +177,12 @@ std::string loopHoverText(const Analysis &a, const Analysis::KernelInfo &ki, con
 }
 
 std::string tensorHoverText(const Tensor &t, const Kernel &k, const perf::HardwareDesc *hw) {
-  std::string md = "**" + (t.name.empty() ? std::string("<tile>") : t.name) + "**: " +
-                   std::string(nki::bufferName(t.buffer)) + " tensor";
-  if (t.isArgument) md += " (kernel argument)";
-  else if (t.definedBy >= 0) md += " (defined by `S" + std::to_string(t.definedBy) + "`)";
+  std::string md = "**" + (t.name.empty() ? std::string("<tile>") : t.name) +
+                   "**: " + std::string(nki::bufferName(t.buffer)) + " tensor";
+  if (t.isArgument)
+    md += " (kernel argument)";
+  else if (t.definedBy >= 0)
+    md += " (defined by `S" + std::to_string(t.definedBy) + "`)";
   if (t.isOutput) md += ", returned";
   md += "\n\n";
   if (!t.shapeKnown) {
@@ -183,9 +190,12 @@ std::string tensorHoverText(const Tensor &t, const Kernel &k, const perf::Hardwa
   } else {
     md += "- shape: `" + t.shapeString() + "`";
     if (nki::isOnChip(t.buffer) || t.buffer == nki::Buffer::Unknown) {
-      if (t.blockDims() > 0) md += llvm::formatv(" — {0} block dim{1}, partition dim {2}", t.blockDims(),
-                                                 t.blockDims() > 1 ? "s" : "", t.parDim).str();
-      else if (!t.shape.empty()) md += " — partition dim 0";
+      if (t.blockDims() > 0)
+        md += llvm::formatv(" — {0} block dim{1}, partition dim {2}", t.blockDims(), t.blockDims() > 1 ? "s" : "",
+                            t.parDim)
+                  .str();
+      else if (!t.shape.empty())
+        md += " — partition dim 0";
     }
     md += "\n";
   }
@@ -230,7 +240,8 @@ std::string opHoverText(const nki::OpInfo &op) {
 
 std::string shapeText(const std::vector<int64_t> &shape) {
   std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + (shape[i] > 0 ? std::to_string(shape[i]) : std::string("?"));
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + (shape[i] > 0 ? std::to_string(shape[i]) : std::string("?"));
   return s + "]";
 }
 
@@ -289,7 +300,7 @@ private:
   const Analysis &A;
   const Analysis::KernelInfo &KI;
   std::optional<rewrite::PreparedKernel> Prepared;
-  std::string Error;  // why the document cannot be prepared
+  std::string Error; // why the document cannot be prepared
 };
 
 json workspaceEdit(const Analysis &a, const clang::tooling::Replacements &replacements) {
@@ -313,7 +324,8 @@ std::string lensTitle(const Analysis::KernelInfo &ki, const Analysis::Estimate &
   }
   const perf::Profile &p = e.value->profile;
   std::string title = p.backend + ": " + fmtMs(p.latency);
-  if (ki.peak && p.latency > 0) title += llvm::formatv(" · {0:f1}% of peak", 100 * ki.peak->fractionOfPeak(p.latency)).str();
+  if (ki.peak && p.latency > 0)
+    title += llvm::formatv(" · {0:f1}% of peak", 100 * ki.peak->fractionOfPeak(p.latency)).str();
   return title;
 }
 
@@ -353,16 +365,16 @@ json inlayHints(const Analysis &a, uint32_t begin, uint32_t end) {
     for (const Loop &l : k.loops) {
       uint32_t at = l.headerRange.end;
       if (at < begin || at > end || l.headerRange.empty()) continue;
-      ordered.push_back({at, {{"position", positionJson(a, at)},
-                              {"label", "trip " + l.tripCount.str()},
-                              {"paddingLeft", true},
-                              {"tooltip", std::string(nki::loopKindName(l.kind)) + " loop L" + std::to_string(l.id)}}});
+      ordered.push_back({at,
+                         {{"position", positionJson(a, at)},
+                          {"label", "trip " + l.tripCount.str()},
+                          {"paddingLeft", true},
+                          {"tooltip", std::string(nki::loopKindName(l.kind)) + " loop L" + std::to_string(l.id)}}});
     }
     for (const Statement &s : k.stmts) {
       // `x = op(...)` (a new tile) and `t[...] = op(...)` (written into t).
       if (!s.op || (s.kind != nki::StmtKind::Op && s.kind != nki::StmtKind::Assign) || !s.syntax ||
-          s.syntax->kind != syntax::StmtKind::Assign ||
-          s.syntax->targets.size() != 1)
+          s.syntax->kind != syntax::StmtKind::Assign || s.syntax->targets.size() != 1)
         continue;
       const syntax::Expr *target = s.syntax->targets.front();
       uint32_t at = target->range.end;
@@ -372,7 +384,8 @@ json inlayHints(const Analysis &a, uint32_t begin, uint32_t end) {
         const Tensor &t = k.tensors[s.definesTensor];
         if (!t.shapeKnown) continue;
         label = ": " + t.shapeString() + (t.dtypeKnown ? " " + std::string(nki::dtypeName(t.dtype)) : "");
-      } else if (target->kind == syntax::ExprKind::Subscript && !s.writes.empty() && !s.writes.front().tileShape.empty()) {
+      } else if (target->kind == syntax::ExprKind::Subscript && !s.writes.empty() &&
+                 !s.writes.front().tileShape.empty()) {
         label = ": tile " + shapeText(s.writes.front().tileShape);
       } else {
         continue;
@@ -421,9 +434,8 @@ json resolveCodeLens(const Analysis &a, json lens, const perf::HardwareDesc *hw)
     return lens;
   }
   const Analysis::Estimate &e = a.estimate(*ki, *hw);
-  lens["command"] = {{"title", lensTitle(*ki, e, *hw)},
-                     {"command", ProfileCommand},
-                     {"arguments", json::array({a.uri(), name})}};
+  lens["command"] = {
+      {"title", lensTitle(*ki, e, *hw)}, {"command", ProfileCommand}, {"arguments", json::array({a.uri(), name})}};
   return lens;
 }
 
@@ -478,8 +490,10 @@ json resolveCodeAction(const Analysis &a, json action) {
     return action;
   }
   std::vector<json> ops;
-  if (data.contains("op")) ops.push_back(data["op"]);
-  else ops.assign(data["ops"].begin(), data["ops"].end());
+  if (data.contains("op"))
+    ops.push_back(data["op"]);
+  else
+    ops.assign(data["ops"].begin(), data["ops"].end());
   rewrite::CandidateResult r = DocumentRewriter(a, *ki).apply(ops);
   if (r.status != rewrite::Status::Applied) {
     action["disabled"] = {{"reason", refusalText(r)}};
@@ -572,11 +586,12 @@ std::vector<json> sbufCapacityFixes(const Kernel &k, int64_t capacity) {
       if (!bytes || dim < 0 || dim >= t.blockDims() || !t.shape[dim].isKnown() || *t.shape[dim].value <= 0) return 0;
       return *bytes - *bytes / *t.shape[dim].value;
     }
-    return 0;  // not an SBUF buffer (PSUM): it does not count against SBUF
+    return 0; // not an SBUF buffer (PSUM): it does not count against SBUF
   };
   std::vector<std::pair<int64_t, json>> ranked;
   for (json &inst : shrink->instances(k))
-    if (int64_t saved = saving(inst); saved > 0 && total - saved <= capacity) ranked.push_back({saved, std::move(inst)});
+    if (int64_t saved = saving(inst); saved > 0 && total - saved <= capacity)
+      ranked.push_back({saved, std::move(inst)});
   std::stable_sort(ranked.begin(), ranked.end(), [](auto &x, auto &y) { return x.first > y.first; });
   std::vector<json> ops;
   for (auto &[saved, inst] : ranked) ops.push_back(std::move(inst));
@@ -599,7 +614,7 @@ json quickFixes(const Analysis &a, const json &contextDiagnostics) {
   if (!contextDiagnostics.is_array()) return actions;
   // Bounds the rewrites tried per finding: each re-parses and re-verifies the result.
   constexpr size_t MaxTries = 6;
-  std::map<std::string, size_t> actionOfOp;  // op JSON -> index in actions (one action per fix)
+  std::map<std::string, size_t> actionOfOp; // op JSON -> index in actions (one action per fix)
   for (const json &clientDiag : contextDiagnostics) {
     const json *diag = currentDiagnostic(a, clientDiag);
     if (!diag) continue;
@@ -608,9 +623,7 @@ json quickFixes(const Analysis &a, const json &contextDiagnostics) {
     uint32_t offset;
     try {
       offset = a.index().offset(positionFromJson((*diag)["range"]["start"]));
-    } catch (const json::exception &) {
-      continue;
-    }
+    } catch (const json::exception &) { continue; }
     const Analysis::KernelInfo *ki = a.kernelAt(offset);
     if (!ki) continue;
     const Kernel &k = *ki->kernel;
@@ -667,8 +680,7 @@ llvm::Expected<json> memoryAction(const Analysis &a, uint32_t offset, memory::St
   memory::PatternQuery query;
   query.limit = 50;
   std::shared_ptr<const Analysis::Suggestions> suggestions = a.suggestions(*ki, store, query, /*perPattern=*/8);
-  if (!suggestions->error.empty())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), suggestions->error);
+  if (!suggestions->error.empty()) return llvm::createStringError(llvm::inconvertibleErrorCode(), suggestions->error);
   // Each try re-parses and re-verifies the result: a few refused sites at most.
   constexpr int MaxTries = 6;
   int tries = 0;
@@ -682,8 +694,8 @@ llvm::Expected<json> memoryAction(const Analysis &a, uint32_t offset, memory::St
     std::string what;
     for (const std::string &d : r.descriptions) what += (what.empty() ? "" : "; ") + d;
     json action = {
-        {"title", llvm::formatv("Remembered pattern p{0} (win rate {1:f0}%): {2}", s.pattern, 100 * s.winRate, what)
-                      .str()},
+        {"title",
+         llvm::formatv("Remembered pattern p{0} (win rate {1:f0}%): {2}", s.pattern, 100 * s.winRate, what).str()},
         {"kind", MemoryKind},
         {"isPreferred", true},
         {"edit", workspaceEdit(a, r.edits)},
@@ -697,8 +709,8 @@ llvm::Expected<json> memoryAction(const Analysis &a, uint32_t offset, memory::St
 // --- the profile command -------------------------------------------------------------------
 
 llvm::Expected<json> profileKernel(const Analysis &a, const std::string &kernelName, const perf::HardwareDesc &hw) {
-  const Analysis::KernelInfo *ki = kernelName.empty() && !a.kernels().empty() ? &a.kernels().front()
-                                                                             : a.kernelNamed(kernelName);
+  const Analysis::KernelInfo *ki =
+      kernelName.empty() && !a.kernels().empty() ? &a.kernels().front() : a.kernelNamed(kernelName);
   if (!ki)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    a.ok() ? "no kernel named '" + kernelName + "' in " + a.uri()

@@ -100,7 +100,7 @@ void Server::handle(const json &message) {
     return;
   }
   auto m = message.find("method");
-  if (m == message.end()) return;  // a response to a request of ours (we send none that need one)
+  if (m == message.end()) return; // a response to a request of ours (we send none that need one)
   const json *id = nullptr;
   if (auto it = message.find("id"); it != message.end()) {
     if (!it->is_string() && !it->is_number_integer() && !it->is_null()) {
@@ -132,11 +132,15 @@ void Server::handle(const json &message) {
   try {
     dispatch(method, params, id);
   } catch (const json::exception &e) {
-    if (id) replyError(*id, InvalidParams, "invalid parameters for " + method + ": " + e.what());
-    else logMessage(1, "invalid parameters for " + method + ": " + e.what());
+    if (id)
+      replyError(*id, InvalidParams, "invalid parameters for " + method + ": " + e.what());
+    else
+      logMessage(1, "invalid parameters for " + method + ": " + e.what());
   } catch (const std::exception &e) {
-    if (id) replyError(*id, InternalError, method + " failed: " + e.what());
-    else logMessage(1, method + " failed: " + e.what());
+    if (id)
+      replyError(*id, InternalError, method + " failed: " + e.what());
+    else
+      logMessage(1, method + " failed: " + e.what());
   }
 }
 
@@ -219,24 +223,26 @@ Server::Answer Server::answerWithEstimates(const std::string &method, const json
   } else if (method == "codeLens/resolve") {
     const json &data = field(params, "data");
     auto a = useDocument(field(data, "uri").is_string() ? data["uri"].get<std::string>() : "");
-    if (!a) answer.error = {RequestFailed, "document " + answer.uri + " is not open"};
-    else answer.result = resolveCodeLens(*a, params, hardware().get());
-  } else {  // workspace/executeCommand
+    if (!a)
+      answer.error = {RequestFailed, "document " + answer.uri + " is not open"};
+    else
+      answer.result = resolveCodeLens(*a, params, hardware().get());
+  } else { // workspace/executeCommand
     const json &args = field(params, "arguments");
     if (args.is_array() && !args.empty() && args[0].is_string()) useDocument(args[0].get<std::string>());
     try {
       answer.result = executeCommand(params, answer.notifications);
-    } catch (const std::runtime_error &e) {
-      answer.error = {RequestFailed, e.what()};
-    }
+    } catch (const std::runtime_error &e) { answer.error = {RequestFailed, e.what()}; }
   }
   return answer;
 }
 
 void Server::sendAnswer(const json &id, Answer answer) {
   for (json &n : answer.notifications) send(n);
-  if (answer.error) replyError(id, answer.error->first, answer.error->second);
-  else reply(id, std::move(answer.result));
+  if (answer.error)
+    replyError(id, answer.error->first, answer.error->second);
+  else
+    reply(id, std::move(answer.result));
 }
 
 void Server::answerOrDefer(const json &id, const std::string &method, const json &params) {
@@ -295,8 +301,9 @@ std::optional<Server::Answer> Server::staleAnswer(const EstimateJob &job) {
   int64_t now = it == Docs.end() ? -1 : it->second.version;
   if (now == job.version && Generation == job.generation) return std::nullopt;
   Answer stale;
-  std::string what = now < 0 ? "was closed" : "changed (version " + std::to_string(job.version) + " is now " +
-                                                  std::to_string(now) + ")";
+  std::string what = now < 0
+                         ? "was closed"
+                         : "changed (version " + std::to_string(job.version) + " is now " + std::to_string(now) + ")";
   if (Generation != job.generation && now == job.version) what = "has new settings";
   stale.error = {ContentModified, "document " + job.uri + " " + what + "; the estimate was dropped"};
   return stale;
@@ -359,8 +366,10 @@ void Server::waitEstimatesIdle() {
 
 json Server::initialize(const json &params) {
   std::string root;
-  if (const json &r = field(params, "rootUri"); r.is_string()) root = uriToPath(r.get<std::string>());
-  else if (const json &p = field(params, "rootPath"); p.is_string()) root = p.get<std::string>();
+  if (const json &r = field(params, "rootUri"); r.is_string())
+    root = uriToPath(r.get<std::string>());
+  else if (const json &p = field(params, "rootPath"); p.is_string())
+    root = p.get<std::string>();
   if (const json &folders = field(params, "workspaceFolders"); root.empty() && folders.is_array() && !folders.empty())
     if (const json &u = field(folders[0], "uri"); u.is_string()) root = uriToPath(u.get<std::string>());
   {
@@ -368,18 +377,17 @@ json Server::initialize(const json &params) {
     Settings.rootPath = root;
   }
   applySettings(field(params, "initializationOptions"));
-  return {
-      {"capabilities",
-       {{"positionEncoding", "utf-16"},
-        {"textDocumentSync", {{"openClose", true}, {"change", 2}}},
-        {"hoverProvider", true},
-        {"inlayHintProvider", {{"resolveProvider", false}}},
-        {"codeLensProvider", {{"resolveProvider", true}}},
-        {"codeActionProvider",
-         {{"codeActionKinds", json::array({QuickFixKind, "refactor.rewrite", RewriteKindPrefix, MemoryKind})},
-          {"resolveProvider", true}}},
-        {"executeCommandProvider", {{"commands", json::array({ProfileCommand})}}}}},
-      {"serverInfo", {{"name", "accelopt-lsp"}, {"version", Version}}}};
+  return {{"capabilities",
+           {{"positionEncoding", "utf-16"},
+            {"textDocumentSync", {{"openClose", true}, {"change", 2}}},
+            {"hoverProvider", true},
+            {"inlayHintProvider", {{"resolveProvider", false}}},
+            {"codeLensProvider", {{"resolveProvider", true}}},
+            {"codeActionProvider",
+             {{"codeActionKinds", json::array({QuickFixKind, "refactor.rewrite", RewriteKindPrefix, MemoryKind})},
+              {"resolveProvider", true}}},
+            {"executeCommandProvider", {{"commands", json::array({ProfileCommand})}}}}},
+          {"serverInfo", {{"name", "accelopt-lsp"}, {"version", Version}}}};
 }
 
 void Server::applySettings(const json &settings) {
@@ -418,8 +426,10 @@ std::shared_ptr<const perf::HardwareDesc> Server::hardware() {
   std::lock_guard<std::mutex> guard(Lock);
   if (!Hardware && HardwareError.empty()) {
     auto hw = perf::loadTarget(Settings.target);
-    if (hw) Hardware = std::make_shared<const perf::HardwareDesc>(std::move(*hw));
-    else HardwareError = llvm::toString(hw.takeError());
+    if (hw)
+      Hardware = std::make_shared<const perf::HardwareDesc>(std::move(*hw));
+    else
+      HardwareError = llvm::toString(hw.takeError());
   }
   return Hardware;
 }
@@ -456,12 +466,14 @@ void Server::didChange(const json &params) {
         if (auto err = applyContentChange(doc.text, change))
           problems.push_back("didChange " + uri + ": " + llvm::toString(std::move(err)));
       }
-      if (const json &v = field(td, "version"); v.is_number_integer()) doc.version = v.get<int64_t>();
-      else ++doc.version;
+      if (const json &v = field(td, "version"); v.is_number_integer())
+        doc.version = v.get<int64_t>();
+      else
+        ++doc.version;
     }
   }
   for (const std::string &p : problems) logMessage(1, p);
-  schedule(uri, Options.debounceMs);  // no-op for documents that are not open
+  schedule(uri, Options.debounceMs); // no-op for documents that are not open
 }
 
 void Server::didClose(const json &params) {
@@ -544,8 +556,7 @@ void Server::analyzeAndPublish(std::unique_lock<std::mutex> &lock, const std::st
     it->second.analysisGeneration = gen;
     a = built;
   }
-  notify("textDocument/publishDiagnostics",
-         {{"uri", uri}, {"version", version}, {"diagnostics", a->diagnostics()}});
+  notify("textDocument/publishDiagnostics", {{"uri", uri}, {"version", version}, {"diagnostics", a->diagnostics()}});
 }
 
 void Server::workerLoop() {
@@ -610,11 +621,11 @@ json Server::codeAction(const json &params) {
       // A memory problem (bad rows, a locked file) must not cost the other actions.
       try {
         auto preferred = memoryAction(*a, offset, *store);
-        if (!preferred) logMessage(2, "accelopt memory " + store->path() + ": " + llvm::toString(preferred.takeError()));
-        else if (!preferred->is_null()) actions.push_back(std::move(*preferred));
-      } catch (const std::exception &e) {
-        logMessage(2, "accelopt memory " + store->path() + ": " + e.what());
-      }
+        if (!preferred)
+          logMessage(2, "accelopt memory " + store->path() + ": " + llvm::toString(preferred.takeError()));
+        else if (!preferred->is_null())
+          actions.push_back(std::move(*preferred));
+      } catch (const std::exception &e) { logMessage(2, "accelopt memory " + store->path() + ": " + e.what()); }
     }
   for (json &action : codeActions(*a, offset, only)) actions.push_back(std::move(action));
   return actions;
@@ -644,11 +655,13 @@ std::shared_ptr<memory::Store> Server::memoryStore() {
     if (!MemoryTried && !path.empty()) {
       MemoryTried = true;
       memory::StoreOptions options;
-      options.create = false;        // an editor setting must not create databases
-      options.busyTimeoutMs = 200;   // a search writing to it must not stall the editor
+      options.create = false;      // an editor setting must not create databases
+      options.busyTimeoutMs = 200; // a search writing to it must not stall the editor
       auto opened = memory::Store::open(path, options);
-      if (opened) MemoryStore = std::move(*opened);
-      else problem = llvm::toString(opened.takeError());
+      if (opened)
+        MemoryStore = std::move(*opened);
+      else
+        problem = llvm::toString(opened.takeError());
     }
     store = MemoryStore;
   }
@@ -670,7 +683,7 @@ json Server::executeCommand(const json &params, std::vector<json> &notifications
   if (!a) throw std::runtime_error("document " + uri + " is not open");
   auto hw = hardware();
   if (!hw) {
-    std::lock_guard<std::mutex> guard(Lock);  // applySettings may write it on the request thread
+    std::lock_guard<std::mutex> guard(Lock); // applySettings may write it on the request thread
     throw std::runtime_error("no hardware target: " + HardwareError);
   }
   auto result = profileKernel(*a, kernel, *hw);
@@ -689,8 +702,7 @@ json Server::executeCommand(const json &params, std::vector<json> &notifications
 
 int runStdio(std::FILE *in, std::FILE *out, std::FILE *log, ServerOptions options) {
   MessageWriter writer(out);
-  Server server([&](const json &m) { writer.write(m.dump(-1, ' ', false, json::error_handler_t::replace)); },
-                options);
+  Server server([&](const json &m) { writer.write(m.dump(-1, ' ', false, json::error_handler_t::replace)); }, options);
   auto finish = [&](int code) {
     if (server.stopEstimates()) {
       std::fflush(out);
@@ -708,7 +720,7 @@ int runStdio(std::FILE *in, std::FILE *out, std::FILE *log, ServerOptions option
   }
   std::string problem = reader.takeError();
   if (log && !problem.empty()) std::fprintf(log, "accelopt-lsp: %s\n", problem.c_str());
-  return finish(1);  // end of input without exit
+  return finish(1); // end of input without exit
 }
 
 } // namespace accelopt::lsp

@@ -18,8 +18,8 @@
 
 #include "Perf/Hardware.h"
 
-#include <condition_variable>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <deque>
 #include <functional>
@@ -82,7 +82,7 @@ private:
   struct Document {
     std::string uri, path, text;
     int64_t version = 0;
-    std::shared_ptr<const Analysis> analysis;  // latest built (may be of an older version)
+    std::shared_ptr<const Analysis> analysis; // latest built (may be of an older version)
     uint64_t analysisGeneration = 0;
   };
 
@@ -96,7 +96,7 @@ private:
   std::map<std::string, Document> Docs;
   std::map<std::string, std::chrono::steady_clock::time_point> Pending;
   Config Settings;
-  uint64_t Generation = 1;  // bumped when settings change: analyses of older generations are stale
+  uint64_t Generation = 1; // bumped when settings change: analyses of older generations are stale
   std::shared_ptr<const perf::HardwareDesc> Hardware;
   std::string HardwareError;
   bool Stop = false, Busy = false;
@@ -128,8 +128,8 @@ private:
     json result;
     std::optional<std::pair<int, std::string>> error;
     std::vector<json> notifications;
-    std::string uri;          // the document the answer was computed on ("" if none)
-    int64_t version = -1;     // its version (-1: not open)
+    std::string uri;      // the document the answer was computed on ("" if none)
+    int64_t version = -1; // its version (-1: not open)
   };
   struct EstimateJob {
     json id;
@@ -139,10 +139,10 @@ private:
     int64_t version;
     uint64_t generation;
   };
-  std::mutex EstimateLock;  // guards the fields below; taken before OutLock
+  std::mutex EstimateLock; // guards the fields below; taken before OutLock
   std::condition_variable EstimateWake, EstimateIdle;
   std::deque<EstimateJob> EstimateQueue;
-  std::optional<json> RunningEstimate;  // id of the request the worker is computing
+  std::optional<json> RunningEstimate; // id of the request the worker is computing
   bool RunningEstimateCancelled = false, StopEstimates = false;
   std::thread EstimateWorker;
 

@@ -12,7 +12,7 @@ unsigned sequenceLength(unsigned char lead) {
   if (lead >= 0xF0 && lead <= 0xF7) return 4;
   if (lead >= 0xE0) return lead <= 0xEF ? 3 : 1;
   if (lead >= 0xC0) return 2;
-  return 1;  // a stray continuation byte
+  return 1; // a stray continuation byte
 }
 
 /// The sequence at `i` in `text`, clipped to `end` and to its continuation bytes.
@@ -23,9 +23,7 @@ unsigned sequenceAt(llvm::StringRef text, uint32_t i, uint32_t end) {
   return k;
 }
 
-llvm::Error error(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
+llvm::Error error(const llvm::Twine &msg) { return llvm::createStringError(llvm::inconvertibleErrorCode(), msg); }
 
 } // namespace
 
@@ -55,7 +53,7 @@ uint32_t LineIndex::lineEnd(uint32_t line) const {
   uint32_t end = line + 1 < Starts.size() ? Starts[line + 1] : static_cast<uint32_t>(Text.size());
   uint32_t begin = Starts[line];
   if (end > begin && line + 1 < Starts.size()) {
-    --end;  // "\n" or lone "\r"
+    --end; // "\n" or lone "\r"
     if (end > begin && Text[end] == '\n' && Text[end - 1] == '\r') --end;
   }
   return end;
@@ -85,7 +83,7 @@ Position LineIndex::position(uint32_t offset) const {
   uint32_t units = 0;
   for (uint32_t i = Starts[line]; i < end;) {
     unsigned k = sequenceAt(Text, i, static_cast<uint32_t>(Text.size()));
-    if (i + k > end) break;  // inside a sequence: its start
+    if (i + k > end) break; // inside a sequence: its start
     units += k == 4 ? 2 : 1;
     i += k;
   }

@@ -39,8 +39,8 @@ public:
 
 private:
   llvm::StringRef Text;
-  std::vector<uint32_t> Starts;  // byte offset where each line begins
-  uint32_t lineEnd(uint32_t line) const;  // offset of the terminator (or text end)
+  std::vector<uint32_t> Starts;          // byte offset where each line begins
+  uint32_t lineEnd(uint32_t line) const; // offset of the terminator (or text end)
 };
 
 /// UTF-16 code units of a UTF-8 string (a 4-byte sequence counts 2, any other

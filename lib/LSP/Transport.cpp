@@ -19,7 +19,7 @@ bool MessageReader::readLine(std::string &line) {
       return true;
     }
     line.push_back(static_cast<char>(c));
-    if (line.size() > 4096) line.erase(0, 2048);  // a garbage header line; keep reading to its end
+    if (line.size() > 4096) line.erase(0, 2048); // a garbage header line; keep reading to its end
   }
   return !line.empty();
 }
@@ -75,7 +75,7 @@ std::optional<std::string> MessageReader::read() {
       if (!(first && !line.empty()) && !readLine(line)) return std::nullopt;
       if (line.empty()) {
         if (sawHeader) break;
-        continue;  // stray blank lines between messages
+        continue; // stray blank lines between messages
       }
       sawHeader = true;
       auto colon = line.find(':');

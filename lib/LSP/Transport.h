@@ -23,7 +23,7 @@ public:
 private:
   std::FILE *In;
   std::string LastError;
-  bool Resync = false;  // the last header block had no usable length: find the next one first
+  bool Resync = false; // the last header block had no usable length: find the next one first
   bool readLine(std::string &line);
   /// Consumes input through the next "Content-Length:" (any case); false at end of input.
   bool skipToNextContentLength();

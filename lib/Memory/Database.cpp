@@ -10,7 +10,7 @@ namespace accelopt::memory {
 
 char MemoryError::ID = 0;
 
-void MemoryError::log(llvm::raw_ostream &os) const { os << message_; }
+void MemoryError::log(llvm::raw_ostream &os) const { os << Message; }
 
 std::error_code MemoryError::convertToErrorCode() const { return llvm::inconvertibleErrorCode(); }
 
@@ -30,36 +30,36 @@ std::optional<MemoryError::Kind> errorKind(llvm::Error &err) {
 
 // ---------------------------------------------------------------- Statement
 
-Statement::Statement(Statement &&other) noexcept : db_(other.db_), stmt_(other.stmt_) {
-  other.stmt_ = nullptr;
-  other.db_ = nullptr;
+Statement::Statement(Statement &&other) noexcept : Db(other.Db), Stmt(other.Stmt) {
+  other.Stmt = nullptr;
+  other.Db = nullptr;
 }
 
 Statement &Statement::operator=(Statement &&other) noexcept {
   if (this != &other) {
-    if (stmt_) sqlite3_finalize(stmt_);
-    db_ = other.db_;
-    stmt_ = other.stmt_;
-    other.stmt_ = nullptr;
-    other.db_ = nullptr;
+    if (Stmt) sqlite3_finalize(Stmt);
+    Db = other.Db;
+    Stmt = other.Stmt;
+    other.Stmt = nullptr;
+    other.Db = nullptr;
   }
   return *this;
 }
 
 Statement::~Statement() {
-  if (stmt_) sqlite3_finalize(stmt_);
+  if (Stmt) sqlite3_finalize(Stmt);
 }
 
 Statement &Statement::bind(int index, int64_t value) {
-  sqlite3_bind_int64(stmt_, index, value);
+  sqlite3_bind_int64(Stmt, index, value);
   return *this;
 }
 Statement &Statement::bind(int index, double value) {
-  sqlite3_bind_double(stmt_, index, value);
+  sqlite3_bind_double(Stmt, index, value);
   return *this;
 }
 Statement &Statement::bind(int index, llvm::StringRef text) {
-  sqlite3_bind_text(stmt_, index, text.data(), int(text.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_text(Stmt, index, text.data(), int(text.size()), SQLITE_TRANSIENT);
   return *this;
 }
 Statement &Statement::bind(int index, std::optional<int64_t> value) {
@@ -69,15 +69,15 @@ Statement &Statement::bind(int index, std::optional<double> value) {
   return value ? bind(index, *value) : bindNull(index);
 }
 Statement &Statement::bindNull(int index) {
-  sqlite3_bind_null(stmt_, index);
+  sqlite3_bind_null(Stmt, index);
   return *this;
 }
 
 llvm::Expected<bool> Statement::step() {
-  int rc = sqlite3_step(stmt_);
+  int rc = sqlite3_step(Stmt);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  return db_->error(rc, "running a query");
+  return Db->error(rc, "running a query");
 }
 
 llvm::Error Statement::run() {
@@ -88,18 +88,18 @@ llvm::Error Statement::run() {
   }
 }
 
-void Statement::reset() { sqlite3_reset(stmt_); }
+void Statement::reset() { sqlite3_reset(Stmt); }
 
-int64_t Statement::getInt(int col) const { return sqlite3_column_int64(stmt_, col); }
-double Statement::getDouble(int col) const { return sqlite3_column_double(stmt_, col); }
+int64_t Statement::getInt(int col) const { return sqlite3_column_int64(Stmt, col); }
+double Statement::getDouble(int col) const { return sqlite3_column_double(Stmt, col); }
 std::string Statement::getText(int col) const {
-  auto *p = reinterpret_cast<const char *>(sqlite3_column_text(stmt_, col));
+  auto *p = reinterpret_cast<const char *>(sqlite3_column_text(Stmt, col));
   if (!p) return {};
-  return std::string(p, size_t(sqlite3_column_bytes(stmt_, col)));
+  return std::string(p, size_t(sqlite3_column_bytes(Stmt, col)));
 }
-bool Statement::isNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+bool Statement::isNull(int col) const { return sqlite3_column_type(Stmt, col) == SQLITE_NULL; }
 Statement::Type Statement::type(int col) const {
-  switch (sqlite3_column_type(stmt_, col)) {
+  switch (sqlite3_column_type(Stmt, col)) {
   case SQLITE_INTEGER: return Type::Integer;
   case SQLITE_FLOAT: return Type::Float;
   case SQLITE_TEXT: return Type::Text;
@@ -107,9 +107,9 @@ Statement::Type Statement::type(int col) const {
   default: return Type::Null;
   }
 }
-int Statement::columnCount() const { return sqlite3_column_count(stmt_); }
+int Statement::columnCount() const { return sqlite3_column_count(Stmt); }
 std::string Statement::columnName(int col) const {
-  const char *n = sqlite3_column_name(stmt_, col);
+  const char *n = sqlite3_column_name(Stmt, col);
   return n ? n : "";
 }
 std::optional<int64_t> Statement::getOptInt(int col) const {
@@ -125,8 +125,8 @@ std::optional<double> Statement::getOptDouble(int col) const {
 
 llvm::Error Database::error(int rc, llvm::StringRef what) const {
   int primary = rc & 0xff;
-  std::string detail = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
-  std::string where = path_.empty() ? std::string("memory") : path_;
+  std::string detail = Db ? sqlite3_errmsg(Db) : sqlite3_errstr(rc);
+  std::string where = Path.empty() ? std::string("memory") : Path;
   switch (primary) {
   case SQLITE_NOTADB:
     return makeError(MemoryError::NotADatabase,
@@ -138,36 +138,34 @@ llvm::Error Database::error(int rc, llvm::StringRef what) const {
   case SQLITE_LOCKED:
     return makeError(MemoryError::Locked,
                      where + ": error: database is locked: another connection holds a write lock (waited " +
-                         std::to_string(busyTimeoutMs_) + " ms, the busy timeout) while " + what.str());
-  case SQLITE_CANTOPEN:
-    return makeError(MemoryError::CannotOpen, where + ": error: cannot open database: " + detail);
-  default:
-    return makeError(MemoryError::Sqlite, where + ": error: " + what.str() + ": " + detail);
+                         std::to_string(BusyTimeoutMs) + " ms, the busy timeout) while " + what.str());
+  case SQLITE_CANTOPEN: return makeError(MemoryError::CannotOpen, where + ": error: cannot open database: " + detail);
+  default: return makeError(MemoryError::Sqlite, where + ": error: " + what.str() + ": " + detail);
   }
 }
 
 llvm::Expected<std::unique_ptr<Database>> Database::open(llvm::StringRef path, const OpenOptions &options) {
   std::unique_ptr<Database> db(new Database());
-  db->path_ = path.str();
-  db->busyTimeoutMs_ = options.busyTimeoutMs;
+  db->Path = path.str();
+  db->BusyTimeoutMs = options.busyTimeoutMs;
   bool memory = path == ":memory:" || path.empty();
   if (!memory && options.create && !options.readOnly) {
     llvm::StringRef dir = llvm::sys::path::parent_path(path);
     if (!dir.empty() && !llvm::sys::fs::exists(dir))
       if (auto ec = llvm::sys::fs::create_directories(dir))
         return makeError(MemoryError::CannotOpen,
-                         db->path_ + ": error: cannot create directory '" + dir.str() + "': " + ec.message());
+                         db->Path + ": error: cannot create directory '" + dir.str() + "': " + ec.message());
   }
   int flags = SQLITE_OPEN_NOMUTEX;
   flags |= options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
   if (options.create && !options.readOnly) flags |= SQLITE_OPEN_CREATE;
-  int rc = sqlite3_open_v2(memory ? ":memory:" : db->path_.c_str(), &db->db_, flags, nullptr);
+  int rc = sqlite3_open_v2(memory ? ":memory:" : db->Path.c_str(), &db->Db, flags, nullptr);
   if (rc != SQLITE_OK) {
     auto err = db->error(rc, "opening");
     return err;
   }
-  sqlite3_extended_result_codes(db->db_, 1);
-  sqlite3_busy_timeout(db->db_, options.busyTimeoutMs);
+  sqlite3_extended_result_codes(db->Db, 1);
+  sqlite3_busy_timeout(db->Db, options.busyTimeoutMs);
   // The first statement reads the header: a non-database file fails here.
   if (auto err = db->exec("PRAGMA foreign_keys = ON")) return err;
   if (auto n = db->queryInt("SELECT count(*) FROM sqlite_master"); !n) return n.takeError();
@@ -181,13 +179,13 @@ llvm::Expected<std::unique_ptr<Database>> Database::open(llvm::StringRef path, c
 }
 
 Database::~Database() {
-  if (db_) sqlite3_close_v2(db_);
+  if (Db) sqlite3_close_v2(Db);
 }
 
 llvm::Error Database::exec(llvm::StringRef sql, llvm::StringRef what) {
   char *msg = nullptr;
   std::string text = sql.str();
-  int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &msg);
+  int rc = sqlite3_exec(Db, text.c_str(), nullptr, nullptr, &msg);
   if (msg) sqlite3_free(msg);
   if (rc != SQLITE_OK) return error(rc, what.empty() ? "'" + text.substr(0, 40) + "'" : what.str());
   return llvm::Error::success();
@@ -195,7 +193,7 @@ llvm::Error Database::exec(llvm::StringRef sql, llvm::StringRef what) {
 
 llvm::Expected<Statement> Database::prepare(llvm::StringRef sql) {
   sqlite3_stmt *stmt = nullptr;
-  int rc = sqlite3_prepare_v2(db_, sql.data(), int(sql.size()), &stmt, nullptr);
+  int rc = sqlite3_prepare_v2(Db, sql.data(), int(sql.size()), &stmt, nullptr);
   if (rc != SQLITE_OK) {
     if (stmt) sqlite3_finalize(stmt);
     return error(rc, "preparing '" + sql.take_front(60).str() + "'");
@@ -212,9 +210,9 @@ llvm::Expected<int64_t> Database::queryInt(llvm::StringRef sql) {
   return st->getInt(0);
 }
 
-int64_t Database::lastInsertId() const { return sqlite3_last_insert_rowid(db_); }
-int Database::changes() const { return sqlite3_changes(db_); }
-bool Database::inTransaction() const { return !sqlite3_get_autocommit(db_); }
+int64_t Database::lastInsertId() const { return sqlite3_last_insert_rowid(Db); }
+int Database::changes() const { return sqlite3_changes(Db); }
+bool Database::inTransaction() const { return !sqlite3_get_autocommit(Db); }
 
 // -------------------------------------------------------------- Transaction
 
@@ -223,7 +221,7 @@ llvm::Expected<Transaction> Transaction::begin(Database &db) {
     // Nested: a savepoint inside the caller's transaction.
     if (auto err = db.exec("SAVEPOINT accelopt_nested", "starting a write transaction")) return err;
     Transaction t(&db);
-    t.nested_ = true;
+    t.Nested = true;
     return t;
   }
   if (auto err = db.exec("BEGIN IMMEDIATE", "starting a write transaction")) return err;
@@ -231,10 +229,10 @@ llvm::Expected<Transaction> Transaction::begin(Database &db) {
 }
 
 llvm::Error Transaction::commit() {
-  Database *db = db_;
-  db_ = nullptr;
+  Database *db = Db;
+  Db = nullptr;
   if (!db) return llvm::Error::success();
-  if (nested_) return db->exec("RELEASE accelopt_nested");
+  if (Nested) return db->exec("RELEASE accelopt_nested");
   if (auto err = db->exec("COMMIT")) {
     if (db->inTransaction()) llvm::consumeError(db->exec("ROLLBACK"));
     return err;
@@ -243,12 +241,12 @@ llvm::Error Transaction::commit() {
 }
 
 Transaction::~Transaction() {
-  if (!db_) return;
-  if (nested_) {
-    llvm::consumeError(db_->exec("ROLLBACK TO accelopt_nested"));
-    llvm::consumeError(db_->exec("RELEASE accelopt_nested"));
-  } else if (db_->inTransaction()) {
-    llvm::consumeError(db_->exec("ROLLBACK"));
+  if (!Db) return;
+  if (Nested) {
+    llvm::consumeError(Db->exec("ROLLBACK TO accelopt_nested"));
+    llvm::consumeError(Db->exec("RELEASE accelopt_nested"));
+  } else if (Db->inTransaction()) {
+    llvm::consumeError(Db->exec("ROLLBACK"));
   }
 }
 

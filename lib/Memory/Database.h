@@ -23,26 +23,26 @@ namespace accelopt::memory {
 class MemoryError : public llvm::ErrorInfo<MemoryError> {
 public:
   enum Kind {
-    NotADatabase,   // the file is not an SQLite database ("file is not a database")
-    Corrupt,        // SQLite reports a malformed database image
-    Locked,         // another connection held a lock past the busy timeout
-    NewerSchema,    // written by a newer accelopt
-    CannotOpen,     // missing directory, permissions, ...
-    NotFound,       // an id that does not exist
-    BadInput,       // malformed JSON, unknown status, ...
-    Sqlite,         // any other SQLite failure
-    IO,             // file writes (export)
+    NotADatabase, // the file is not an SQLite database ("file is not a database")
+    Corrupt,      // SQLite reports a malformed database image
+    Locked,       // another connection held a lock past the busy timeout
+    NewerSchema,  // written by a newer accelopt
+    CannotOpen,   // missing directory, permissions, ...
+    NotFound,     // an id that does not exist
+    BadInput,     // malformed JSON, unknown status, ...
+    Sqlite,       // any other SQLite failure
+    IO,           // file writes (export)
   };
   static char ID;
-  MemoryError(Kind kind, std::string message) : ErrorKind(kind), message_(std::move(message)) {}
+  MemoryError(Kind kind, std::string message) : ErrorKind(kind), Message(std::move(message)) {}
   Kind kind() const { return ErrorKind; }
-  const std::string &text() const { return message_; }
+  const std::string &text() const { return Message; }
   void log(llvm::raw_ostream &os) const override;
   std::error_code convertToErrorCode() const override;
 
 private:
   Kind ErrorKind;
-  std::string message_;
+  std::string Message;
 };
 
 llvm::Error makeError(MemoryError::Kind kind, std::string message);
@@ -99,13 +99,15 @@ public:
     }
   }
   /// Every remaining row, each read by `read(*this)`.
-  template <typename Read> auto readAll(Read read) -> llvm::Expected<std::vector<std::invoke_result_t<Read, Statement &>>> {
+  template <typename Read>
+  auto readAll(Read read) -> llvm::Expected<std::vector<std::invoke_result_t<Read, Statement &>>> {
     std::vector<std::invoke_result_t<Read, Statement &>> rows;
     if (llvm::Error err = forEachRow([&] { rows.push_back(read(*this)); })) return err;
     return rows;
   }
   /// The next row read by `read(*this)`, or nullopt when there is none.
-  template <typename Read> auto readFirst(Read read) -> llvm::Expected<std::optional<std::invoke_result_t<Read, Statement &>>> {
+  template <typename Read>
+  auto readFirst(Read read) -> llvm::Expected<std::optional<std::invoke_result_t<Read, Statement &>>> {
     auto row = step();
     if (!row) return row.takeError();
     if (!*row) return std::nullopt;
@@ -125,14 +127,14 @@ public:
 
 private:
   friend class Database;
-  Statement(Database *db, sqlite3_stmt *stmt) : db_(db), stmt_(stmt) {}
-  Database *db_ = nullptr;
-  sqlite3_stmt *stmt_ = nullptr;
+  Statement(Database *db, sqlite3_stmt *stmt) : Db(db), Stmt(stmt) {}
+  Database *Db = nullptr;
+  sqlite3_stmt *Stmt = nullptr;
 };
 
 struct OpenOptions {
-  int busyTimeoutMs = 5000;  // how long to wait for another writer
-  bool create = true;        // create the file (and its directory) if missing
+  int busyTimeoutMs = 5000; // how long to wait for another writer
+  bool create = true;       // create the file (and its directory) if missing
   bool readOnly = false;
 };
 
@@ -162,18 +164,18 @@ public:
   int64_t lastInsertId() const;
   int changes() const;
   bool inTransaction() const;
-  const std::string &path() const { return path_; }
-  int busyTimeoutMs() const { return busyTimeoutMs_; }
-  sqlite3 *handle() { return db_; }
+  const std::string &path() const { return Path; }
+  int busyTimeoutMs() const { return BusyTimeoutMs; }
+  sqlite3 *handle() { return Db; }
 
   /// Converts an SQLite result code (with the connection's message) into a MemoryError.
   llvm::Error error(int rc, llvm::StringRef what) const;
 
 private:
   Database() = default;
-  sqlite3 *db_ = nullptr;
-  std::string path_;
-  int busyTimeoutMs_ = 0;
+  sqlite3 *Db = nullptr;
+  std::string Path;
+  int BusyTimeoutMs = 0;
 };
 
 /// A write transaction: BEGIN IMMEDIATE (waits up to the busy timeout for the
@@ -181,15 +183,15 @@ private:
 class Transaction {
 public:
   static llvm::Expected<Transaction> begin(Database &db);
-  Transaction(Transaction &&other) noexcept : db_(other.db_), nested_(other.nested_) { other.db_ = nullptr; }
+  Transaction(Transaction &&other) noexcept : Db(other.Db), Nested(other.Nested) { other.Db = nullptr; }
   Transaction &operator=(Transaction &&) = delete;
   ~Transaction();
   llvm::Error commit();
 
 private:
-  explicit Transaction(Database *db) : db_(db) {}
-  Database *db_ = nullptr;
-  bool nested_ = false;  // a SAVEPOINT inside an enclosing transaction
+  explicit Transaction(Database *db) : Db(db) {}
+  Database *Db = nullptr;
+  bool Nested = false; // a SAVEPOINT inside an enclosing transaction
 };
 
 } // namespace accelopt::memory

@@ -27,18 +27,23 @@ llvm::Expected<ExperienceConfig> ExperienceConfig::fromJson(const nlohmann::json
 }
 
 nlohmann::json ExperienceConfig::toJson() const {
-  return {{"positive_threshold", positiveThreshold}, {"negative_threshold", negativeThreshold},
-          {"top_k", topK},                           {"queue_size", queueSize},
-          {"keep_negative", keepNegative},           {"per_kernel_queue", perKernelQueue}};
+  return {{"positive_threshold", positiveThreshold},
+          {"negative_threshold", negativeThreshold},
+          {"top_k", topK},
+          {"queue_size", queueSize},
+          {"keep_negative", keepNegative},
+          {"per_kernel_queue", perKernelQueue}};
 }
 
 SelectedExperiences selectExperiences(llvm::ArrayRef<ExperiencePair> pairs, const ExperienceConfig &config) {
   SelectedExperiences out;
   for (const ExperiencePair &p : pairs) {
     double s = p.speedup();
-    if (s <= 0) continue;  // unknown latency: nothing to learn
-    if (s > config.positiveThreshold) out.positive.push_back(p);
-    else if (config.keepNegative && s < config.negativeThreshold) out.negative.push_back(p);
+    if (s <= 0) continue; // unknown latency: nothing to learn
+    if (s > config.positiveThreshold)
+      out.positive.push_back(p);
+    else if (config.keepNegative && s < config.negativeThreshold)
+      out.negative.push_back(p);
   }
   std::stable_sort(out.positive.begin(), out.positive.end(),
                    [](const ExperiencePair &a, const ExperiencePair &b) { return a.speedup() > b.speedup(); });

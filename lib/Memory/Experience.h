@@ -31,20 +31,20 @@ struct ExperienceConfig {
 
 /// One evaluated (parent -> child) step of the search.
 struct ExperiencePair {
-  int64_t from = 0;            // parent candidate id
-  int64_t to = 0;              // child candidate id
+  int64_t from = 0; // parent candidate id
+  int64_t to = 0;   // child candidate id
   double fromLatencyMs = 0;
   double toLatencyMs = 0;
-  nlohmann::json ops = nlohmann::json::array();  // the ops that turn `from` into `to`
-  std::string summary;         // the summarizer's text (may be empty)
+  nlohmann::json ops = nlohmann::json::array(); // the ops that turn `from` into `to`
+  std::string summary;                          // the summarizer's text (may be empty)
 
   /// fromLatency / toLatency (> 1: the child is faster); 0 if unknown.
   double speedup() const { return toLatencyMs > 0 && fromLatencyMs > 0 ? fromLatencyMs / toLatencyMs : 0; }
 };
 
 struct SelectedExperiences {
-  std::vector<ExperiencePair> positive;  // best speedup first
-  std::vector<ExperiencePair> negative;  // worst slowdown first
+  std::vector<ExperiencePair> positive; // best speedup first
+  std::vector<ExperiencePair> negative; // worst slowdown first
 };
 
 /// The pairs worth remembering from one iteration.

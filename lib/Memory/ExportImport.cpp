@@ -19,9 +19,9 @@ namespace {
 
 struct TableSpec {
   const char *name;
-  std::vector<const char *> columns;                 // besides id (beams has no id)
-  std::vector<std::pair<const char *, const char *>> refs;  // column -> table whose ids it holds
-  std::vector<const char *> jsonColumns;             // stored as JSON text, exported as JSON
+  std::vector<const char *> columns;                       // besides id (beams has no id)
+  std::vector<std::pair<const char *, const char *>> refs; // column -> table whose ids it holds
+  std::vector<const char *> jsonColumns;                   // stored as JSON text, exported as JSON
   bool hasId = true;
 };
 
@@ -33,7 +33,9 @@ const std::vector<TableSpec> &tables() {
        {"run", "kernel", "parent", "ops", "ops_hash", "source_hash", "status", "error", "iteration", "created"},
        {{"run", "runs"}, {"kernel", "kernels"}, {"parent", "candidates"}},
        {"ops"}},
-      {"profiles", {"candidate", "backend", "latency_ms", "profile", "created"}, {{"candidate", "candidates"}},
+      {"profiles",
+       {"candidate", "backend", "latency_ms", "profile", "created"},
+       {{"candidate", "candidates"}},
        {"profile"}},
       {"experiences",
        {"kernel", "from_candidate", "to_candidate", "ops", "speedup", "summary", "iteration", "created"},
@@ -72,22 +74,29 @@ json columnValue(const Statement &st, int col, bool isJson) {
 }
 
 void bindValue(Statement &st, int index, const json &v, bool isJson) {
-  if (v.is_null()) st.bindNull(index);
-  else if (isJson) st.bind(index, v.is_string() ? v.get<std::string>() : v.dump());
-  else if (v.is_number_integer()) st.bind(index, v.get<int64_t>());
-  else if (v.is_number()) st.bind(index, v.get<double>());
-  else if (v.is_boolean()) st.bind(index, int64_t(v.get<bool>()));
-  else if (v.is_string()) st.bind(index, v.get<std::string>());
-  else st.bind(index, v.dump());
+  if (v.is_null())
+    st.bindNull(index);
+  else if (isJson)
+    st.bind(index, v.is_string() ? v.get<std::string>() : v.dump());
+  else if (v.is_number_integer())
+    st.bind(index, v.get<int64_t>());
+  else if (v.is_number())
+    st.bind(index, v.get<double>());
+  else if (v.is_boolean())
+    st.bind(index, int64_t(v.get<bool>()));
+  else if (v.is_string())
+    st.bind(index, v.get<std::string>());
+  else
+    st.bind(index, v.dump());
 }
 
 } // namespace
 
 llvm::Expected<json> Store::exportJson() {
-  Lock lock(mutex_);
+  Lock lock(Mutex);
   json doc;
   doc["format"] = "accelopt-memory";
-  auto version = memory::schemaVersion(*db_);
+  auto version = memory::schemaVersion(*Db);
   if (!version) return version.takeError();
   doc["schema_version"] = *version;
   for (const TableSpec &t : tables()) {
@@ -95,7 +104,7 @@ llvm::Expected<json> Store::exportJson() {
     for (const char *c : t.columns) cols += std::string(cols.empty() ? "" : ", ") + c;
     std::string sql = std::string("SELECT ") + (t.hasId ? "id, " : "") + cols + " FROM " + t.name +
                       (t.hasId ? " ORDER BY id" : " ORDER BY run, iteration, rank");
-    auto st = db_->prepare(sql);
+    auto st = Db->prepare(sql);
     if (!st) return st.takeError();
     auto rows = st->readAll([&](const Statement &row) {
       json r = json::object();
@@ -109,7 +118,6 @@ llvm::Expected<json> Store::exportJson() {
   }
   return doc;
 }
-
 
 llvm::Error Store::exportToFile(llvm::StringRef path) {
   auto doc = exportJson();
@@ -138,37 +146,38 @@ llvm::Expected<ImportStats> Store::importFromFile(llvm::StringRef path) {
 }
 
 llvm::Expected<ImportStats> Store::importJson(const json &doc) {
-  Lock lock(mutex_);
+  Lock lock(Mutex);
   if (!doc.is_object() || doc.value("format", "") != "accelopt-memory")
-    return makeError(MemoryError::BadInput, "error: not an accelopt memory export (missing \"format\": \"accelopt-memory\")");
+    return makeError(MemoryError::BadInput,
+                     "error: not an accelopt memory export (missing \"format\": \"accelopt-memory\")");
   int version = doc.value("schema_version", 0);
   if (version > CurrentSchemaVersion)
     return makeError(MemoryError::NewerSchema, "error: export has schema version " + std::to_string(version) +
                                                    ", newer than this accelopt supports (" +
                                                    std::to_string(CurrentSchemaVersion) + ")");
   ImportStats stats;
-  std::map<std::string, std::map<int64_t, int64_t>> idMap;  // table -> old id -> new id
-  std::map<std::string, int64_t *> counters = {{"kernels", &stats.kernels},       {"runs", &stats.runs},
-                                               {"candidates", &stats.candidates}, {"profiles", &stats.profiles},
+  std::map<std::string, std::map<int64_t, int64_t>> idMap; // table -> old id -> new id
+  std::map<std::string, int64_t *> counters = {{"kernels", &stats.kernels},         {"runs", &stats.runs},
+                                               {"candidates", &stats.candidates},   {"profiles", &stats.profiles},
                                                {"experiences", &stats.experiences}, {"patterns", &stats.patterns}};
-  std::set<int64_t> newCandidates;  // old ids of candidates inserted now (their profiles follow)
-  std::vector<std::pair<int64_t, int64_t>> parents;  // new candidate id, old parent id
+  std::set<int64_t> newCandidates;                  // old ids of candidates inserted now (their profiles follow)
+  std::vector<std::pair<int64_t, int64_t>> parents; // new candidate id, old parent id
 
-  auto tx = Transaction::begin(*db_);
+  auto tx = Transaction::begin(*Db);
   if (!tx) return tx.takeError();
   try {
     for (const TableSpec &t : tables()) {
       std::string table = t.name;
       if (!doc.contains(table)) continue;
-      if (!doc[table].is_array())
-        return makeError(MemoryError::BadInput, "error: \"" + table + "\" must be an array");
+      if (!doc[table].is_array()) return makeError(MemoryError::BadInput, "error: \"" + table + "\" must be an array");
       for (const json &row : doc[table]) {
-        if (!row.is_object()) return makeError(MemoryError::BadInput, "error: a row of \"" + table + "\" is not an object");
+        if (!row.is_object())
+          return makeError(MemoryError::BadInput, "error: a row of \"" + table + "\" is not an object");
         // Remap references; a reference to a row missing from the export becomes NULL.
         json r = row;
         for (auto &[col, target] : t.refs) {
           if (!r.contains(col) || r[col].is_null()) continue;
-          if (std::string(col) == "parent") continue;  // fixed up after all candidates exist
+          if (std::string(col) == "parent") continue; // fixed up after all candidates exist
           auto &m = idMap[target];
           auto it = m.find(r[col].get<int64_t>());
           r[col] = it == m.end() ? json(nullptr) : json(it->second);
@@ -177,7 +186,7 @@ llvm::Expected<ImportStats> Store::importJson(const json &doc) {
         // Existing row with the same natural key?
         std::optional<int64_t> existing;
         auto lookup = [&](const std::string &sql, std::vector<json> args) -> llvm::Error {
-          auto st = db_->prepare(sql);
+          auto st = Db->prepare(sql);
           if (!st) return st.takeError();
           for (size_t i = 0; i < args.size(); ++i) bindValue(*st, int(i) + 1, args[i], false);
           auto found = st->step();
@@ -216,7 +225,7 @@ llvm::Expected<ImportStats> Store::importJson(const json &doc) {
           err = lookup("SELECT id FROM patterns WHERE signature = ? AND ops = ?", {text("signature"), jsonText("ops")});
           if (!err && existing) {
             // Merged statistics: the larger counts (importing twice changes nothing).
-            auto st = db_->prepare("UPDATE patterns SET wins = max(wins, ?), tries = max(tries, ?) WHERE id = ?");
+            auto st = Db->prepare("UPDATE patterns SET wins = max(wins, ?), tries = max(tries, ?) WHERE id = ?");
             if (!st) return st.takeError();
             st->bind(1, r.value("wins", int64_t(0))).bind(2, r.value("tries", int64_t(0))).bind(3, *existing);
             if (auto e = st->run()) return e;
@@ -236,7 +245,7 @@ llvm::Expected<ImportStats> Store::importJson(const json &doc) {
         // Insert, keeping the old id when it is free.
         bool keepId = false;
         if (t.hasId && oldId > 0) {
-          auto taken = db_->queryInt("SELECT count(*) FROM " + table + " WHERE id = " + std::to_string(oldId));
+          auto taken = Db->queryInt("SELECT count(*) FROM " + table + " WHERE id = " + std::to_string(oldId));
           if (!taken) return taken.takeError();
           keepId = *taken == 0;
         }
@@ -247,22 +256,22 @@ llvm::Expected<ImportStats> Store::importJson(const json &doc) {
           marks += std::string(marks.empty() ? "" : ", ") + "?";
         }
         std::string verb = table == "beams" ? "INSERT OR IGNORE" : "INSERT";
-        auto ins = db_->prepare(verb + " INTO " + table + "(" + cols + ") VALUES (" + marks + ")");
+        auto ins = Db->prepare(verb + " INTO " + table + "(" + cols + ") VALUES (" + marks + ")");
         if (!ins) return ins.takeError();
         int index = 1;
         if (keepId) ins->bind(index++, oldId);
         for (const char *c : t.columns) {
           json v = r.contains(c) ? r[c] : json(nullptr);
           if (std::string(c) == "parent") v = nullptr;
-          if (v.is_null() && (std::string(c) == "created" || std::string(c) == "started" ||
-                              std::string(c) == "updated")) {
-            v = json("");  // NOT NULL columns: keep the row importable
+          if (v.is_null() &&
+              (std::string(c) == "created" || std::string(c) == "started" || std::string(c) == "updated")) {
+            v = json(""); // NOT NULL columns: keep the row importable
           }
           bindValue(*ins, index++, v, contains(t.jsonColumns, c));
         }
         if (auto e = ins->run()) return e;
         if (t.hasId) {
-          int64_t newId = db_->lastInsertId();
+          int64_t newId = Db->lastInsertId();
           idMap[table][oldId] = newId;
           if (table == "candidates") {
             newCandidates.insert(oldId);
@@ -277,7 +286,7 @@ llvm::Expected<ImportStats> Store::importJson(const json &doc) {
     return makeError(MemoryError::BadInput, std::string("error: malformed memory export: ") + e.what());
   }
   // Lineage: parents by their new ids.
-  auto up = db_->prepare("UPDATE candidates SET parent = ? WHERE id = ?");
+  auto up = Db->prepare("UPDATE candidates SET parent = ? WHERE id = ?");
   if (!up) return up.takeError();
   for (auto &[id, oldParent] : parents) {
     auto it = idMap["candidates"].find(oldParent);

@@ -16,7 +16,7 @@ std::string sha256Hex(llvm::StringRef data) {
 std::string normalizeSource(llvm::StringRef text) {
   std::string out;
   llvm::StringRef rest = text;
-  std::string triple;  // the open triple quote, if any
+  std::string triple; // the open triple quote, if any
   while (!rest.empty()) {
     auto [line, tail] = rest.split('\n');
     rest = tail;
@@ -36,8 +36,10 @@ std::string normalizeSource(llvm::StringRef text) {
       }
       if (quote) {
         kept += c;
-        if (c == '\\' && i + 1 < line.size()) kept += line[++i];
-        else if (c == quote) quote = 0;
+        if (c == '\\' && i + 1 < line.size())
+          kept += line[++i];
+        else if (c == quote)
+          quote = 0;
         continue;
       }
       if (c == '#') break;

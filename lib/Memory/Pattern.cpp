@@ -9,9 +9,9 @@
 
 namespace accelopt::memory {
 
-using nlohmann::json;
 using nki::Kernel;
 using nki::NodeRef;
+using nlohmann::json;
 
 namespace {
 
@@ -42,8 +42,9 @@ std::string NodeRole::text() const {
   if (isLoop) return "<" + loopPlace(depth, height) + " " + loopKind + " loop>";
   std::string where = "kernel body";
   if (!parentKind.empty())
-    where = (parentInnermost ? std::string("innermost") : depth == 1 ? std::string("outermost")
-                                                                      : "depth-" + std::to_string(depth - 1)) +
+    where = (parentInnermost ? std::string("innermost")
+             : depth == 1    ? std::string("outermost")
+                             : "depth-" + std::to_string(depth - 1)) +
             " " + parentKind + " loop";
   return "<" + opKind + " " + reads + ">" + writes + " in " + where + ">";
 }
@@ -181,8 +182,7 @@ std::string Pattern::description() const {
 json Pattern::rolesJson() const {
   json vs = json::array(), rs = json::array();
   for (const PatternVar &v : vars) vs.push_back({{"name", v.name}, {"step", v.step}, {"role", v.role.toJson()}});
-  for (const PatternRelation &r : relations)
-    rs.push_back({{"step", r.step}, {"a", r.a}, {"b", r.b}, {"rel", r.rel}});
+  for (const PatternRelation &r : relations) rs.push_back({{"step", r.step}, {"a", r.a}, {"b", r.b}, {"rel", r.rel}});
   return {{"vars", vs}, {"relations", rs}};
 }
 
@@ -245,7 +245,7 @@ llvm::Expected<Pattern> generalisePattern(llvm::ArrayRef<const Kernel *> stepKer
     if (!op.is_object() || !op.contains("op") || !op["op"].is_string())
       return makeError(MemoryError::BadInput, "error: op " + std::to_string(i) + " is not an object with \"op\"");
     json out = json::object();
-    std::vector<std::pair<std::string, NodeRef>> stepVars;  // placeholder, node
+    std::vector<std::pair<std::string, NodeRef>> stepVars; // placeholder, node
     for (auto it = op.begin(); it != op.end(); ++it) {
       if (it.key() == "op" || !it->is_string()) {
         out[it.key()] = *it;
@@ -257,9 +257,10 @@ llvm::Expected<Pattern> generalisePattern(llvm::ArrayRef<const Kernel *> stepKer
                          value.find_first_not_of("0123456789", 1) == std::string::npos;
       if (!node || !validNode(k, *node)) {
         if (looksLikeId)
-          return makeError(MemoryError::BadInput, "error: op " + std::to_string(i) + " (" + op["op"].get<std::string>() +
-                                                      "): unknown id '" + value + "' in kernel " + k.name);
-        out[it.key()] = *it;  // a literal such as "affine_range"
+          return makeError(MemoryError::BadInput, "error: op " + std::to_string(i) + " (" +
+                                                      op["op"].get<std::string>() + "): unknown id '" + value +
+                                                      "' in kernel " + k.name);
+        out[it.key()] = *it; // a literal such as "affine_range"
         continue;
       }
       std::string name;
@@ -268,7 +269,7 @@ llvm::Expected<Pattern> generalisePattern(llvm::ArrayRef<const Kernel *> stepKer
       if (name.empty()) {
         NodeRole role = roleOf(k, *node);
         std::string base = role.text();
-        name = base;  // unique within the op's step (vars are per step)
+        name = base; // unique within the op's step (vars are per step)
         for (int suffix = 2; p.var(name, int(i)); ++suffix)
           name = base.substr(0, base.size() - 1) + " #" + std::to_string(suffix) + ">";
         p.vars.push_back({name, int(i), role});
@@ -320,8 +321,7 @@ struct Instantiator {
     for (size_t v = 0; v < vars.size(); ++v) {
       for (const NodeRef &n : nodes)
         if (int s = roleMatch(vars[v]->role, roleOf(k, n))) sites[v].push_back({n, s});
-      std::stable_sort(sites[v].begin(), sites[v].end(),
-                       [](auto &a, auto &b) { return a.second > b.second; });
+      std::stable_sort(sites[v].begin(), sites[v].end(), [](auto &a, auto &b) { return a.second > b.second; });
       if (sites[v].empty()) return llvm::Error::success();
     }
     std::vector<NodeRef> chosen(vars.size());
@@ -357,8 +357,8 @@ struct Instantiator {
         for (size_t w = 0; w < vars.size(); ++w)
           if (vars[w]->name == it->get<std::string>()) op[it.key()] = idOf(chosen[w]);
         if (isPlaceholder(op[it.key()]))
-          return makeError(MemoryError::BadInput, "error: pattern op " + std::to_string(i) +
-                                                      " uses an undeclared placeholder " + it->dump());
+          return makeError(MemoryError::BadInput,
+                           "error: pattern op " + std::to_string(i) + " uses an undeclared placeholder " + it->dump());
       }
       done.push_back(op);
       llvm::Error err = llvm::Error::success();
@@ -366,8 +366,10 @@ struct Instantiator {
         err = step(i + 1, k, done, score);
       } else {
         auto next = options.advance(done);
-        if (!next) llvm::consumeError(next.takeError());
-        else if (*next) err = step(i + 1, **next, done, score);
+        if (!next)
+          llvm::consumeError(next.takeError());
+        else if (*next)
+          err = step(i + 1, **next, done, score);
       }
       done.pop_back();
       return err;

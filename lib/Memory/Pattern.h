@@ -26,16 +26,16 @@ namespace accelopt::memory {
 /// The structural role of one loop or statement.
 struct NodeRole {
   bool isLoop = false;
-  int depth = 0;                 // enclosing loops (0 = kernel level)
+  int depth = 0; // enclosing loops (0 = kernel level)
   // Loops.
-  std::string loopKind;          // "affine", "sequential", "static", "range"
-  int height = 0;                // loop levels nested below (0 = innermost)
-  std::vector<std::string> ops;  // sorted op kinds of the statements directly in the body
+  std::string loopKind;         // "affine", "sequential", "static", "range"
+  int height = 0;               // loop levels nested below (0 = innermost)
+  std::vector<std::string> ops; // sorted op kinds of the statements directly in the body
   // Statements.
-  std::string opKind;            // "nl.load", "nisa.nc_matmul", "alloc", ...
-  std::string reads, writes;     // buffer classes, "+"-joined ("hbm", "psum+sbuf")
-  std::string parentKind;        // kind of the enclosing loop ("" at kernel level)
-  bool parentInnermost = false;  // the enclosing loop has no nested loop
+  std::string opKind;           // "nl.load", "nisa.nc_matmul", "alloc", ...
+  std::string reads, writes;    // buffer classes, "+"-joined ("hbm", "psum+sbuf")
+  std::string parentKind;       // kind of the enclosing loop ("" at kernel level)
+  bool parentInnermost = false; // the enclosing loop has no nested loop
 
   /// The placeholder text, e.g. "<innermost affine loop>".
   std::string text() const;
@@ -57,22 +57,22 @@ int roleMatch(const NodeRole &pattern, const NodeRole &site);
 std::string relationOf(const nki::Kernel &k, nki::NodeRef a, nki::NodeRef b);
 
 struct PatternVar {
-  std::string name;  // the placeholder used in the ops
-  int step = 0;      // index of the op whose kernel the role was computed on
+  std::string name; // the placeholder used in the ops
+  int step = 0;     // index of the op whose kernel the role was computed on
   NodeRole role;
 };
 
 struct PatternRelation {
   int step = 0;
-  std::string a, b;  // placeholders
-  std::string rel;   // see relationOf
+  std::string a, b; // placeholders
+  std::string rel;  // see relationOf
 };
 
 struct Pattern {
-  std::vector<nlohmann::json> ops;  // placeholders instead of ids
+  std::vector<nlohmann::json> ops; // placeholders instead of ids
   std::vector<PatternVar> vars;
   std::vector<PatternRelation> relations;
-  std::string signature;            // of the kernel the pattern was generalised on
+  std::string signature; // of the kernel the pattern was generalised on
 
   /// The ops as one canonical JSON array text (the dedup key in the store).
   std::string opsKey() const;
@@ -98,8 +98,8 @@ llvm::Expected<Pattern> generalisePattern(llvm::ArrayRef<const nki::Kernel *> st
                                           llvm::ArrayRef<nlohmann::json> ops);
 
 struct Instantiation {
-  std::vector<nlohmann::json> ops;  // concrete ops with L#/S# ids
-  int score = 0;                    // sum of roleMatch over all placeholders
+  std::vector<nlohmann::json> ops; // concrete ops with L#/S# ids
+  int score = 0;                   // sum of roleMatch over all placeholders
 };
 
 struct InstantiateOptions {

@@ -112,10 +112,10 @@ llvm::Expected<int> schemaVersion(Database &db) {
 
 llvm::Error migrate(Database &db, int target) {
   auto newer = [&](int version) {
-    return makeError(MemoryError::NewerSchema,
-                     db.path() + ": error: memory schema version " + std::to_string(version) +
-                         " is newer than this accelopt supports (" + std::to_string(CurrentSchemaVersion) +
-                         "); upgrade accelopt or use another --db");
+    return makeError(MemoryError::NewerSchema, db.path() + ": error: memory schema version " + std::to_string(version) +
+                                                   " is newer than this accelopt supports (" +
+                                                   std::to_string(CurrentSchemaVersion) +
+                                                   "); upgrade accelopt or use another --db");
   };
   // Fast path without a write lock: an up-to-date database opens even while
   // another process is writing.
@@ -126,7 +126,7 @@ llvm::Error migrate(Database &db, int target) {
 
   auto tx = Transaction::begin(db);
   if (!tx) return tx.takeError();
-  auto version = schemaVersion(db);  // again, under the write lock
+  auto version = schemaVersion(db); // again, under the write lock
   if (!version) return version.takeError();
   if (*version > CurrentSchemaVersion) return newer(*version);
   if (*version == 0) {

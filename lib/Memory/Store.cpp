@@ -26,8 +26,8 @@ std::string_view candidateStatusName(CandidateStatus s) {
 }
 
 std::optional<CandidateStatus> parseCandidateStatus(llvm::StringRef s) {
-  for (auto st : {CandidateStatus::Applied, CandidateStatus::Refused, CandidateStatus::Incorrect,
-                  CandidateStatus::Correct})
+  for (auto st :
+       {CandidateStatus::Applied, CandidateStatus::Refused, CandidateStatus::Incorrect, CandidateStatus::Correct})
     if (std::string_view(s.data(), s.size()) == candidateStatusName(st)) return st;
   return std::nullopt;
 }
@@ -157,17 +157,17 @@ std::string Store::defaultPath() {
 }
 
 llvm::Expected<int> Store::schemaVersion() {
-  Lock lock(mutex_);
-  return memory::schemaVersion(*db_);
+  Lock lock(Mutex);
+  return memory::schemaVersion(*Db);
 }
 
 // ---------------------------------------------------------------- kernels
 
 llvm::Expected<int64_t> Store::upsertKernel(const KernelInfo &info) {
-  Lock lock(mutex_);
-  auto tx = Transaction::begin(*db_);
+  Lock lock(Mutex);
+  auto tx = Transaction::begin(*Db);
   if (!tx) return tx.takeError();
-  auto find = db_->prepare("SELECT id, signature FROM kernels WHERE name = ? AND path = ? AND source_hash = ?");
+  auto find = Db->prepare("SELECT id, signature FROM kernels WHERE name = ? AND path = ? AND source_hash = ?");
   if (!find) return find.takeError();
   find->bindAll(info.name, info.path, info.sourceHash);
   auto row = find->step();
@@ -176,17 +176,17 @@ llvm::Expected<int64_t> Store::upsertKernel(const KernelInfo &info) {
   if (*row) {
     id = find->getInt(0);
     if (find->getText(1).empty() && !info.signature.empty()) {
-      auto up = db_->prepare("UPDATE kernels SET signature = ? WHERE id = ?");
+      auto up = Db->prepare("UPDATE kernels SET signature = ? WHERE id = ?");
       if (!up) return up.takeError();
       up->bindAll(info.signature, id);
       if (auto err = up->run()) return err;
     }
   } else {
-    auto ins = db_->prepare("INSERT INTO kernels(name, path, source_hash, signature) VALUES (?, ?, ?, ?)");
+    auto ins = Db->prepare("INSERT INTO kernels(name, path, source_hash, signature) VALUES (?, ?, ?, ?)");
     if (!ins) return ins.takeError();
     ins->bindAll(info.name, info.path, info.sourceHash, info.signature);
     if (auto err = ins->run()) return err;
-    id = db_->lastInsertId();
+    id = Db->lastInsertId();
   }
   if (auto err = tx->commit()) return err;
   return id;
@@ -204,15 +204,15 @@ static KernelRecord readKernel(const Statement &st) {
 }
 
 llvm::Expected<std::optional<KernelRecord>> Store::getKernel(int64_t id) {
-  Lock lock(mutex_);
-  auto st = db_->query("SELECT id, name, path, source_hash, signature, created FROM kernels WHERE id = ?", id);
+  Lock lock(Mutex);
+  auto st = Db->query("SELECT id, name, path, source_hash, signature, created FROM kernels WHERE id = ?", id);
   if (!st) return st.takeError();
   return st->readFirst(readKernel);
 }
 
 llvm::Expected<std::vector<KernelRecord>> Store::listKernels() {
-  Lock lock(mutex_);
-  auto st = db_->query("SELECT id, name, path, source_hash, signature, created FROM kernels ORDER BY id");
+  Lock lock(Mutex);
+  auto st = Db->query("SELECT id, name, path, source_hash, signature, created FROM kernels ORDER BY id");
   if (!st) return st.takeError();
   return st->readAll(readKernel);
 }
@@ -220,62 +220,62 @@ llvm::Expected<std::vector<KernelRecord>> Store::listKernels() {
 // ------------------------------------------------------------------- runs
 
 llvm::Expected<int64_t> Store::beginRun(int64_t kernel, const json &config) {
-  Lock lock(mutex_);
-  auto tx = Transaction::begin(*db_);
+  Lock lock(Mutex);
+  auto tx = Transaction::begin(*Db);
   if (!tx) return tx.takeError();
-  auto st = db_->prepare("INSERT INTO runs(kernel, config) VALUES (?, ?)");
+  auto st = Db->prepare("INSERT INTO runs(kernel, config) VALUES (?, ?)");
   if (!st) return st.takeError();
   st->bindAll(kernel, config.dump());
   if (auto err = st->run()) return err;
-  int64_t id = db_->lastInsertId();
+  int64_t id = Db->lastInsertId();
   if (auto err = tx->commit()) return err;
   return id;
 }
 
 llvm::Error Store::setRunStatus(int64_t run, RunStatus status) {
-  Lock lock(mutex_);
-  auto tx = Transaction::begin(*db_);
+  Lock lock(Mutex);
+  auto tx = Transaction::begin(*Db);
   if (!tx) return tx.takeError();
-  auto st = db_->prepare("UPDATE runs SET status = ? WHERE id = ?");
+  auto st = Db->prepare("UPDATE runs SET status = ? WHERE id = ?");
   if (!st) return st.takeError();
   st->bind(1, llvm::StringRef(runStatusName(status).data(), runStatusName(status).size())).bind(2, run);
   if (auto err = st->run()) return err;
-  if (db_->changes() == 0) return makeError(MemoryError::NotFound, "error: no run r" + std::to_string(run));
+  if (Db->changes() == 0) return makeError(MemoryError::NotFound, "error: no run r" + std::to_string(run));
   return tx->commit();
 }
 
 llvm::Expected<std::optional<RunRecord>> Store::getRun(int64_t id) {
-  Lock lock(mutex_);
-  auto st = db_->query(std::string(RunColumns) + "WHERE id = ?", id);
+  Lock lock(Mutex);
+  auto st = Db->query(std::string(RunColumns) + "WHERE id = ?", id);
   if (!st) return st.takeError();
   return st->readFirst(readRun);
 }
 
 llvm::Expected<std::optional<RunRecord>> Store::latestRun(int64_t kernel, bool unfinishedOnly) {
-  Lock lock(mutex_);
-  std::string sql = std::string(RunColumns) + "WHERE kernel = ?" +
-                    (unfinishedOnly ? " AND status <> 'finished'" : "") + " ORDER BY id DESC LIMIT 1";
-  auto st = db_->query(sql, kernel);
+  Lock lock(Mutex);
+  std::string sql = std::string(RunColumns) + "WHERE kernel = ?" + (unfinishedOnly ? " AND status <> 'finished'" : "") +
+                    " ORDER BY id DESC LIMIT 1";
+  auto st = Db->query(sql, kernel);
   if (!st) return st.takeError();
   return st->readFirst(readRun);
 }
 
 llvm::Expected<std::vector<RunRecord>> Store::listRuns() {
-  Lock lock(mutex_);
-  auto st = db_->query(std::string(RunColumns) + "ORDER BY id");
+  Lock lock(Mutex);
+  auto st = Db->query(std::string(RunColumns) + "ORDER BY id");
   if (!st) return st.takeError();
   return st->readAll(readRun);
 }
 
 llvm::Error Store::recordBeam(int64_t run, int iteration, llvm::ArrayRef<int64_t> candidates) {
-  Lock lock(mutex_);
-  auto tx = Transaction::begin(*db_);
+  Lock lock(Mutex);
+  auto tx = Transaction::begin(*Db);
   if (!tx) return tx.takeError();
-  auto del = db_->prepare("DELETE FROM beams WHERE run = ? AND iteration = ?");
+  auto del = Db->prepare("DELETE FROM beams WHERE run = ? AND iteration = ?");
   if (!del) return del.takeError();
   del->bindAll(run, int64_t(iteration));
   if (auto err = del->run()) return err;
-  auto ins = db_->prepare("INSERT INTO beams(run, iteration, rank, candidate) VALUES (?, ?, ?, ?)");
+  auto ins = Db->prepare("INSERT INTO beams(run, iteration, rank, candidate) VALUES (?, ?, ?, ?)");
   if (!ins) return ins.takeError();
   for (size_t i = 0; i < candidates.size(); ++i) {
     ins->reset();
@@ -286,7 +286,7 @@ llvm::Error Store::recordBeam(int64_t run, int iteration, llvm::ArrayRef<int64_t
 }
 
 llvm::Expected<RunState> Store::loadRunState(int64_t runId) {
-  Lock lock(mutex_);
+  Lock lock(Mutex);
   auto run = getRun(runId);
   if (!run) return run.takeError();
   if (!*run) return makeError(MemoryError::NotFound, "error: no run r" + std::to_string(runId));
@@ -294,13 +294,13 @@ llvm::Expected<RunState> Store::loadRunState(int64_t runId) {
   state.run = **run;
   // Every source hash evaluated for this kernel (any run) can be skipped.
   {
-    auto st = db_->query("SELECT source_hash FROM candidates WHERE kernel = ? AND source_hash IS NOT NULL",
-                         state.run.kernel);
+    auto st =
+        Db->query("SELECT source_hash FROM candidates WHERE kernel = ? AND source_hash IS NOT NULL", state.run.kernel);
     if (!st) return st.takeError();
     if (auto err = st->forEachRow([&] { state.evaluatedHashes.insert(st->getText(0)); })) return err;
   }
   {
-    auto st = db_->query("SELECT ops_hash, iteration FROM candidates WHERE run = ?", runId);
+    auto st = Db->query("SELECT ops_hash, iteration FROM candidates WHERE run = ?", runId);
     if (!st) return st.takeError();
     auto onRow = [&] {
       state.evaluatedOps.insert(st->getText(0));
@@ -308,14 +308,14 @@ llvm::Expected<RunState> Store::loadRunState(int64_t runId) {
     };
     if (auto err = st->forEachRow(onRow)) return err;
   }
-  auto it = db_->queryInt("SELECT coalesce(max(iteration), -1) FROM beams WHERE run = " + std::to_string(runId));
+  auto it = Db->queryInt("SELECT coalesce(max(iteration), -1) FROM beams WHERE run = " + std::to_string(runId));
   if (!it) return it.takeError();
   state.beamIteration = int(*it);
   state.lastIteration = std::max(state.lastIteration, state.beamIteration);
   if (state.beamIteration >= 0) {
-    auto st = db_->prepare("SELECT c.id, c.kernel, c.run, c.parent, c.ops, c.ops_hash, c.source_hash, c.status, "
-                           "c.error, c.iteration, c.created FROM beams b JOIN candidates c ON c.id = b.candidate "
-                           "WHERE b.run = ? AND b.iteration = ? ORDER BY b.rank");
+    auto st = Db->prepare("SELECT c.id, c.kernel, c.run, c.parent, c.ops, c.ops_hash, c.source_hash, c.status, "
+                          "c.error, c.iteration, c.created FROM beams b JOIN candidates c ON c.id = b.candidate "
+                          "WHERE b.run = ? AND b.iteration = ? ORDER BY b.rank");
     if (!st) return st.takeError();
     st->bindAll(runId, int64_t(state.beamIteration));
     auto beam = st->readAll(readCandidate);
@@ -328,32 +328,34 @@ llvm::Expected<RunState> Store::loadRunState(int64_t runId) {
 // ------------------------------------------------------------- candidates
 
 llvm::Expected<InsertResult> Store::insertCandidate(const NewCandidate &c) {
-  Lock lock(mutex_);
+  Lock lock(Mutex);
   if (!c.ops.is_array()) return makeError(MemoryError::BadInput, "error: candidate ops must be a JSON array");
-  auto tx = Transaction::begin(*db_);
+  auto tx = Transaction::begin(*Db);
   if (!tx) return tx.takeError();
   InsertResult result;
   if (!c.sourceHash.empty()) {
-    auto find = db_->prepare("SELECT id FROM candidates WHERE kernel = ? AND source_hash = ?");
+    auto find = Db->prepare("SELECT id FROM candidates WHERE kernel = ? AND source_hash = ?");
     if (!find) return find.takeError();
     find->bindAll(c.kernel, c.sourceHash);
     auto row = find->step();
     if (!row) return row.takeError();
     if (*row) {
       result.id = find->getInt(0);
-      return result;  // nothing written; the transaction rolls back
+      return result; // nothing written; the transaction rolls back
     }
   }
-  auto ins = db_->prepare("INSERT INTO candidates(run, kernel, parent, ops, ops_hash, source_hash, status, error, "
-                          "iteration) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  auto ins = Db->prepare("INSERT INTO candidates(run, kernel, parent, ops, ops_hash, source_hash, status, error, "
+                         "iteration) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
   if (!ins) return ins.takeError();
   ins->bind(1, c.run).bind(2, c.kernel).bind(3, c.parent).bind(4, c.ops.dump()).bind(5, opsHash(c.ops));
-  if (c.sourceHash.empty()) ins->bindNull(6);
-  else ins->bind(6, c.sourceHash);
+  if (c.sourceHash.empty())
+    ins->bindNull(6);
+  else
+    ins->bind(6, c.sourceHash);
   auto status = candidateStatusName(c.status);
   ins->bind(7, llvm::StringRef(status.data(), status.size())).bind(8, c.error).bind(9, int64_t(c.iteration));
   if (auto err = ins->run()) return err;
-  result.id = db_->lastInsertId();
+  result.id = Db->lastInsertId();
   result.inserted = true;
   for (const ProfileInput &p : c.profiles)
     if (auto id = addProfile(result.id, p); !id) return id.takeError();
@@ -362,39 +364,39 @@ llvm::Expected<InsertResult> Store::insertCandidate(const NewCandidate &c) {
 }
 
 llvm::Error Store::updateCandidateStatus(int64_t id, CandidateStatus status, llvm::StringRef error) {
-  Lock lock(mutex_);
-  auto tx = Transaction::begin(*db_);
+  Lock lock(Mutex);
+  auto tx = Transaction::begin(*Db);
   if (!tx) return tx.takeError();
-  auto st = db_->prepare("UPDATE candidates SET status = ?, error = ? WHERE id = ?");
+  auto st = Db->prepare("UPDATE candidates SET status = ?, error = ? WHERE id = ?");
   if (!st) return st.takeError();
   auto name = candidateStatusName(status);
   st->bind(1, llvm::StringRef(name.data(), name.size())).bind(2, error).bind(3, id);
   if (auto err = st->run()) return err;
-  if (db_->changes() == 0) return makeError(MemoryError::NotFound, "error: no candidate c" + std::to_string(id));
+  if (Db->changes() == 0) return makeError(MemoryError::NotFound, "error: no candidate c" + std::to_string(id));
   return tx->commit();
 }
 
 llvm::Expected<int64_t> Store::addProfile(int64_t candidate, const ProfileInput &profile) {
-  Lock lock(mutex_);
-  auto tx = Transaction::begin(*db_);
+  Lock lock(Mutex);
+  auto tx = Transaction::begin(*Db);
   if (!tx) return tx.takeError();
-  auto st = db_->prepare("INSERT INTO profiles(candidate, backend, latency_ms, profile) VALUES (?, ?, ?, ?)");
+  auto st = Db->prepare("INSERT INTO profiles(candidate, backend, latency_ms, profile) VALUES (?, ?, ?, ?)");
   if (!st) return st.takeError();
   st->bind(1, candidate).bind(2, profile.backend).bind(3, profile.latencyMs).bind(4, profile.profile.dump());
   if (auto err = st->run()) return err;
-  int64_t id = db_->lastInsertId();
+  int64_t id = Db->lastInsertId();
   if (auto err = tx->commit()) return err;
   return id;
 }
 
 llvm::Expected<std::vector<CandidateRecord>> Store::queryCandidates(llvm::StringRef where, int64_t arg) {
-  auto st = db_->query(std::string(CandidateColumns) + where.str(), arg);
+  auto st = Db->query(std::string(CandidateColumns) + where.str(), arg);
   if (!st) return st.takeError();
   return st->readAll(readCandidate);
 }
 
 llvm::Expected<std::optional<CandidateRecord>> Store::getCandidate(int64_t id) {
-  Lock lock(mutex_);
+  Lock lock(Mutex);
   auto rows = queryCandidates("WHERE id = ?", id);
   if (!rows) return rows.takeError();
   if (rows->empty()) return std::optional<CandidateRecord>();
@@ -402,14 +404,14 @@ llvm::Expected<std::optional<CandidateRecord>> Store::getCandidate(int64_t id) {
 }
 
 llvm::Expected<std::optional<CandidateRecord>> Store::findCandidateByHash(int64_t kernel, llvm::StringRef hash) {
-  Lock lock(mutex_);
-  auto st = db_->query(std::string(CandidateColumns) + "WHERE kernel = ? AND source_hash = ?", kernel, hash);
+  Lock lock(Mutex);
+  auto st = Db->query(std::string(CandidateColumns) + "WHERE kernel = ? AND source_hash = ?", kernel, hash);
   if (!st) return st.takeError();
   return st->readFirst(readCandidate);
 }
 
 llvm::Expected<std::vector<CandidateRecord>> Store::lineage(int64_t id) {
-  Lock lock(mutex_);
+  Lock lock(Mutex);
   std::vector<CandidateRecord> chain;
   std::set<int64_t> seen;
   std::optional<int64_t> next = id;
@@ -428,15 +430,15 @@ llvm::Expected<std::vector<CandidateRecord>> Store::lineage(int64_t id) {
 }
 
 llvm::Expected<std::vector<CandidateRecord>> Store::candidatesOfRun(int64_t run) {
-  Lock lock(mutex_);
+  Lock lock(Mutex);
   return queryCandidates("WHERE run = ? ORDER BY id", run);
 }
 
 llvm::Expected<std::vector<ProfileRecord>> Store::profilesOf(int64_t candidate) {
-  Lock lock(mutex_);
-  auto st = db_->query("SELECT id, candidate, backend, latency_ms, profile FROM profiles WHERE candidate = ? "
-                       "ORDER BY id",
-                       candidate);
+  Lock lock(Mutex);
+  auto st = Db->query("SELECT id, candidate, backend, latency_ms, profile FROM profiles WHERE candidate = ? "
+                      "ORDER BY id",
+                      candidate);
   if (!st) return st.takeError();
   return st->readAll([](const Statement &row) {
     ProfileRecord p;
@@ -450,9 +452,9 @@ llvm::Expected<std::vector<ProfileRecord>> Store::profilesOf(int64_t candidate) 
 }
 
 llvm::Expected<std::optional<double>> Store::bestLatency(int64_t candidate, llvm::StringRef backend) {
-  Lock lock(mutex_);
-  auto st = db_->prepare("SELECT min(latency_ms) FROM profiles WHERE candidate = ? AND latency_ms IS NOT NULL "
-                         "AND (? = '' OR backend = ?)");
+  Lock lock(Mutex);
+  auto st = Db->prepare("SELECT min(latency_ms) FROM profiles WHERE candidate = ? AND latency_ms IS NOT NULL "
+                        "AND (? = '' OR backend = ?)");
   if (!st) return st.takeError();
   st->bind(1, candidate).bind(2, backend).bind(3, backend);
   auto row = st->step();
@@ -466,17 +468,17 @@ llvm::Expected<std::optional<double>> Store::bestLatency(int64_t candidate, llvm
 llvm::Expected<std::vector<int64_t>> Store::addExperiences(int64_t kernel, int iteration,
                                                            llvm::ArrayRef<ExperiencePair> pairs,
                                                            const ExperienceConfig &config) {
-  Lock lock(mutex_);
+  Lock lock(Mutex);
   SelectedExperiences sel = selectExperiences(pairs, config);
-  auto tx = Transaction::begin(*db_);
+  auto tx = Transaction::begin(*Db);
   if (!tx) return tx.takeError();
-  auto ins = db_->prepare("INSERT INTO experiences(kernel, from_candidate, to_candidate, ops, speedup, summary, "
-                          "iteration) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  auto ins = Db->prepare("INSERT INTO experiences(kernel, from_candidate, to_candidate, ops, speedup, summary, "
+                         "iteration) VALUES (?, ?, ?, ?, ?, ?, ?)");
   if (!ins) return ins.takeError();
   // A resumed run summarises again the iteration it was killed in: an experience already stored for
   // the same step is kept once (reliability report D18).
-  auto stored = db_->prepare("SELECT id FROM experiences WHERE kernel = ? AND from_candidate IS ? AND "
-                             "to_candidate IS ? AND iteration = ? AND ops = ? AND speedup = ? AND summary = ?");
+  auto stored = Db->prepare("SELECT id FROM experiences WHERE kernel = ? AND from_candidate IS ? AND "
+                            "to_candidate IS ? AND iteration = ? AND ops = ? AND speedup = ? AND summary = ?");
   if (!stored) return stored.takeError();
   std::vector<int64_t> ids;
   for (auto *list : {&sel.positive, &sel.negative})
@@ -497,12 +499,13 @@ llvm::Expected<std::vector<int64_t>> Store::addExperiences(int64_t kernel, int i
       ins->bind(1, kernel).bind(2, from).bind(3, to).bind(4, p.ops.dump()).bind(5, p.speedup()).bind(6, p.summary);
       ins->bind(7, int64_t(iteration));
       if (auto err = ins->run()) return err;
-      ids.push_back(db_->lastInsertId());
+      ids.push_back(Db->lastInsertId());
     }
   // The bounded queue: keep the newest queueSize experiences.
   std::string scope = config.perKernelQueue ? "WHERE kernel = ?1" : "";
-  auto trim = db_->prepare("DELETE FROM experiences " + std::string(config.perKernelQueue ? "WHERE kernel = ?1 AND" : "WHERE") +
-                           " id NOT IN (SELECT id FROM experiences " + scope + " ORDER BY id DESC LIMIT ?2)");
+  auto trim =
+      Db->prepare("DELETE FROM experiences " + std::string(config.perKernelQueue ? "WHERE kernel = ?1 AND" : "WHERE") +
+                  " id NOT IN (SELECT id FROM experiences " + scope + " ORDER BY id DESC LIMIT ?2)");
   if (!trim) return trim.takeError();
   if (config.perKernelQueue) trim->bind(1, kernel);
   trim->bind(2, int64_t(config.queueSize));
@@ -519,17 +522,17 @@ llvm::Expected<std::vector<int64_t>> Store::addExperiences(int64_t kernel, int i
 }
 
 llvm::Expected<std::vector<ExperienceRecord>> Store::experiences(int64_t kernel, size_t limit) {
-  Lock lock(mutex_);
+  Lock lock(Mutex);
   std::string sql = std::string(ExperienceColumns) + (kernel ? "WHERE kernel = ?1 " : "WHERE ?1 = ?1 ") +
                     "ORDER BY id DESC" + (limit ? " LIMIT " + std::to_string(limit) : "");
-  auto st = db_->query(sql, kernel);
+  auto st = Db->query(sql, kernel);
   if (!st) return st.takeError();
   return st->readAll(readExperience);
 }
 
 llvm::Expected<std::optional<ExperienceRecord>> Store::getExperience(int64_t id) {
-  Lock lock(mutex_);
-  auto st = db_->query(std::string(ExperienceColumns) + "WHERE id = ?", id);
+  Lock lock(Mutex);
+  auto st = Db->query(std::string(ExperienceColumns) + "WHERE id = ?", id);
   if (!st) return st.takeError();
   return st->readFirst(readExperience);
 }
@@ -538,20 +541,20 @@ llvm::Expected<std::optional<ExperienceRecord>> Store::getExperience(int64_t id)
 
 llvm::Expected<int64_t> Store::addPattern(const Pattern &pattern, std::optional<int64_t> sourceKernel,
                                           std::optional<int64_t> sourceExperience) {
-  Lock lock(mutex_);
-  auto tx = Transaction::begin(*db_);
+  Lock lock(Mutex);
+  auto tx = Transaction::begin(*Db);
   if (!tx) return tx.takeError();
-  auto ins = db_->prepare("INSERT INTO patterns(signature, ops, roles, description, source_kernel, "
-                          "source_experience) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(signature, ops) DO NOTHING");
+  auto ins = Db->prepare("INSERT INTO patterns(signature, ops, roles, description, source_kernel, "
+                         "source_experience) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(signature, ops) DO NOTHING");
   if (!ins) return ins.takeError();
   ins->bind(1, pattern.signature).bind(2, pattern.opsKey()).bind(3, pattern.rolesJson().dump());
   ins->bind(4, pattern.description()).bind(5, sourceKernel).bind(6, sourceExperience);
   if (auto err = ins->run()) return err;
   int64_t id = 0;
-  if (db_->changes() > 0) {
-    id = db_->lastInsertId();
+  if (Db->changes() > 0) {
+    id = Db->lastInsertId();
   } else {
-    auto find = db_->prepare("SELECT id FROM patterns WHERE signature = ? AND ops = ?");
+    auto find = Db->prepare("SELECT id FROM patterns WHERE signature = ? AND ops = ?");
     if (!find) return find.takeError();
     find->bind(1, pattern.signature).bind(2, pattern.opsKey());
     auto row = find->step();
@@ -563,20 +566,20 @@ llvm::Expected<int64_t> Store::addPattern(const Pattern &pattern, std::optional<
 }
 
 llvm::Error Store::recordPatternTry(int64_t pattern, bool win) {
-  Lock lock(mutex_);
-  auto tx = Transaction::begin(*db_);
+  Lock lock(Mutex);
+  auto tx = Transaction::begin(*Db);
   if (!tx) return tx.takeError();
-  auto st = db_->prepare("UPDATE patterns SET tries = tries + 1, wins = wins + ?, "
-                         "updated = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?");
+  auto st = Db->prepare("UPDATE patterns SET tries = tries + 1, wins = wins + ?, "
+                        "updated = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?");
   if (!st) return st.takeError();
   st->bind(1, int64_t(win ? 1 : 0)).bind(2, pattern);
   if (auto err = st->run()) return err;
-  if (db_->changes() == 0) return makeError(MemoryError::NotFound, "error: no pattern p" + std::to_string(pattern));
+  if (Db->changes() == 0) return makeError(MemoryError::NotFound, "error: no pattern p" + std::to_string(pattern));
   return tx->commit();
 }
 
 llvm::Expected<std::vector<PatternRecord>> Store::queryPatterns(llvm::StringRef where, llvm::StringRef arg) {
-  auto st = db_->prepare(std::string(PatternColumns) + where.str());
+  auto st = Db->prepare(std::string(PatternColumns) + where.str());
   if (!st) return st.takeError();
   if (!arg.empty()) st->bind(1, arg);
   std::vector<PatternRecord> out;
@@ -591,7 +594,7 @@ llvm::Expected<std::vector<PatternRecord>> Store::queryPatterns(llvm::StringRef 
 }
 
 llvm::Expected<std::optional<PatternRecord>> Store::getPattern(int64_t id) {
-  Lock lock(mutex_);
+  Lock lock(Mutex);
   auto rows = queryPatterns("WHERE id = " + std::to_string(id), "");
   if (!rows) return rows.takeError();
   if (rows->empty()) return std::optional<PatternRecord>();
@@ -599,12 +602,12 @@ llvm::Expected<std::optional<PatternRecord>> Store::getPattern(int64_t id) {
 }
 
 llvm::Expected<std::vector<PatternRecord>> Store::listPatterns() {
-  Lock lock(mutex_);
+  Lock lock(Mutex);
   return queryPatterns("ORDER BY id", "");
 }
 
 llvm::Expected<std::vector<PatternMatch>> Store::findPatterns(llvm::StringRef signature, const PatternQuery &query) {
-  Lock lock(mutex_);
+  Lock lock(Mutex);
   auto all = queryPatterns("ORDER BY id", "");
   if (!all) return all.takeError();
   std::vector<PatternMatch> exact, similar;
@@ -647,7 +650,7 @@ llvm::Expected<std::vector<PatternSuggestion>> Store::suggest(const nki::Kernel 
 // ------------------------------------------------------------ maintenance
 
 llvm::Expected<Counts> Store::counts() {
-  Lock lock(mutex_);
+  Lock lock(Mutex);
   Counts c;
   struct {
     const char *table;
@@ -656,7 +659,7 @@ llvm::Expected<Counts> Store::counts() {
                {"candidates", &c.candidates},   {"profiles", &c.profiles},
                {"experiences", &c.experiences}, {"patterns", &c.patterns}};
   for (auto &item : items) {
-    auto n = db_->queryInt(std::string("SELECT count(*) FROM ") + item.table);
+    auto n = Db->queryInt(std::string("SELECT count(*) FROM ") + item.table);
     if (!n) return n.takeError();
     *item.field = *n;
   }
@@ -683,11 +686,11 @@ auto summarize(Database &db, llvm::StringRef sql, std::vector<Record> &records, 
 } // namespace
 
 llvm::Expected<std::vector<KernelSummary>> Store::kernelSummaries() {
-  Lock lock(mutex_);
+  Lock lock(Mutex);
   auto kernels = listKernels();
   if (!kernels) return kernels.takeError();
   return summarize(
-      *db_,
+      *Db,
       "SELECT (SELECT count(*) FROM runs WHERE kernel = ?1), (SELECT count(*) FROM candidates WHERE kernel = ?1), "
       "(SELECT count(*) FROM experiences WHERE kernel = ?1), "
       "(SELECT min(p.latency_ms) FROM profiles p JOIN candidates c ON c.id = p.candidate "
@@ -705,11 +708,11 @@ llvm::Expected<std::vector<KernelSummary>> Store::kernelSummaries() {
 }
 
 llvm::Expected<std::vector<RunSummary>> Store::runSummaries() {
-  Lock lock(mutex_);
+  Lock lock(Mutex);
   auto runs = listRuns();
   if (!runs) return runs.takeError();
   return summarize(
-      *db_,
+      *Db,
       "SELECT (SELECT name FROM kernels WHERE id = ?2), (SELECT count(*) FROM candidates WHERE run = ?1), "
       "(SELECT count(*) FROM candidates WHERE run = ?1 AND status = 'correct'), "
       "max((SELECT coalesce(max(iteration), -1) FROM candidates WHERE run = ?1), "
@@ -730,13 +733,13 @@ llvm::Expected<std::vector<RunSummary>> Store::runSummaries() {
 }
 
 llvm::Expected<std::string> Store::integrityCheck() {
-  Lock lock(mutex_);
-  auto st = db_->prepare("PRAGMA integrity_check");
+  Lock lock(Mutex);
+  auto st = Db->prepare("PRAGMA integrity_check");
   if (!st) return st.takeError();
   std::string out;
   auto onRow = [&] { out += (out.empty() ? "" : "\n") + st->getText(0); };
   if (auto err = st->forEachRow(onRow)) return err;
-  auto fk = db_->queryInt("SELECT count(*) FROM pragma_foreign_key_check");
+  auto fk = Db->queryInt("SELECT count(*) FROM pragma_foreign_key_check");
   if (!fk) return fk.takeError();
   if (*fk) out += "\n" + std::to_string(*fk) + " foreign key violation(s)";
   return out;
@@ -751,13 +754,13 @@ static int64_t fileBytes(llvm::StringRef path) {
 }
 
 llvm::Expected<PruneStats> Store::prune() {
-  Lock lock(mutex_);
+  Lock lock(Mutex);
   PruneStats stats;
   stats.bytesBefore = fileBytes(path());
   {
-    auto tx = Transaction::begin(*db_);
+    auto tx = Transaction::begin(*Db);
     if (!tx) return tx.takeError();
-    auto before = db_->queryInt("SELECT count(*) FROM profiles");
+    auto before = Db->queryInt("SELECT count(*) FROM profiles");
     if (!before) return before.takeError();
     // keep(id): in an experience, the best correct candidate of its run, or of
     // an unfinished run; then every ancestor of a kept candidate (lineage).
@@ -782,16 +785,16 @@ WITH RECURSIVE anc(id) AS (
 INSERT OR IGNORE INTO prune_keep SELECT id FROM anc;
 DELETE FROM candidates WHERE id NOT IN (SELECT id FROM prune_keep);
 )sql";
-    if (auto err = db_->exec(sql)) return err;
-    stats.candidatesRemoved = db_->changes();
-    auto after = db_->queryInt("SELECT count(*) FROM profiles");
+    if (auto err = Db->exec(sql)) return err;
+    stats.candidatesRemoved = Db->changes();
+    auto after = Db->queryInt("SELECT count(*) FROM profiles");
     if (!after) return after.takeError();
     stats.profilesRemoved = *before - *after;
-    if (auto err = db_->exec("DROP TABLE prune_keep")) return err;
+    if (auto err = Db->exec("DROP TABLE prune_keep")) return err;
     if (auto err = tx->commit()) return err;
   }
-  if (auto err = db_->exec("VACUUM")) return err;
-  if (auto err = db_->exec("PRAGMA wal_checkpoint(TRUNCATE)")) return err;
+  if (auto err = Db->exec("VACUUM")) return err;
+  if (auto err = Db->exec("PRAGMA wal_checkpoint(TRUNCATE)")) return err;
   stats.bytesAfter = fileBytes(path());
   return stats;
 }

@@ -29,18 +29,18 @@
 namespace accelopt::memory {
 
 enum class CandidateStatus { Applied, Refused, Incorrect, Correct };
-std::string_view candidateStatusName(CandidateStatus s);  // "applied", ...
+std::string_view candidateStatusName(CandidateStatus s); // "applied", ...
 std::optional<CandidateStatus> parseCandidateStatus(llvm::StringRef s);
 
 enum class RunStatus { Running, Finished, Failed, Interrupted };
-std::string_view runStatusName(RunStatus s);              // "running", ...
+std::string_view runStatusName(RunStatus s); // "running", ...
 std::optional<RunStatus> parseRunStatus(llvm::StringRef s);
 
 struct KernelInfo {
-  std::string name;        // the @nki.jit function name
-  std::string path;        // the kernel file as given
-  std::string sourceHash;  // sourceHash(text)
-  std::string signature;   // computeSignature(kernel)
+  std::string name;       // the @nki.jit function name
+  std::string path;       // the kernel file as given
+  std::string sourceHash; // sourceHash(text)
+  std::string signature;  // computeSignature(kernel)
 };
 /// KernelInfo of a parsed kernel: name, its file path, hash of the file text, signature.
 KernelInfo kernelInfoOf(const nki::Kernel &k);
@@ -59,9 +59,9 @@ struct RunRecord {
 };
 
 struct ProfileInput {
-  std::string backend;             // "sim-trn1", "sim-trn2", "neuron"
+  std::string backend; // "sim-trn1", "sim-trn2", "neuron"
   std::optional<double> latencyMs;
-  nlohmann::json profile = nlohmann::json::object();  // the full profile JSON
+  nlohmann::json profile = nlohmann::json::object(); // the full profile JSON
 };
 
 struct ProfileRecord : ProfileInput {
@@ -72,13 +72,13 @@ struct ProfileRecord : ProfileInput {
 struct NewCandidate {
   int64_t kernel = 0;
   std::optional<int64_t> run;
-  std::optional<int64_t> parent;    // lineage: the candidate these ops extend
-  nlohmann::json ops = nlohmann::json::array();  // the full op list from the original kernel
-  std::string sourceHash;           // sourceHash(rewritten text); "" = none (refused: no dedup)
+  std::optional<int64_t> parent;                // lineage: the candidate these ops extend
+  nlohmann::json ops = nlohmann::json::array(); // the full op list from the original kernel
+  std::string sourceHash;                       // sourceHash(rewritten text); "" = none (refused: no dedup)
   CandidateStatus status = CandidateStatus::Applied;
-  std::string error;                // refusal / mismatch text
+  std::string error; // refusal / mismatch text
   int iteration = 0;
-  std::vector<ProfileInput> profiles;  // stored in the same transaction
+  std::vector<ProfileInput> profiles; // stored in the same transaction
 };
 
 struct CandidateRecord {
@@ -95,7 +95,7 @@ struct CandidateRecord {
 
 struct InsertResult {
   int64_t id = 0;
-  bool inserted = false;  // false: a candidate with the same source hash existed (its id)
+  bool inserted = false; // false: a candidate with the same source hash existed (its id)
 };
 
 struct ExperienceRecord {
@@ -122,22 +122,22 @@ struct PatternRecord {
 
 struct PatternQuery {
   size_t limit = 10;
-  double minSimilarity = 0.5;  // for non-exact signature matches
+  double minSimilarity = 0.5; // for non-exact signature matches
 };
 
 struct PatternMatch {
   PatternRecord record;
-  double similarity = 0;  // 1 for an exact signature match
+  double similarity = 0; // 1 for an exact signature match
   bool exact = false;
 };
 
 /// Everything --resume needs to continue a run.
 struct RunState {
   RunRecord run;
-  int lastIteration = -1;                 // highest iteration with candidates or a beam (-1: none)
-  std::set<std::string> evaluatedHashes;  // source hashes of the run's kernel already evaluated
-  std::set<std::string> evaluatedOps;     // ops hashes of the run's candidates (incl. refused)
-  std::vector<CandidateRecord> beam;      // the last recorded beam, in rank order
+  int lastIteration = -1;                // highest iteration with candidates or a beam (-1: none)
+  std::set<std::string> evaluatedHashes; // source hashes of the run's kernel already evaluated
+  std::set<std::string> evaluatedOps;    // ops hashes of the run's candidates (incl. refused)
+  std::vector<CandidateRecord> beam;     // the last recorded beam, in rank order
   int beamIteration = -1;
 };
 
@@ -148,7 +148,7 @@ struct Counts {
 struct KernelSummary {
   KernelRecord kernel;
   int64_t runs = 0, candidates = 0, experiences = 0;
-  std::optional<double> bestLatencyMs;  // over correct candidates
+  std::optional<double> bestLatencyMs; // over correct candidates
 };
 
 struct RunSummary {
@@ -156,7 +156,7 @@ struct RunSummary {
   std::string kernelName;
   int64_t candidates = 0, correct = 0;
   int lastIteration = -1;
-  std::optional<double> bestLatencyMs;  // over correct candidates
+  std::optional<double> bestLatencyMs; // over correct candidates
 };
 
 struct PruneStats {
@@ -167,7 +167,7 @@ struct PruneStats {
 
 struct ImportStats {
   int64_t kernels = 0, runs = 0, candidates = 0, profiles = 0, experiences = 0, patterns = 0;
-  int64_t skipped = 0;  // rows already present (merged)
+  int64_t skipped = 0; // rows already present (merged)
 };
 
 struct StoreOptions {
@@ -178,10 +178,10 @@ struct StoreOptions {
 /// One concrete op list suggested by a remembered pattern for a new kernel.
 struct PatternSuggestion {
   int64_t pattern = 0;
-  double similarity = 0;  // of the pattern's signature to the kernel's
-  double winRate = 0;     // PatternRecord::winRate()
-  std::vector<nlohmann::json> ops;  // concrete L#/S# ids of the kernel
-  int score = 0;          // Instantiation::score
+  double similarity = 0;           // of the pattern's signature to the kernel's
+  double winRate = 0;              // PatternRecord::winRate()
+  std::vector<nlohmann::json> ops; // concrete L#/S# ids of the kernel
+  int score = 0;                   // Instantiation::score
 };
 
 class Store {
@@ -192,8 +192,8 @@ public:
   /// $ACCELOPT_MEMORY, else ".accelopt/memory.db" (relative to the current directory).
   static std::string defaultPath();
 
-  const std::string &path() const { return db_->path(); }
-  Database &database() { return *db_; }
+  const std::string &path() const { return Db->path(); }
+  Database &database() { return *Db; }
   llvm::Expected<int> schemaVersion();
 
   // Kernels.
@@ -233,9 +233,8 @@ public:
   /// Selects from `pairs` (selectExperiences), stores the selection in one
   /// transaction and trims the queue to config.queueSize (oldest first).
   /// Returns the ids of the stored experiences.
-  llvm::Expected<std::vector<int64_t>> addExperiences(int64_t kernel, int iteration,
-                                                      llvm::ArrayRef<ExperiencePair> pairs,
-                                                      const ExperienceConfig &config);
+  llvm::Expected<std::vector<int64_t>>
+  addExperiences(int64_t kernel, int iteration, llvm::ArrayRef<ExperiencePair> pairs, const ExperienceConfig &config);
   /// Newest first; kernel 0 = all kernels.
   llvm::Expected<std::vector<ExperienceRecord>> experiences(int64_t kernel = 0, size_t limit = 0);
   llvm::Expected<std::optional<ExperienceRecord>> getExperience(int64_t id);
@@ -284,12 +283,12 @@ public:
   llvm::Expected<ImportStats> importFromFile(llvm::StringRef path);
 
 private:
-  explicit Store(std::unique_ptr<Database> db) : db_(std::move(db)) {}
+  explicit Store(std::unique_ptr<Database> db) : Db(std::move(db)) {}
   llvm::Expected<std::vector<CandidateRecord>> queryCandidates(llvm::StringRef where, int64_t arg);
   llvm::Expected<std::vector<PatternRecord>> queryPatterns(llvm::StringRef where, llvm::StringRef arg);
 
-  std::unique_ptr<Database> db_;
-  std::recursive_mutex mutex_;
+  std::unique_ptr<Database> Db;
+  std::recursive_mutex Mutex;
 };
 
 } // namespace accelopt::memory

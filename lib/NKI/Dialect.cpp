@@ -13,20 +13,20 @@ using D = DialectParam;
 // Current-dialect signatures (Neuron docs, nki.isa.* pages of NKI 0.3+; docs/NKI.md §2): the
 // destination first, then the 0.1 parameters that remain. Parameters whose names match the
 // op-table row bind that row's parameter; shape and dtype of memset come from dst.
-constexpr D ncMatmul[] = {{"dst", true}, {"stationary", true}, {"moving", true}, {"is_stationary_onezero"},
-                          {"is_moving_onezero"}, {"is_transpose"}, {"accumulate"}, {"tile_position"},
-                          {"tile_size"}, {"perf_mode"}, {"name"}};
+constexpr D ncMatmul[] = {{"dst", true},         {"stationary", true}, {"moving", true}, {"is_stationary_onezero"},
+                          {"is_moving_onezero"}, {"is_transpose"},     {"accumulate"},   {"tile_position"},
+                          {"tile_size"},         {"perf_mode"},        {"name"}};
 constexpr D ncTranspose[] = {{"dst", true}, {"data", true}, {"engine"}, {"name"}};
 constexpr D tensorCopy[] = {{"dst", true}, {"src", true}, {"engine"}, {"name"}};
-constexpr D activation[] = {{"dst", true}, {"op", true}, {"data", true}, {"bias"}, {"scale"}, {"reduce_op"},
-                            {"reduce_res"}, {"reduce_cmd"}, {"name"}};
+constexpr D activation[] = {{"dst", true}, {"op", true},   {"data", true}, {"bias"}, {"scale"},
+                            {"reduce_op"}, {"reduce_res"}, {"reduce_cmd"}, {"name"}};
 constexpr D tensorTensor[] = {{"dst", true}, {"data1", true}, {"data2", true}, {"op", true}, {"engine"}, {"name"}};
 constexpr D tensorScalar[] = {{"dst", true}, {"data", true}, {"op0", true}, {"operand0", true}, {"reverse0"},
-                              {"op1"}, {"operand1"}, {"reverse1"}, {"engine"}, {"name"}};
-constexpr D tensorReduce[] = {{"dst", true}, {"op", true}, {"data", true}, {"axis", true}, {"negate"},
-                              {"keepdims"}, {"name"}};
+                              {"op1"},       {"operand1"},   {"reverse1"},  {"engine"},         {"name"}};
+constexpr D tensorReduce[] = {{"dst", true}, {"op", true}, {"data", true}, {"axis", true},
+                              {"negate"},    {"keepdims"}, {"name"}};
 constexpr D scan[] = {{"dst", true}, {"data0", true}, {"data1", true}, {"initial", true}, {"op0", true},
-                      {"op1", true}, {"reverse0"}, {"reverse1"}, {"name"}};
+                      {"op1", true}, {"reverse0"},    {"reverse1"},    {"name"}};
 constexpr D memset[] = {{"dst", true}, {"value", true}, {"engine"}, {"name"}};
 constexpr D reciprocal[] = {{"dst", true}, {"data", true}, {"name"}};
 constexpr D iota[] = {{"dst", true}, {"pattern", true}, {"offset"}, {"channel_multiplier"}, {"name"}};
@@ -34,12 +34,18 @@ constexpr D dmaCopy[] = {{"dst", true}, {"src", true}, {"oob_mode"}, {"dge_mode"
 constexpr D dmaCompute[] = {{"dst", true}, {"srcs", true}, {"reduce_op", true}, {"name"}};
 
 constexpr DialectApi currentApis[] = {
-    {"nisa.nc_matmul", ncMatmul},       {"nisa.nc_transpose", ncTranspose},
-    {"nisa.tensor_copy", tensorCopy},   {"nisa.activation", activation},
-    {"nisa.tensor_tensor", tensorTensor}, {"nisa.tensor_scalar", tensorScalar},
-    {"nisa.tensor_reduce", tensorReduce}, {"nisa.tensor_tensor_scan", scan},
-    {"nisa.memset", memset},            {"nisa.reciprocal", reciprocal},
-    {"nisa.iota", iota},                {"nisa.dma_copy", dmaCopy},
+    {"nisa.nc_matmul", ncMatmul},
+    {"nisa.nc_transpose", ncTranspose},
+    {"nisa.tensor_copy", tensorCopy},
+    {"nisa.activation", activation},
+    {"nisa.tensor_tensor", tensorTensor},
+    {"nisa.tensor_scalar", tensorScalar},
+    {"nisa.tensor_reduce", tensorReduce},
+    {"nisa.tensor_tensor_scan", scan},
+    {"nisa.memset", memset},
+    {"nisa.reciprocal", reciprocal},
+    {"nisa.iota", iota},
+    {"nisa.dma_copy", dmaCopy},
     {"nisa.dma_compute", dmaCompute},
 };
 

@@ -13,15 +13,15 @@
 namespace accelopt::syntax {
 class Module;
 struct Stmt;
-}
+} // namespace accelopt::syntax
 
 namespace accelopt::nki {
 
 enum class Dialect : uint8_t {
-  Neuronxcc,  ///< `neuronxcc.nki` (NKI 0.1): ISA calls return their result tile
-  Nki,        ///< `nki` (NKI 0.2+): every ISA call writes an explicit destination, `dst` first
+  Neuronxcc, ///< `neuronxcc.nki` (NKI 0.1): ISA calls return their result tile
+  Nki,       ///< `nki` (NKI 0.2+): every ISA call writes an explicit destination, `dst` first
 };
-std::string_view dialectName(Dialect d);  // "neuronxcc.nki 0.1", "nki 0.3"
+std::string_view dialectName(Dialect d); // "neuronxcc.nki 0.1", "nki 0.3"
 
 /// The kernel's dialect from the file's imports: any `import nki` / `from nki...` (and no
 /// `neuronxcc` import) is the current dialect; everything else is the 0.1 dialect AccelOpt reads.
@@ -40,8 +40,8 @@ struct DialectParam {
 
 /// An API whose spelling differs in the current dialect: its parameters in positional order there.
 struct DialectApi {
-  std::string_view name;                  // canonical ("nisa.tensor_tensor")
-  std::span<const DialectParam> params;   // the `nki` dialect's positional order
+  std::string_view name;                // canonical ("nisa.tensor_tensor")
+  std::span<const DialectParam> params; // the `nki` dialect's positional order
   /// The op-table row this call computes (null: the API has no row, e.g. nisa.dma_compute).
   const OpInfo *op() const { return lookupOp(name); }
   int paramIndex(std::string_view n) const;
@@ -52,9 +52,9 @@ const DialectApi *currentDialectApi(std::string_view canonicalName);
 
 /// An API or keyword the current dialect removed, with what replaces it.
 struct RemovedApi {
-  std::string_view name;         // "nl.arange", "mask" (a keyword of any call), "dst_rmw_op"
+  std::string_view name; // "nl.arange", "mask" (a keyword of any call), "dst_rmw_op"
   bool isKeyword;
-  std::string_view replacement;  // one line, for the diagnostic
+  std::string_view replacement; // one line, for the diagnostic
 };
 const RemovedApi *removedInCurrentDialect(std::string_view canonicalNameOrKeyword, bool isKeyword);
 
@@ -63,11 +63,11 @@ const RemovedApi *removedInCurrentDialect(std::string_view canonicalNameOrKeywor
 /// dialect-only parameters (dst, accumulate, ...) are found with `arg(name)`.
 struct DialectBinding {
   const DialectApi *api = nullptr;
-  std::vector<int> argOf;                 // per op-table parameter
-  std::vector<int> dialectArgOf;          // per DialectApi parameter
+  std::vector<int> argOf;        // per op-table parameter
+  std::vector<int> dialectArgOf; // per DialectApi parameter
   std::vector<size_t> extraPositional;
   std::vector<size_t> unknownKeywords;
-  std::vector<std::string_view> missing;  // required dialect parameters left unbound
+  std::vector<std::string_view> missing; // required dialect parameters left unbound
   int arg(std::string_view dialectParam) const;
 };
 
@@ -77,9 +77,9 @@ DialectBinding bindCurrentDialectCall(const DialectApi &api, size_t positional,
 
 /// nc_matmul's accumulate= of the current dialect: how a write combines with what dst holds.
 enum class AccumulateMode : uint8_t {
-  Overwrite,   // accumulate=False
-  Add,         // accumulate=True
-  Auto,        // accumulate=None (the default): the first write of a location overwrites, later ones add
+  Overwrite, // accumulate=False
+  Add,       // accumulate=True
+  Auto,      // accumulate=None (the default): the first write of a location overwrites, later ones add
 };
 
 } // namespace accelopt::nki

@@ -42,13 +42,11 @@ llvm::Expected<KernelFile> buildKernelFile(std::unique_ptr<syntax::Module> modul
     file.kernels.push_back(builder.build(fn));
   }
   if (!foundAny)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        path + ":1:1: error: no @nki.jit kernel in this file (is it an NKI kernel?)");
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   path + ":1:1: error: no @nki.jit kernel in this file (is it an NKI kernel?)");
   if (file.kernels.empty())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   path + ":1:1: error: no kernel named '" + options.kernelName +
-                                       "' in this file");
+                                   path + ":1:1: error: no kernel named '" + options.kernelName + "' in this file");
   return file;
 }
 

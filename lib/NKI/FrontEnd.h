@@ -19,10 +19,10 @@ struct InputSpec {
   std::string name;
   bool isScalar = false;
   double scalar = 0;
-  bool isInt = false;  // a scalar written without fraction or exponent: a Python int (n_tiles=2)
+  bool isInt = false; // a scalar written without fraction or exponent: a Python int (n_tiles=2)
   DType dtype = DType::Float32;
   std::vector<int64_t> shape;
-  std::string init;  // how random inputs are drawn ("normal(0,1)", ...), from a suite manifest
+  std::string init; // how random inputs are drawn ("normal(0,1)", ...), from a suite manifest
 };
 using InputSpecs = std::vector<InputSpec>;
 
@@ -39,8 +39,8 @@ struct KernelFile {
 };
 
 struct FrontEndOptions {
-  const InputSpecs *inputs = nullptr;  // shapes of the arguments, when known
-  std::string kernelName;              // select one kernel ("" = all)
+  const InputSpecs *inputs = nullptr; // shapes of the arguments, when known
+  std::string kernelName;             // select one kernel ("" = all)
 };
 
 /// Builds the IR. Fails (with "file:line:col: error: ..." text) on syntax errors,

@@ -86,17 +86,17 @@ print(json.dumps(index))
 // Polled rather than ExecuteAndWait's SIGALRM, which is process-wide and
 // whole seconds only.
 int runWithTimeout(llvm::StringRef program, llvm::ArrayRef<llvm::StringRef> args,
-                          llvm::ArrayRef<llvm::Optional<llvm::StringRef>> redirects, double seconds,
-                          std::string &execError, bool &timedOut) {
+                   llvm::ArrayRef<llvm::Optional<llvm::StringRef>> redirects, double seconds, std::string &execError,
+                   bool &timedOut) {
   timedOut = false;
   bool failed = false;
-  llvm::sys::ProcessInfo child =
-      llvm::sys::ExecuteNoWait(program, args, llvm::None, redirects, 0, &execError, &failed);
+  llvm::sys::ProcessInfo child = llvm::sys::ExecuteNoWait(program, args, llvm::None, redirects, 0, &execError, &failed);
   if (failed || child.Pid <= 0) return -1;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   auto pause = std::chrono::milliseconds(2);
   for (;;) {
-    llvm::sys::ProcessInfo done = llvm::sys::Wait(child, /*SecondsToWait=*/0, /*WaitUntilTerminates=*/false, &execError);
+    llvm::sys::ProcessInfo done =
+        llvm::sys::Wait(child, /*SecondsToWait=*/0, /*WaitUntilTerminates=*/false, &execError);
     if (done.Pid != 0) return done.ReturnCode;
     if (std::chrono::steady_clock::now() >= deadline) {
       ::kill(child.Pid, SIGKILL);
@@ -134,7 +134,7 @@ static llvm::Expected<std::string> runPython(const char *script, llvm::ArrayRef<
   if (timedOut) {
     auto seconds = [](double s) {
       std::ostringstream os;
-      os << s;  // 3, 0.5, 300
+      os << s; // 3, 0.5, 300
       return os.str();
     };
     return error(what + ": error: the reference did not finish within " + seconds(timeoutSeconds) +
@@ -155,8 +155,7 @@ static llvm::Expected<std::string> runPython(const char *script, llvm::ArrayRef<
 
 llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
                                                const std::vector<std::string> &paramNames, double timeoutSeconds) {
-  if (!llvm::sys::fs::exists(referencePath))
-    return error(referencePath + ": error: reference file not found");
+  if (!llvm::sys::fs::exists(referencePath)) return error(referencePath + ": error: reference file not found");
   auto out = runPython(ReferenceProbe, {referencePath.str()}, referencePath, timeoutSeconds);
   if (!out) return out.takeError();
   nlohmann::json items;
@@ -179,7 +178,7 @@ llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
     if (items[i].contains("scalar")) {
       s.isScalar = true;
       s.scalar = items[i]["scalar"].get<double>();
-      s.isInt = items[i]["scalar"].is_number_integer();  // a Python int stays an int
+      s.isInt = items[i]["scalar"].is_number_integer(); // a Python int stays an int
     } else {
       auto dt = parseDType(items[i]["dtype"].get<std::string>());
       if (!dt)
@@ -196,14 +195,15 @@ llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
 llvm::Expected<ReferenceData> runReference(llvm::StringRef referencePath, uint64_t seed, llvm::StringRef dir,
                                            double timeoutSeconds) {
   if (!llvm::sys::fs::exists(referencePath)) return error(referencePath + ": error: reference file not found");
-  auto out = runPython(ReferenceRunner, {referencePath.str(), std::to_string(seed), dir.str()}, referencePath,
-                       timeoutSeconds);
+  auto out =
+      runPython(ReferenceRunner, {referencePath.str(), std::to_string(seed), dir.str()}, referencePath, timeoutSeconds);
   if (!out) return out.takeError();
   ReferenceData data;
   try {
     auto j = nlohmann::json::parse(*out);
     for (auto &p : j["inputs"]) data.inputFiles.push_back(p.get<std::string>());
-    for (auto &v : j["scalars"]) data.scalars.push_back(v.is_null() ? std::nullopt : std::optional<double>(v.get<double>()));
+    for (auto &v : j["scalars"])
+      data.scalars.push_back(v.is_null() ? std::nullopt : std::optional<double>(v.get<double>()));
     for (auto &p : j["outputs"]) data.outputFiles.push_back(p.get<std::string>());
   } catch (const std::exception &) {
     return error(referencePath + ": error: unexpected output from the reference runner");
@@ -223,9 +223,7 @@ llvm::Expected<std::vector<SuiteCase>> loadSuite(const SuiteLocation &where) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse((*buf)->getBuffer().str());
-  } catch (const std::exception &e) {
-    return error(manifest + ": error: invalid JSON: " + e.what());
-  }
+  } catch (const std::exception &e) { return error(manifest + ": error: invalid JSON: " + e.what()); }
   llvm::SmallString<256> manifestDir(manifest);
   llvm::sys::path::remove_filename(manifestDir);
   if (manifestDir.empty()) manifestDir = ".";
@@ -267,9 +265,7 @@ llvm::Expected<std::vector<SuiteCase>> loadSuite(const SuiteLocation &where) {
       sc.variant = c.value("variant", "");
       cases.push_back(std::move(sc));
     }
-  } catch (const std::exception &e) {
-    return error(manifest + ": error: malformed manifest: " + e.what());
-  }
+  } catch (const std::exception &e) { return error(manifest + ": error: malformed manifest: " + e.what()); }
   return cases;
 }
 

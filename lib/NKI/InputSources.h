@@ -20,8 +20,8 @@ std::string pythonForReferences();
 /// returns its exit status, -2 for a crash, -1 when it did not start, and sets
 /// `timedOut`. Thread-safe (no signals).
 int runWithTimeout(llvm::StringRef program, llvm::ArrayRef<llvm::StringRef> args,
-                   llvm::ArrayRef<llvm::Optional<llvm::StringRef>> redirects, double seconds,
-                   std::string &execError, bool &timedOut);
+                   llvm::ArrayRef<llvm::Optional<llvm::StringRef>> redirects, double seconds, std::string &execError,
+                   bool &timedOut);
 
 /// How long a numpy reference may run when the caller sets no limit (seconds).
 inline constexpr double DefaultReferenceTimeoutSeconds = 300;
@@ -30,23 +30,22 @@ inline constexpr double DefaultReferenceTimeoutSeconds = 300;
 /// results after `paramNames` (the kernel's parameters, in order). The Python
 /// process is stopped after `timeoutSeconds` (0: DefaultReferenceTimeoutSeconds).
 llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
-                                               const std::vector<std::string> &paramNames,
-                                               double timeoutSeconds = 0);
+                                               const std::vector<std::string> &paramNames, double timeoutSeconds = 0);
 
 /// One case of a suite manifest (nkibench/manifest.json).
 struct SuiteCase {
   std::string name;
   std::string problem;
-  std::string kernelPath;     // absolute
-  std::string referencePath;  // absolute, may be empty
-  InputSpecs inputs;          // with `init` filled in
-  std::vector<std::pair<std::string, double>> values;  // M, N, K, ...
-  std::string pair, variant;  // direction pairs
+  std::string kernelPath;                             // absolute
+  std::string referencePath;                          // absolute, may be empty
+  InputSpecs inputs;                                  // with `init` filled in
+  std::vector<std::pair<std::string, double>> values; // M, N, K, ...
+  std::string pair, variant;                          // direction pairs
 };
 
 struct SuiteLocation {
-  std::string manifestPath;   // "" = default: $ACCELOPT_MANIFEST or <repo>/nkibench/manifest.json
-  std::string nkibenchRoot;   // "" = default: $ACCELOPT_NKIBENCH or the manifest's nkibench_default_root
+  std::string manifestPath; // "" = default: $ACCELOPT_MANIFEST or <repo>/nkibench/manifest.json
+  std::string nkibenchRoot; // "" = default: $ACCELOPT_NKIBENCH or the manifest's nkibench_default_root
 };
 
 llvm::Expected<std::vector<SuiteCase>> loadSuite(const SuiteLocation &where);
@@ -59,9 +58,9 @@ namespace accelopt::nki {
 /// Files a numpy reference produced for one seed: the kernel's inputs (after
 /// transform_to_nki_inputs) and forward()'s outputs, as .npy files in `dir`.
 struct ReferenceData {
-  std::vector<std::string> inputFiles;             // "" for scalar inputs
-  std::vector<std::optional<double>> scalars;      // value for scalar inputs
-  std::vector<std::string> outputFiles;            // forward() results, in order
+  std::vector<std::string> inputFiles;        // "" for scalar inputs
+  std::vector<std::optional<double>> scalars; // value for scalar inputs
+  std::vector<std::string> outputFiles;       // forward() results, in order
 };
 
 /// Runs the reference (np.random.seed(seed); get_inputs; forward; transforms) and

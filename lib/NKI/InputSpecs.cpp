@@ -17,9 +17,14 @@ llvm::Expected<InputSpecs> parseInputSpecs(llvm::StringRef text) {
     size_t depth = 0, cut = rest.size();
     for (size_t i = 0; i < rest.size(); ++i) {
       char c = rest[i];
-      if (c == '[' || c == '(') ++depth;
-      else if ((c == ']' || c == ')') && depth) --depth;
-      else if (c == ',' && depth == 0) { cut = i; break; }
+      if (c == '[' || c == '(')
+        ++depth;
+      else if ((c == ']' || c == ')') && depth)
+        --depth;
+      else if (c == ',' && depth == 0) {
+        cut = i;
+        break;
+      }
     }
     llvm::StringRef item = rest.take_front(cut).trim();
     rest = cut < rest.size() ? rest.drop_front(cut + 1).trim() : llvm::StringRef();
@@ -52,8 +57,7 @@ llvm::Expected<InputSpecs> parseInputSpecs(llvm::StringRef text) {
                          "' (use float32/bfloat16/float16 or f32/bf16/f16, ...)");
       spec.dtype = *dt;
       llvm::StringRef dims = typed.drop_front(bracket + 1);
-      if (!dims.endswith("]"))
-        return specError("missing ']' in --inputs item '" + item + "'");
+      if (!dims.endswith("]")) return specError("missing ']' in --inputs item '" + item + "'");
       dims = dims.drop_back();
       llvm::SmallVector<llvm::StringRef, 6> parts;
       dims.split(parts, ',', -1, false);

@@ -13,8 +13,10 @@ void Affine::add(const Affine &o, int64_t s) {
   for (const auto &term : o.terms) {
     int loop = term.first;
     auto it = std::find_if(terms.begin(), terms.end(), [loop](auto &t) { return t.first == loop; });
-    if (it != terms.end()) it->second += s * term.second;
-    else terms.push_back({loop, s * term.second});
+    if (it != terms.end())
+      it->second += s * term.second;
+    else
+      terms.push_back({loop, s * term.second});
   }
   terms.erase(std::remove_if(terms.begin(), terms.end(), [](auto &t) { return t.second == 0; }), terms.end());
   std::sort(terms.begin(), terms.end());
@@ -75,8 +77,10 @@ std::string Tensor::shapeString() const {
   std::string out = "[";
   for (size_t d = 0; d < shape.size(); ++d) {
     if (d) out += ", ";
-    if (int(d) == parDim && parDim > 0) out += "par_dim(" + shape[d].str() + ")";
-    else out += shape[d].str();
+    if (int(d) == parDim && parDim > 0)
+      out += "par_dim(" + shape[d].str() + ")";
+    else
+      out += shape[d].str();
   }
   return out + "]";
 }
@@ -98,7 +102,7 @@ std::optional<NodeRef> Kernel::resolve(std::string_view ref) const {
   std::optional<NodeRef> found;
   for (const auto &loop : loops)
     if (loop.iv == ref) {
-      if (found) return std::nullopt;  // ambiguous
+      if (found) return std::nullopt; // ambiguous
       found = NodeRef{true, loop.id};
     }
   return found;
@@ -111,9 +115,7 @@ std::vector<int> Kernel::loopNest(int loop) const {
   return nest;
 }
 
-int Kernel::parentOf(NodeRef node) const {
-  return node.isLoop ? loops[node.index].parent : stmts[node.index].parent;
-}
+int Kernel::parentOf(NodeRef node) const { return node.isLoop ? loops[node.index].parent : stmts[node.index].parent; }
 
 const std::vector<NodeRef> &Kernel::siblingsOf(NodeRef node) const {
   int p = parentOf(node);

@@ -33,11 +33,19 @@ struct SymInt {
 /// (A loop variable i = start + step * n, so it is affine in n too.)
 struct Affine {
   int64_t constant = 0;
-  llvm::SmallVector<std::pair<int, int64_t>, 2> terms;  // (loop id, coeff), sorted by loop id
-  bool known = true;  // false when it depends on something unknown or non-affine
+  llvm::SmallVector<std::pair<int, int64_t>, 2> terms; // (loop id, coeff), sorted by loop id
+  bool known = true;                                   // false when it depends on something unknown or non-affine
 
-  static Affine constantOf(int64_t c) { Affine a; a.constant = c; return a; }
-  static Affine unknown() { Affine a; a.known = false; return a; }
+  static Affine constantOf(int64_t c) {
+    Affine a;
+    a.constant = c;
+    return a;
+  }
+  static Affine unknown() {
+    Affine a;
+    a.known = false;
+    return a;
+  }
   bool isConstant() const { return known && terms.empty(); }
   int64_t coeff(int loop) const {
     for (auto &[l, c] : terms)
@@ -59,24 +67,24 @@ struct ArangeTerm {
 struct IndexDim {
   Affine base;
   llvm::SmallVector<ArangeTerm, 1> aranges;
-  bool full = false;  // the whole dimension (":" or implied by "..." / missing indices)
+  bool full = false; // the whole dimension (":" or implied by "..." / missing indices)
 };
 
 struct Access {
   int tensor = -1;
-  std::vector<IndexDim> dims;       // one per tensor dimension
-  std::vector<int64_t> tileShape;   // shape of the tile this access moves (0 = unknown extent)
-  ByteRange range;                  // the subscript (or the name for whole-tensor uses)
-  std::string param;                // the op parameter this operand binds ("moving", "src", ...)
+  std::vector<IndexDim> dims;     // one per tensor dimension
+  std::vector<int64_t> tileShape; // shape of the tile this access moves (0 = unknown extent)
+  ByteRange range;                // the subscript (or the name for whole-tensor uses)
+  std::string param;              // the op parameter this operand binds ("moving", "src", ...)
   bool isWrite = false;
-  bool isAccumulate = false;        // `+=` (or loop_reduce) destination
-  bool usesBasic = false;           // slices in the subscript
-  bool usesAdvanced = false;        // nl.arange terms in the subscript
-  bool exact = true;                // false when some dimension could not be resolved
+  bool isAccumulate = false; // `+=` (or loop_reduce) destination
+  bool usesBasic = false;    // slices in the subscript
+  bool usesAdvanced = false; // nl.arange terms in the subscript
+  bool exact = true;         // false when some dimension could not be resolved
 };
 
 enum class LoopKind : uint8_t { Affine, Sequential, Static, PyRange };
-std::string_view loopKindName(LoopKind k);          // "affine_range", ..., "range"
+std::string_view loopKindName(LoopKind k); // "affine_range", ..., "range"
 
 /// A child of a loop or of the kernel body, in source order.
 struct NodeRef {
@@ -88,35 +96,35 @@ struct NodeRef {
 struct Loop {
   int id = -1;
   LoopKind kind = LoopKind::Affine;
-  std::string iv;                 // induction variable name
+  std::string iv; // induction variable name
   SymInt start, stop, step, tripCount;
-  int parent = -1;                // enclosing loop id, -1 at kernel level
+  int parent = -1; // enclosing loop id, -1 at kernel level
   int depth = 0;
   std::vector<NodeRef> body;
   const syntax::Stmt *syntax = nullptr;
-  ByteRange range;                // the whole for statement
-  ByteRange headerRange;          // "for i in nl.affine_range(4):"
-  ByteRange iterRange;            // the iterator call "nl.affine_range(4)"
+  ByteRange range;       // the whole for statement
+  ByteRange headerRange; // "for i in nl.affine_range(4):"
+  ByteRange iterRange;   // the iterator call "nl.affine_range(4)"
   ByteRange bodyRange;
 };
 
 enum class StmtKind : uint8_t {
-  Alloc,       // x = nl.ndarray(...) / zeros / full / shared_constant
-  Op,          // x = <op>(...) (new tile) or t[idx] = <op>(...) (write into t)
-  Accumulate,  // t[idx] += <expr>
-  Store,       // nl.store(...) as a statement
-  Assign,      // trace-time Python assignment (ints, index expressions, views)
+  Alloc,      // x = nl.ndarray(...) / zeros / full / shared_constant
+  Op,         // x = <op>(...) (new tile) or t[idx] = <op>(...) (write into t)
+  Accumulate, // t[idx] += <expr>
+  Store,      // nl.store(...) as a statement
+  Assign,     // trace-time Python assignment (ints, index expressions, views)
   Assert,
   Return,
-  Python,      // any other statement (if, calls to helpers, ...)
+  Python, // any other statement (if, calls to helpers, ...)
 };
 std::string_view stmtKindName(StmtKind k);
 
 struct Statement {
   int id = -1;
   StmtKind kind = StmtKind::Python;
-  const OpInfo *op = nullptr;       // the NKI call, if any
-  std::string callee;               // canonical name of that call ("nisa.nc_matmul")
+  const OpInfo *op = nullptr; // the NKI call, if any
+  std::string callee;         // canonical name of that call ("nisa.nc_matmul")
   std::vector<Access> reads;
   std::vector<Access> writes;
   std::vector<std::string> defines; // Python names bound here
@@ -138,19 +146,19 @@ struct Statement {
 
 struct Tensor {
   int id = -1;
-  std::string name;                 // Python name at definition ("" for anonymous)
+  std::string name; // Python name at definition ("" for anonymous)
   Buffer buffer = Buffer::Unknown;
   std::vector<SymInt> shape;
-  int parDim = 0;                   // index of the partition dimension (-1 for HBM)
+  int parDim = 0; // index of the partition dimension (-1 for HBM)
   DType dtype = DType::Float32;
   bool dtypeKnown = true;
-  int definedBy = -1;               // statement id, -1 for kernel arguments
-  int scope = -1;                   // loop the tensor is defined in (-1: kernel level)
+  int definedBy = -1; // statement id, -1 for kernel arguments
+  int scope = -1;     // loop the tensor is defined in (-1: kernel level)
   bool isArgument = false;
-  bool isOutput = false;            // returned by the kernel
-  bool isTile = false;              // created by an op result rather than an allocation
-  bool shapeKnown = true;           // false for arguments without input shapes (may even be scalars)
-  int aliasOf = -1;                 // reshape views of another tensor
+  bool isOutput = false;  // returned by the kernel
+  bool isTile = false;    // created by an op result rather than an allocation
+  bool shapeKnown = true; // false for arguments without input shapes (may even be scalars)
+  int aliasOf = -1;       // reshape views of another tensor
   ByteRange range;
 
   /// Dimensions before the partition dimension are block dimensions.
@@ -164,8 +172,8 @@ struct Tensor {
 
 struct KernelParam {
   std::string name;
-  int tensor = -1;                  // for array arguments
-  std::optional<double> scalar;     // for scalar arguments with a known value
+  int tensor = -1;              // for array arguments
+  std::optional<double> scalar; // for scalar arguments with a known value
 };
 
 /// A front-end diagnostic (unknown API, unsupported construct, ...).
@@ -174,13 +182,13 @@ struct Diagnostic {
   uint32_t offset = 0;
   uint32_t endOffset = 0;
   std::string message;
-  std::string rule;                 // e.g. "partition-dim"
+  std::string rule; // e.g. "partition-dim"
 };
 
 struct Kernel {
   std::string name;
   const syntax::Stmt *def = nullptr;
-  const syntax::SourceBuffer *source = nullptr;  // owned by the KernelFile's module
+  const syntax::SourceBuffer *source = nullptr; // owned by the KernelFile's module
   std::vector<KernelParam> params;
   std::vector<Loop> loops;
   std::vector<Statement> stmts;

@@ -21,9 +21,7 @@ std::string oneLine(llvm::StringRef text) {
   return out;
 }
 
-static uint32_t lineOf(const Kernel &k, uint32_t offset) {
-  return k.source ? k.source->lineCol(offset).line : 0;
-}
+static uint32_t lineOf(const Kernel &k, uint32_t offset) { return k.source ? k.source->lineCol(offset).line : 0; }
 
 static std::string tensorLabel(const Kernel &k, int t) {
   const Tensor &T = k.tensors[t];
@@ -56,7 +54,8 @@ void printTensorTable(llvm::raw_ostream &os, const Kernel &k) {
     if (auto b = t.bytesPerPartition()) {
       bytes = std::to_string(*b);
       auto total = t.totalBytesPerPartition();
-      if (t.blockDims() > 0 && total) bytes += llvm::formatv(" (x{0} blocks = {1})", *total / std::max<int64_t>(*b, 1), *total).str();
+      if (t.blockDims() > 0 && total)
+        bytes += llvm::formatv(" (x{0} blocks = {1})", *total / std::max<int64_t>(*b, 1), *total).str();
     }
     std::string role = t.isArgument ? " arg" : t.isOutput ? " out" : "";
     os << llvm::formatv("  {0,-24} {1,-10} {2,-32} {3,-9} {4}{5}\n", tensorLabel(k, t.id), bufferName(t.buffer),
@@ -91,10 +90,13 @@ nlohmann::json kernelToJson(const Kernel &k) {
   j["shapes_known"] = k.shapesKnown;
   j["loops"] = nlohmann::json::array();
   for (const Loop &l : k.loops) {
-    nlohmann::json lj = {{"id", nodeId({true, l.id})}, {"iv", l.iv}, {"kind", loopKindName(l.kind)},
-                         {"trip", l.tripCount.isKnown() ? nlohmann::json(*l.tripCount.value) : nlohmann::json(l.tripCount.str())},
-                         {"line", lineOf(k, l.range.begin)},
-                         {"parent", l.parent >= 0 ? nlohmann::json(nodeId({true, l.parent})) : nlohmann::json(nullptr)}};
+    nlohmann::json lj = {
+        {"id", nodeId({true, l.id})},
+        {"iv", l.iv},
+        {"kind", loopKindName(l.kind)},
+        {"trip", l.tripCount.isKnown() ? nlohmann::json(*l.tripCount.value) : nlohmann::json(l.tripCount.str())},
+        {"line", lineOf(k, l.range.begin)},
+        {"parent", l.parent >= 0 ? nlohmann::json(nodeId({true, l.parent})) : nlohmann::json(nullptr)}};
     nlohmann::json body = nlohmann::json::array();
     for (NodeRef n : l.body) body.push_back(nodeId(n));
     lj["body"] = body;
@@ -102,9 +104,12 @@ nlohmann::json kernelToJson(const Kernel &k) {
   }
   j["statements"] = nlohmann::json::array();
   for (const Statement &s : k.stmts) {
-    nlohmann::json sj = {{"id", nodeId({false, s.id})}, {"kind", stmtKindName(s.kind)},
-                         {"line", lineOf(k, s.range.begin)}, {"text", oneLine(k.source->slice(s.range))},
-                         {"parent", s.parent >= 0 ? nlohmann::json(nodeId({true, s.parent})) : nlohmann::json(nullptr)}};
+    nlohmann::json sj = {
+        {"id", nodeId({false, s.id})},
+        {"kind", stmtKindName(s.kind)},
+        {"line", lineOf(k, s.range.begin)},
+        {"text", oneLine(k.source->slice(s.range))},
+        {"parent", s.parent >= 0 ? nlohmann::json(nodeId({true, s.parent})) : nlohmann::json(nullptr)}};
     if (s.op) sj["op"] = s.callee;
     sj["reads"] = nlohmann::json::array();
     for (auto &a : s.reads) sj["reads"].push_back(accessJson(k, a));
@@ -117,9 +122,13 @@ nlohmann::json kernelToJson(const Kernel &k) {
     if (t.name == "<discarded>" || t.aliasOf >= 0) continue;
     nlohmann::json shape = nlohmann::json::array();
     for (auto &d : t.shape) shape.push_back(d.isKnown() ? nlohmann::json(*d.value) : nlohmann::json(d.str()));
-    nlohmann::json tj = {{"name", tensorLabel(k, t.id)}, {"buffer", bufferName(t.buffer)}, {"shape", shape},
-                         {"par_dim", t.parDim}, {"dtype", t.dtypeKnown ? dtypeName(t.dtype) : "?"},
-                         {"argument", t.isArgument}, {"output", t.isOutput}};
+    nlohmann::json tj = {{"name", tensorLabel(k, t.id)},
+                         {"buffer", bufferName(t.buffer)},
+                         {"shape", shape},
+                         {"par_dim", t.parDim},
+                         {"dtype", t.dtypeKnown ? dtypeName(t.dtype) : "?"},
+                         {"argument", t.isArgument},
+                         {"output", t.isOutput}};
     if (auto b = t.bytesPerPartition()) tj["bytes_per_partition"] = *b;
     if (auto b = t.totalBytesPerPartition()) tj["total_bytes_per_partition"] = *b;
     j["tensors"].push_back(tj);

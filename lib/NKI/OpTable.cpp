@@ -11,175 +11,223 @@ using P = ParamInfo;
 constexpr int PMax = 128;
 
 // Parameter lists in positional order (NKI.md §1.8, the neuronxcc.nki 0.1.0 API).
-constexpr P ndarrayParams[] = {{"shape", Role::Shape, true}, {"dtype", Role::DType, true},
-                               {"buffer", Role::Buffer}, {"name", Role::Name}};
-constexpr P zerosParams[] = {{"shape", Role::Shape, true}, {"dtype", Role::DType, true},
-                             {"buffer", Role::Buffer}, {"name", Role::Name},
+constexpr P ndarrayParams[] = {
+    {"shape", Role::Shape, true}, {"dtype", Role::DType, true}, {"buffer", Role::Buffer}, {"name", Role::Name}};
+constexpr P zerosParams[] = {{"shape", Role::Shape, true},
+                             {"dtype", Role::DType, true},
+                             {"buffer", Role::Buffer},
+                             {"name", Role::Name},
                              {"lazy_initialization", Role::Flag}};
-constexpr P fullParams[] = {{"shape", Role::Shape, true}, {"fill_value", Role::Operand, true, 0, 0, 0, Slot::Fill},
-                            {"dtype", Role::DType, true}, {"buffer", Role::Buffer},
+constexpr P fullParams[] = {{"shape", Role::Shape, true},
+                            {"fill_value", Role::Operand, true, 0, 0, 0, Slot::Fill},
+                            {"dtype", Role::DType, true},
+                            {"buffer", Role::Buffer},
                             {"name", Role::Name}};
 constexpr P sharedConstantParams[] = {{"constant", Role::Any, true, 0, 0, 0, Slot::Host}, {"dtype", Role::DType}};
-constexpr P loadParams[] = {{"src", Role::Tile, true, PMax, 0, HbmOnly, Slot::Data}, {"mask", Role::Mask},
-                            {"dtype", Role::DType}};
+constexpr P loadParams[] = {
+    {"src", Role::Tile, true, PMax, 0, HbmOnly, Slot::Data}, {"mask", Role::Mask}, {"dtype", Role::DType}};
 // nl.load_transpose2d(src): src [F, P] in HBM lands as a [P, F] SBUF tile, so src's free size is the
 // tile's partition count.
-constexpr P loadTransposeParams[] = {{"src", Role::Tile, true, 0, PMax, HbmOnly, Slot::Data}, {"mask", Role::Mask},
-                                     {"dtype", Role::DType}};
+constexpr P loadTransposeParams[] = {
+    {"src", Role::Tile, true, 0, PMax, HbmOnly, Slot::Data}, {"mask", Role::Mask}, {"dtype", Role::DType}};
 constexpr P storeParams[] = {{"dst", Role::Dest, true, PMax, 0, HbmOnly, Slot::Dest},
-                             {"value", Role::Tile, true, PMax, 0, OnChip, Slot::Data}, {"mask", Role::Mask}};
-constexpr P copyParams[] = {{"src", Role::Tile, true, PMax, 0, OnChip, Slot::Data}, {"mask", Role::Mask},
-                            {"dtype", Role::DType}};
-constexpr P tensorCopyParams[] = {{"src", Role::Tile, true, PMax, 0, OnChip, Slot::Data}, {"mask", Role::Mask},
-                                  {"dtype", Role::DType}, {"engine", Role::Engine}};
+                             {"value", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
+                             {"mask", Role::Mask}};
+constexpr P copyParams[] = {
+    {"src", Role::Tile, true, PMax, 0, OnChip, Slot::Data}, {"mask", Role::Mask}, {"dtype", Role::DType}};
+constexpr P tensorCopyParams[] = {{"src", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
+                                  {"mask", Role::Mask},
+                                  {"dtype", Role::DType},
+                                  {"engine", Role::Engine}};
 constexpr P dmaCopyParams[] = {{"dst", Role::Dest, true, 0, 0, 0, Slot::Dest},
                                {"src", Role::Tile, true, 0, 0, 0, Slot::Data},
-                               {"mask", Role::Mask}, {"dst_rmw_op", Role::Func},
-                               {"oob_mode", Role::Any}, {"dge_mode", Role::Any}};
-constexpr P ncMatmulParams[] = {
-    {"stationary", Role::Tile, true, PMax, 128, SbufOnly, Slot::Stationary},
-    {"moving", Role::Tile, true, PMax, 512, SbufOnly, Slot::Moving},
-    {"is_stationary_onezero", Role::Flag}, {"is_moving_onezero", Role::Flag},
-    {"is_transpose", Role::Flag}, {"tile_position", Role::Any}, {"tile_size", Role::Any},
-    {"mask", Role::Mask}};
+                               {"mask", Role::Mask},
+                               {"dst_rmw_op", Role::Func},
+                               {"oob_mode", Role::Any},
+                               {"dge_mode", Role::Any}};
+constexpr P ncMatmulParams[] = {{"stationary", Role::Tile, true, PMax, 128, SbufOnly, Slot::Stationary},
+                                {"moving", Role::Tile, true, PMax, 512, SbufOnly, Slot::Moving},
+                                {"is_stationary_onezero", Role::Flag},
+                                {"is_moving_onezero", Role::Flag},
+                                {"is_transpose", Role::Flag},
+                                {"tile_position", Role::Any},
+                                {"tile_size", Role::Any},
+                                {"mask", Role::Mask}};
 constexpr P matmulParams[] = {{"x", Role::Tile, true, PMax, 128, SbufOnly, Slot::Stationary},
                               {"y", Role::Tile, true, PMax, 512, SbufOnly, Slot::Moving},
-                              {"transpose_x", Role::Flag}, {"mask", Role::Mask}};
+                              {"transpose_x", Role::Flag},
+                              {"mask", Role::Mask}};
 constexpr P ncTransposeParams[] = {{"data", Role::Tile, true, PMax, 128, OnChip, Slot::Data},
-                                   {"mask", Role::Mask}, {"dtype", Role::DType},
+                                   {"mask", Role::Mask},
+                                   {"dtype", Role::DType},
                                    {"engine", Role::Engine}};
-constexpr P transposeParams[] = {{"x", Role::Tile, true, PMax, 128, OnChip, Slot::Data}, {"dtype", Role::DType},
-                                 {"mask", Role::Mask}};
-constexpr P activationParams[] = {
-    {"op", Role::Func, true, 0, 0, 0, Slot::Func}, {"data", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
-    {"bias", Role::Operand}, {"scale", Role::Operand}, {"reduce_op", Role::Func},
-    {"reduce_res", Role::Any}, {"reduce_cmd", Role::Any}, {"mask", Role::Mask},
-    {"dtype", Role::DType}};
+constexpr P transposeParams[] = {
+    {"x", Role::Tile, true, PMax, 128, OnChip, Slot::Data}, {"dtype", Role::DType}, {"mask", Role::Mask}};
+constexpr P activationParams[] = {{"op", Role::Func, true, 0, 0, 0, Slot::Func},
+                                  {"data", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
+                                  {"bias", Role::Operand},
+                                  {"scale", Role::Operand},
+                                  {"reduce_op", Role::Func},
+                                  {"reduce_res", Role::Any},
+                                  {"reduce_cmd", Role::Any},
+                                  {"mask", Role::Mask},
+                                  {"dtype", Role::DType}};
 constexpr P tensorTensorParams[] = {{"data1", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
                                     {"data2", Role::Tile, true, PMax, 0, OnChip, Slot::Data2},
-                                    {"op", Role::Func, true, 0, 0, 0, Slot::Func}, {"dtype", Role::DType},
-                                    {"mask", Role::Mask}, {"engine", Role::Engine}};
-constexpr P tensorScalarParams[] = {
-    {"data", Role::Tile, true, PMax, 0, OnChip, Slot::Data}, {"op0", Role::Func, true},
-    {"operand0", Role::Operand, true}, {"reverse0", Role::Flag}, {"op1", Role::Func},
-    {"operand1", Role::Operand}, {"reverse1", Role::Flag}, {"dtype", Role::DType},
-    {"mask", Role::Mask}, {"engine", Role::Engine}};
+                                    {"op", Role::Func, true, 0, 0, 0, Slot::Func},
+                                    {"dtype", Role::DType},
+                                    {"mask", Role::Mask},
+                                    {"engine", Role::Engine}};
+constexpr P tensorScalarParams[] = {{"data", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
+                                    {"op0", Role::Func, true},
+                                    {"operand0", Role::Operand, true},
+                                    {"reverse0", Role::Flag},
+                                    {"op1", Role::Func},
+                                    {"operand1", Role::Operand},
+                                    {"reverse1", Role::Flag},
+                                    {"dtype", Role::DType},
+                                    {"mask", Role::Mask},
+                                    {"engine", Role::Engine}};
 constexpr P tensorReduceParams[] = {{"op", Role::Func, true, 0, 0, 0, Slot::Func},
                                     {"data", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
-                                    {"axis", Role::Int, true}, {"mask", Role::Mask},
-                                    {"dtype", Role::DType}, {"negate", Role::Flag},
+                                    {"axis", Role::Int, true},
+                                    {"mask", Role::Mask},
+                                    {"dtype", Role::DType},
+                                    {"negate", Role::Flag},
                                     {"keepdims", Role::Flag}};
 constexpr P scanParams[] = {{"data0", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
                             {"data1", Role::Tile, true, PMax, 0, OnChip, Slot::Data2},
-                            {"initial", Role::Operand, true}, {"op0", Role::Func, true},
-                            {"op1", Role::Func, true}, {"reverse0", Role::Flag},
-                            {"reverse1", Role::Flag}, {"dtype", Role::DType},
+                            {"initial", Role::Operand, true},
+                            {"op0", Role::Func, true},
+                            {"op1", Role::Func, true},
+                            {"reverse0", Role::Flag},
+                            {"reverse1", Role::Flag},
+                            {"dtype", Role::DType},
                             {"mask", Role::Mask}};
-constexpr P unaryTileParams[] = {{"data", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
-                                 {"dtype", Role::DType}, {"mask", Role::Mask}};
-constexpr P memsetParams[] = {{"shape", Role::Shape, true}, {"value", Role::Operand, true, 0, 0, 0, Slot::Fill},
-                              {"dtype", Role::DType, true}, {"mask", Role::Mask},
+constexpr P unaryTileParams[] = {
+    {"data", Role::Tile, true, PMax, 0, OnChip, Slot::Data}, {"dtype", Role::DType}, {"mask", Role::Mask}};
+constexpr P memsetParams[] = {{"shape", Role::Shape, true},
+                              {"value", Role::Operand, true, 0, 0, 0, Slot::Fill},
+                              {"dtype", Role::DType, true},
+                              {"mask", Role::Mask},
                               {"engine", Role::Engine}};
-constexpr P iotaParams[] = {{"expr", Role::Any, true}, {"dtype", Role::DType, true},
-                            {"mask", Role::Mask}};
+constexpr P iotaParams[] = {{"expr", Role::Any, true}, {"dtype", Role::DType, true}, {"mask", Role::Mask}};
 constexpr P loopReduceParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
-                                  {"op", Role::Func, true, 0, 0, 0, Slot::Func}, {"loop_indices", Role::Any, true},
-                                  {"dtype", Role::DType}, {"mask", Role::Mask}};
+                                  {"op", Role::Func, true, 0, 0, 0, Slot::Func},
+                                  {"loop_indices", Role::Any, true},
+                                  {"dtype", Role::DType},
+                                  {"mask", Role::Mask}};
 constexpr P binaryParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
-                              {"y", Role::Tile, true, PMax, 0, OnChip, Slot::Data2}, {"dtype", Role::DType},
+                              {"y", Role::Tile, true, PMax, 0, OnChip, Slot::Data2},
+                              {"dtype", Role::DType},
                               {"mask", Role::Mask}};
-constexpr P unaryParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip, Slot::Data}, {"dtype", Role::DType},
-                             {"mask", Role::Mask}};
+constexpr P unaryParams[] = {
+    {"x", Role::Tile, true, PMax, 0, OnChip, Slot::Data}, {"dtype", Role::DType}, {"mask", Role::Mask}};
 constexpr P reductionParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
-                                 {"axis", Role::Int, true}, {"dtype", Role::DType},
-                                 {"mask", Role::Mask}, {"keepdims", Role::Flag}};
+                                 {"axis", Role::Int, true},
+                                 {"dtype", Role::DType},
+                                 {"mask", Role::Mask},
+                                 {"keepdims", Role::Flag}};
 constexpr P broadcastParams[] = {{"shape", Role::Shape, true}};
 // nl.where(condition, x, y): x and y may be scalars or (P,1) vectors, so they are operands.
 constexpr P whereParams[] = {{"condition", Role::Tile, true, PMax, 0, OnChip, Slot::Predicate},
                              {"x", Role::Operand, true, 0, 0, 0, Slot::Data},
                              {"y", Role::Operand, true, 0, 0, 0, Slot::Data2},
-                             {"dtype", Role::DType}, {"mask", Role::Mask}};
+                             {"dtype", Role::DType},
+                             {"mask", Role::Mask}};
 // nl.tile_size.bn_stats_fmax bounds bn_stats' free size.
-constexpr P bnStatsParams[] = {{"data", Role::Tile, true, PMax, 512, OnChip, Slot::Data},
-                               {"mask", Role::Mask}, {"dtype", Role::DType}};
-constexpr P bnAggrParams[] = {{"data", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
-                              {"mask", Role::Mask}, {"dtype", Role::DType}};
+constexpr P bnStatsParams[] = {
+    {"data", Role::Tile, true, PMax, 512, OnChip, Slot::Data}, {"mask", Role::Mask}, {"dtype", Role::DType}};
+constexpr P bnAggrParams[] = {
+    {"data", Role::Tile, true, PMax, 0, OnChip, Slot::Data}, {"mask", Role::Mask}, {"dtype", Role::DType}};
 
 // The elementwise and reduction rows of the language: each fixes its numerics in the row.
-#define ELEMENTWISE_BINARY(fn, aluOp, what)                                                        \
-  OpInfo{"nl." fn, OpKind::TensorTensor, Engine::Vector, binaryParams, ShapeRule::SameAsInput,     \
-         Buffer::SBUF, Instr::TensorTensor, what " (elementwise, broadcasts a (P,1) operand)",     \
-         {.alu = AluOp::aluOp}}
-#define ELEMENTWISE_UNARY_SCALED(fn, func, inputScale, what)                                       \
-  OpInfo{"nl." fn, OpKind::Activation, Engine::Scalar, unaryParams, ShapeRule::SameAsInput,        \
-         Buffer::SBUF, Instr::Activation, what " (ScalarE activation)",                            \
-         {.act = ActFunc::func, .scale = inputScale}}
+#define ELEMENTWISE_BINARY(fn, aluOp, what)                                                                            \
+  OpInfo {                                                                                                             \
+    "nl." fn, OpKind::TensorTensor, Engine::Vector, binaryParams, ShapeRule::SameAsInput, Buffer::SBUF,                \
+        Instr::TensorTensor, what " (elementwise, broadcasts a (P,1) operand)", {                                      \
+      .alu = AluOp::aluOp                                                                                              \
+    }                                                                                                                  \
+  }
+#define ELEMENTWISE_UNARY_SCALED(fn, func, inputScale, what)                                                           \
+  OpInfo {                                                                                                             \
+    "nl." fn, OpKind::Activation, Engine::Scalar, unaryParams, ShapeRule::SameAsInput, Buffer::SBUF,                   \
+        Instr::Activation, what " (ScalarE activation)", {                                                             \
+      .act = ActFunc::func, .scale = inputScale                                                                        \
+    }                                                                                                                  \
+  }
 #define ELEMENTWISE_UNARY(fn, func, what) ELEMENTWISE_UNARY_SCALED(fn, func, 1.0f, what)
-#define REDUCTION(fn, aluOp, isMean, what)                                                         \
-  OpInfo{"nl." fn, OpKind::Reduce, Engine::Vector, reductionParams, ShapeRule::ReduceFree,         \
-         Buffer::SBUF, Instr::TensorReduce, what " along free axes (VectorE tensor_reduce)",       \
-         {.alu = AluOp::aluOp, .mean = isMean}}
+#define REDUCTION(fn, aluOp, isMean, what)                                                                             \
+  OpInfo {                                                                                                             \
+    "nl." fn, OpKind::Reduce, Engine::Vector, reductionParams, ShapeRule::ReduceFree, Buffer::SBUF,                    \
+        Instr::TensorReduce, what " along free axes (VectorE tensor_reduce)", {                                        \
+      .alu = AluOp::aluOp, .mean = isMean                                                                              \
+    }                                                                                                                  \
+  }
 
 const OpInfo opTable[] = {
-    {"nl.ndarray", OpKind::Alloc, Engine::Unknown, ndarrayParams, ShapeRule::FromShapeArg,
-     Buffer::SBUF, Instr::None, "allocate an uninitialised tensor (SBUF unless buffer=)"},
-    {"nl.zeros", OpKind::Alloc, Engine::Vector, zerosParams, ShapeRule::FromShapeArg,
-     Buffer::SBUF, Instr::Memset, "allocate a zero-filled tensor", {.fill = 0.0f}},
-    {"nl.full", OpKind::Alloc, Engine::Vector, fullParams, ShapeRule::FromShapeArg, Buffer::SBUF,
-     Instr::Memset, "allocate a tensor filled with fill_value"},
-    {"nl.shared_constant", OpKind::Alloc, Engine::Unknown, sharedConstantParams,
-     ShapeRule::FromShapeArg, Buffer::SharedHBM, Instr::None,
-     "an HBM tensor holding a host numpy constant"},
-    {"nl.load", OpKind::Load, Engine::DMA, loadParams, ShapeRule::SameAsInput, Buffer::SBUF,
-     Instr::Load, "DMA an HBM region into a new SBUF tile"},
+    {"nl.ndarray", OpKind::Alloc, Engine::Unknown, ndarrayParams, ShapeRule::FromShapeArg, Buffer::SBUF, Instr::None,
+     "allocate an uninitialised tensor (SBUF unless buffer=)"},
+    {"nl.zeros",
+     OpKind::Alloc,
+     Engine::Vector,
+     zerosParams,
+     ShapeRule::FromShapeArg,
+     Buffer::SBUF,
+     Instr::Memset,
+     "allocate a zero-filled tensor",
+     {.fill = 0.0f}},
+    {"nl.full", OpKind::Alloc, Engine::Vector, fullParams, ShapeRule::FromShapeArg, Buffer::SBUF, Instr::Memset,
+     "allocate a tensor filled with fill_value"},
+    {"nl.shared_constant", OpKind::Alloc, Engine::Unknown, sharedConstantParams, ShapeRule::FromShapeArg,
+     Buffer::SharedHBM, Instr::None, "an HBM tensor holding a host numpy constant"},
+    {"nl.load", OpKind::Load, Engine::DMA, loadParams, ShapeRule::SameAsInput, Buffer::SBUF, Instr::Load,
+     "DMA an HBM region into a new SBUF tile"},
     {"nl.load_transpose2d", OpKind::Load, Engine::DMA, loadTransposeParams, ShapeRule::TransposePF, Buffer::SBUF,
      Instr::Load, "DMA a 2-D HBM region into a new SBUF tile, transposing partition and free axes"},
-    {"nl.store", OpKind::Store, Engine::DMA, storeParams, ShapeRule::None, Buffer::SharedHBM,
-     Instr::Store, "DMA an SBUF tile (PSUM via an extra copy) into HBM"},
-    {"nisa.dma_copy", OpKind::DmaCopy, Engine::DMA, dmaCopyParams, ShapeRule::None,
-     Buffer::Unknown, Instr::DmaCopy, "DMA between HBM and SBUF in any direction"},
-    {"nl.copy", OpKind::Copy, Engine::Vector, copyParams, ShapeRule::SameAsInput, Buffer::SBUF,
-     Instr::TensorCopy, "on-chip copy (evicts PSUM to SBUF)"},
-    {"nisa.tensor_copy", OpKind::Copy, Engine::Vector, tensorCopyParams, ShapeRule::SameAsInput,
-     Buffer::SBUF, Instr::TensorCopy, "on-chip copy on Vector/Scalar/GpSimd"},
-    {"nisa.nc_matmul", OpKind::Matmul, Engine::Tensor, ncMatmulParams, ShapeRule::MatmulResult,
-     Buffer::PSUM, Instr::NcMatmul,
-     "TensorE stationary.T @ moving into PSUM (fp32); is_transpose with identity = PF transpose"},
-    {"nl.matmul", OpKind::Matmul, Engine::Tensor, matmulParams, ShapeRule::MatmulResult,
-     Buffer::PSUM, Instr::NcMatmul,
+    {"nl.store", OpKind::Store, Engine::DMA, storeParams, ShapeRule::None, Buffer::SharedHBM, Instr::Store,
+     "DMA an SBUF tile (PSUM via an extra copy) into HBM"},
+    {"nisa.dma_copy", OpKind::DmaCopy, Engine::DMA, dmaCopyParams, ShapeRule::None, Buffer::Unknown, Instr::DmaCopy,
+     "DMA between HBM and SBUF in any direction"},
+    {"nl.copy", OpKind::Copy, Engine::Vector, copyParams, ShapeRule::SameAsInput, Buffer::SBUF, Instr::TensorCopy,
+     "on-chip copy (evicts PSUM to SBUF)"},
+    {"nisa.tensor_copy", OpKind::Copy, Engine::Vector, tensorCopyParams, ShapeRule::SameAsInput, Buffer::SBUF,
+     Instr::TensorCopy, "on-chip copy on Vector/Scalar/GpSimd"},
+    {"nisa.nc_matmul", OpKind::Matmul, Engine::Tensor, ncMatmulParams, ShapeRule::MatmulResult, Buffer::PSUM,
+     Instr::NcMatmul, "TensorE stationary.T @ moving into PSUM (fp32); is_transpose with identity = PF transpose"},
+    {"nl.matmul", OpKind::Matmul, Engine::Tensor, matmulParams, ShapeRule::MatmulResult, Buffer::PSUM, Instr::NcMatmul,
      "x @ y on TensorE; without transpose_x the compiler adds a TensorE transpose of x"},
-    {"nisa.nc_transpose", OpKind::Transpose, Engine::Tensor, ncTransposeParams,
-     ShapeRule::TransposePF, Buffer::PSUM, Instr::Transpose,
-     "partition/free transpose (TensorE up to 128x128)"},
-    {"nl.transpose", OpKind::Transpose, Engine::Tensor, transposeParams, ShapeRule::TransposePF,
-     Buffer::PSUM, Instr::Transpose, "partition/free transpose"},
-    {"nisa.activation", OpKind::Activation, Engine::Scalar, activationParams,
-     ShapeRule::SameAsInput, Buffer::SBUF, Instr::Activation,
-     "ScalarE op(data * scale + bias), math in fp32"},
-    {"nisa.tensor_tensor", OpKind::TensorTensor, Engine::Vector, tensorTensorParams,
-     ShapeRule::SameAsInput, Buffer::SBUF, Instr::TensorTensor,
-     "VectorE elementwise op(data1, data2), same shapes"},
-    {"nisa.tensor_scalar", OpKind::TensorScalar, Engine::Vector, tensorScalarParams,
-     ShapeRule::SameAsInput, Buffer::SBUF, Instr::TensorScalar,
-     "(data op0 operand0) op1 operand1 with per-partition scalars"},
-    {"nisa.tensor_reduce", OpKind::Reduce, Engine::Vector, tensorReduceParams,
-     ShapeRule::ReduceFree, Buffer::SBUF, Instr::TensorReduce,
-     "VectorE reduction along free axes"},
-    {"nisa.tensor_tensor_scan", OpKind::Scan, Engine::Vector, scanParams, ShapeRule::SameAsInput,
-     Buffer::SBUF, Instr::TensorTensorScan, "per-partition scan r[i] = op1(op0(data0[i], r[i-1]), data1[i])"},
-    {"nisa.reciprocal", OpKind::Reciprocal, Engine::Vector, unaryTileParams,
-     ShapeRule::SameAsInput, Buffer::SBUF, Instr::Reciprocal, "VectorE 1/x (8 cycles/element)",
+    {"nisa.nc_transpose", OpKind::Transpose, Engine::Tensor, ncTransposeParams, ShapeRule::TransposePF, Buffer::PSUM,
+     Instr::Transpose, "partition/free transpose (TensorE up to 128x128)"},
+    {"nl.transpose", OpKind::Transpose, Engine::Tensor, transposeParams, ShapeRule::TransposePF, Buffer::PSUM,
+     Instr::Transpose, "partition/free transpose"},
+    {"nisa.activation", OpKind::Activation, Engine::Scalar, activationParams, ShapeRule::SameAsInput, Buffer::SBUF,
+     Instr::Activation, "ScalarE op(data * scale + bias), math in fp32"},
+    {"nisa.tensor_tensor", OpKind::TensorTensor, Engine::Vector, tensorTensorParams, ShapeRule::SameAsInput,
+     Buffer::SBUF, Instr::TensorTensor, "VectorE elementwise op(data1, data2), same shapes"},
+    {"nisa.tensor_scalar", OpKind::TensorScalar, Engine::Vector, tensorScalarParams, ShapeRule::SameAsInput,
+     Buffer::SBUF, Instr::TensorScalar, "(data op0 operand0) op1 operand1 with per-partition scalars"},
+    {"nisa.tensor_reduce", OpKind::Reduce, Engine::Vector, tensorReduceParams, ShapeRule::ReduceFree, Buffer::SBUF,
+     Instr::TensorReduce, "VectorE reduction along free axes"},
+    {"nisa.tensor_tensor_scan", OpKind::Scan, Engine::Vector, scanParams, ShapeRule::SameAsInput, Buffer::SBUF,
+     Instr::TensorTensorScan, "per-partition scan r[i] = op1(op0(data0[i], r[i-1]), data1[i])"},
+    {"nisa.reciprocal",
+     OpKind::Reciprocal,
+     Engine::Vector,
+     unaryTileParams,
+     ShapeRule::SameAsInput,
+     Buffer::SBUF,
+     Instr::Reciprocal,
+     "VectorE 1/x (8 cycles/element)",
      {.act = ActFunc::Reciprocal}},
-    {"nisa.memset", OpKind::Memset, Engine::Vector, memsetParams, ShapeRule::FromShapeArg,
-     Buffer::SBUF, Instr::Memset, "fill a new tile with a constant"},
-    {"nisa.iota", OpKind::Iota, Engine::GpSimd, iotaParams, ShapeRule::SameAsInput, Buffer::SBUF,
-     Instr::Iota, "GpSimd writes an affine index pattern"},
-    {"nl.loop_reduce", OpKind::LoopReduce, Engine::Vector, loopReduceParams,
-     ShapeRule::SameAsInput, Buffer::SBUF, Instr::TensorTensor,
-     "dst = op(x, dst) across the named loops"},
-    {"tile.broadcast_to", OpKind::Broadcast, Engine::Tensor, broadcastParams,
-     ShapeRule::BroadcastTo, Buffer::SBUF, Instr::NcMatmul,
-     "partition-broadcast a 1-row tile (TensorE ones-matmul)"},
+    {"nisa.memset", OpKind::Memset, Engine::Vector, memsetParams, ShapeRule::FromShapeArg, Buffer::SBUF, Instr::Memset,
+     "fill a new tile with a constant"},
+    {"nisa.iota", OpKind::Iota, Engine::GpSimd, iotaParams, ShapeRule::SameAsInput, Buffer::SBUF, Instr::Iota,
+     "GpSimd writes an affine index pattern"},
+    {"nl.loop_reduce", OpKind::LoopReduce, Engine::Vector, loopReduceParams, ShapeRule::SameAsInput, Buffer::SBUF,
+     Instr::TensorTensor, "dst = op(x, dst) across the named loops"},
+    {"tile.broadcast_to", OpKind::Broadcast, Engine::Tensor, broadcastParams, ShapeRule::BroadcastTo, Buffer::SBUF,
+     Instr::NcMatmul, "partition-broadcast a 1-row tile (TensorE ones-matmul)"},
     ELEMENTWISE_BINARY("add", Add, "x + y"),
     ELEMENTWISE_BINARY("subtract", Subtract, "x - y"),
     ELEMENTWISE_BINARY("multiply", Multiply, "x * y"),
@@ -203,15 +251,28 @@ const OpInfo opTable[] = {
     ELEMENTWISE_BINARY("bitwise_xor", BitwiseXor, "x ^ y"),
     ELEMENTWISE_BINARY("left_shift", LeftShift, "x << y"),
     ELEMENTWISE_BINARY("right_shift", RightShift, "x >> y (logical)"),
-    {"nl.where", OpKind::Select, Engine::Vector, whereParams, ShapeRule::SameAsInput, Buffer::SBUF,
-     Instr::OtherCompute, "condition ? x : y elementwise (x, y tiles, (P,1) vectors or scalars)"},
-    {"nisa.bn_stats", OpKind::BnStats, Engine::Vector, bnStatsParams, ShapeRule::FixedFree,
-     Buffer::SBUF, Instr::OtherCompute,
+    {"nl.where", OpKind::Select, Engine::Vector, whereParams, ShapeRule::SameAsInput, Buffer::SBUF, Instr::OtherCompute,
+     "condition ? x : y elementwise (x, y tiles, (P,1) vectors or scalars)"},
+    {"nisa.bn_stats",
+     OpKind::BnStats,
+     Engine::Vector,
+     bnStatsParams,
+     ShapeRule::FixedFree,
+     Buffer::SBUF,
+     Instr::OtherCompute,
      "per partition (count, mean, variance*count) of the even and the odd free elements, fp32",
-     {}, 6},
-    {"nisa.bn_aggr", OpKind::BnAggr, Engine::Vector, bnAggrParams, ShapeRule::FixedFree,
-     Buffer::SBUF, Instr::OtherCompute, "per partition (mean, variance) from bn_stats triples, fp32",
-     {}, 2},
+     {},
+     6},
+    {"nisa.bn_aggr",
+     OpKind::BnAggr,
+     Engine::Vector,
+     bnAggrParams,
+     ShapeRule::FixedFree,
+     Buffer::SBUF,
+     Instr::OtherCompute,
+     "per partition (mean, variance) from bn_stats triples, fp32",
+     {},
+     2},
     ELEMENTWISE_UNARY("exp", Exp, "e**x"),
     ELEMENTWISE_UNARY("log", Log, "ln x"),
     ELEMENTWISE_UNARY("sqrt", Sqrt, "sqrt x"),
@@ -278,18 +339,81 @@ const NamedConstant constants[] = {
 
 // Functions that kernels pass as values (op=..., op0=..., np.max as "maximum").
 constexpr std::string_view functionValues[] = {
-    "nl.add", "nl.subtract", "nl.multiply", "nl.divide", "nl.maximum", "nl.minimum", "nl.power",
-    "nl.max", "nl.min", "nl.sum", "nl.exp", "nl.log", "nl.sqrt", "nl.rsqrt", "nl.square",
-    "nl.sigmoid", "nl.relu", "nl.gelu", "nl.gelu_dx", "nl.gelu_apprx_tanh",
-    "nl.gelu_apprx_sigmoid", "nl.silu", "nl.silu_dx", "nl.tanh", "nl.softplus", "nl.mish",
-    "nl.erf", "nl.erf_dx", "nl.sin", "nl.cos", "nl.arctan", "nl.abs", "nl.sign", "nl.negative",
-    "nl.reciprocal", "nl.copy", "nl.identity", "nl.equal", "nl.not_equal", "nl.greater",
-    "nl.greater_equal", "nl.less", "nl.less_equal", "nl.logical_and", "nl.logical_or",
-    "nl.logical_xor", "nl.bitwise_and", "nl.bitwise_or", "nl.bitwise_xor", "nl.left_shift",
-    "nl.right_shift", "np.add", "np.subtract", "np.multiply", "np.divide", "np.maximum",
-    "np.minimum", "np.max", "np.min", "np.power", "np.exp", "np.sqrt", "np.equal",
-    "np.logical_and", "np.logical_or", "np.bitwise_and", "np.bitwise_or", "nl.mod", "nl.fmod",
-    "np.mod", "np.fmod", "nl.tan", "nl.floor", "nl.ceil", "nl.trunc",
+    "nl.add",
+    "nl.subtract",
+    "nl.multiply",
+    "nl.divide",
+    "nl.maximum",
+    "nl.minimum",
+    "nl.power",
+    "nl.max",
+    "nl.min",
+    "nl.sum",
+    "nl.exp",
+    "nl.log",
+    "nl.sqrt",
+    "nl.rsqrt",
+    "nl.square",
+    "nl.sigmoid",
+    "nl.relu",
+    "nl.gelu",
+    "nl.gelu_dx",
+    "nl.gelu_apprx_tanh",
+    "nl.gelu_apprx_sigmoid",
+    "nl.silu",
+    "nl.silu_dx",
+    "nl.tanh",
+    "nl.softplus",
+    "nl.mish",
+    "nl.erf",
+    "nl.erf_dx",
+    "nl.sin",
+    "nl.cos",
+    "nl.arctan",
+    "nl.abs",
+    "nl.sign",
+    "nl.negative",
+    "nl.reciprocal",
+    "nl.copy",
+    "nl.identity",
+    "nl.equal",
+    "nl.not_equal",
+    "nl.greater",
+    "nl.greater_equal",
+    "nl.less",
+    "nl.less_equal",
+    "nl.logical_and",
+    "nl.logical_or",
+    "nl.logical_xor",
+    "nl.bitwise_and",
+    "nl.bitwise_or",
+    "nl.bitwise_xor",
+    "nl.left_shift",
+    "nl.right_shift",
+    "np.add",
+    "np.subtract",
+    "np.multiply",
+    "np.divide",
+    "np.maximum",
+    "np.minimum",
+    "np.max",
+    "np.min",
+    "np.power",
+    "np.exp",
+    "np.sqrt",
+    "np.equal",
+    "np.logical_and",
+    "np.logical_or",
+    "np.bitwise_and",
+    "np.bitwise_or",
+    "nl.mod",
+    "nl.fmod",
+    "np.mod",
+    "np.fmod",
+    "nl.tan",
+    "nl.floor",
+    "nl.ceil",
+    "nl.trunc",
 };
 
 } // namespace
@@ -332,8 +456,7 @@ const NamedConstant *lookupConstant(std::string_view n) {
 }
 
 bool isFunctionValue(std::string_view n) {
-  return std::find(std::begin(functionValues), std::end(functionValues), n) !=
-         std::end(functionValues);
+  return std::find(std::begin(functionValues), std::end(functionValues), n) != std::end(functionValues);
 }
 
 bool matmulTransposesStationary(const OpInfo &op, bool transposeX) { return op.name == "nl.matmul" && !transposeX; }

@@ -13,73 +13,115 @@
 namespace accelopt::nki {
 
 enum class OpKind : uint8_t {
-  Alloc,         // nl.ndarray / zeros / full / shared_constant: creates a tensor
-  Load,          // HBM -> SBUF DMA
-  Store,         // SBUF -> HBM DMA
-  DmaCopy,       // nisa.dma_copy
-  Copy,          // on-chip copy (PSUM -> SBUF eviction, re-layout)
-  Matmul,        // TensorE matrix multiply (nc_matmul, nl.matmul)
-  Transpose,     // PF transpose
-  Activation,    // ScalarE f(x * scale + bias); nl.exp etc. lower to it
-  TensorTensor,  // elementwise binary
-  TensorScalar,  // tile op per-partition scalar/vector (up to two ops)
-  Reduce,        // free-axis reduction
-  Scan,          // tensor_tensor_scan recurrence
-  Reciprocal,    // VectorE 1/x
-  Memset,        // constant fill
-  Iota,          // index pattern fill
-  LoopReduce,    // nl.loop_reduce: dst = op(x, dst) across iterations
-  Broadcast,     // tile.broadcast_to (partition broadcast)
-  Select,        // elementwise predicate ? x : y (nl.where)
-  BnStats,       // per-partition (count, mean, variance*count) of even and odd free elements
-  BnAggr,        // combines (count, mean, variance*count) triples into (mean, variance)
+  Alloc,        // nl.ndarray / zeros / full / shared_constant: creates a tensor
+  Load,         // HBM -> SBUF DMA
+  Store,        // SBUF -> HBM DMA
+  DmaCopy,      // nisa.dma_copy
+  Copy,         // on-chip copy (PSUM -> SBUF eviction, re-layout)
+  Matmul,       // TensorE matrix multiply (nc_matmul, nl.matmul)
+  Transpose,    // PF transpose
+  Activation,   // ScalarE f(x * scale + bias); nl.exp etc. lower to it
+  TensorTensor, // elementwise binary
+  TensorScalar, // tile op per-partition scalar/vector (up to two ops)
+  Reduce,       // free-axis reduction
+  Scan,         // tensor_tensor_scan recurrence
+  Reciprocal,   // VectorE 1/x
+  Memset,       // constant fill
+  Iota,         // index pattern fill
+  LoopReduce,   // nl.loop_reduce: dst = op(x, dst) across iterations
+  Broadcast,    // tile.broadcast_to (partition broadcast)
+  Select,       // elementwise predicate ? x : y (nl.where)
+  BnStats,      // per-partition (count, mean, variance*count) of even and odd free elements
+  BnAggr,       // combines (count, mean, variance*count) triples into (mean, variance)
 };
 
 enum class Role : uint8_t {
-  Tile,     // tensor input read by the instruction
-  Dest,     // tensor written by the call itself (nl.store dst)
-  Shape,    // tuple of ints
+  Tile,  // tensor input read by the instruction
+  Dest,  // tensor written by the call itself (nl.store dst)
+  Shape, // tuple of ints
   DType,
   Buffer,
-  Func,     // an NKI/numpy function passed as a value (op=nl.exp)
-  Operand,  // compile-time scalar or per-partition (P,1) vector tile
-  Flag,     // compile-time bool
-  Int,      // compile-time int or list of ints (axis)
+  Func,    // an NKI/numpy function passed as a value (op=nl.exp)
+  Operand, // compile-time scalar or per-partition (P,1) vector tile
+  Flag,    // compile-time bool
+  Int,     // compile-time int or list of ints (axis)
   Mask,
   Engine,
   Name,
-  Any,      // accepted, not interpreted
+  Any, // accepted, not interpreted
 };
 
 /// How the result tile's shape follows from the operands.
 enum class ShapeRule : uint8_t {
-  None,           // no result (store)
-  FromShapeArg,   // alloc / memset: the `shape` parameter
-  SameAsInput,    // elementwise on the first Tile operand (with (P,1) broadcasting)
-  MatmulResult,   // [stationary free, moving free]; nl.matmul: [x partitions, y free]
-  TransposePF,    // [F, P]
-  ReduceFree,     // [P, 1] (or keepdims)
-  BroadcastTo,    // the `shape` parameter of broadcast_to
-  FixedFree,      // [P, OpInfo::resultFree] (bn_stats: 6 statistics, bn_aggr: mean and variance)
+  None,         // no result (store)
+  FromShapeArg, // alloc / memset: the `shape` parameter
+  SameAsInput,  // elementwise on the first Tile operand (with (P,1) broadcasting)
+  MatmulResult, // [stationary free, moving free]; nl.matmul: [x partitions, y free]
+  TransposePF,  // [F, P]
+  ReduceFree,   // [P, 1] (or keepdims)
+  BroadcastTo,  // the `shape` parameter of broadcast_to
+  FixedFree,    // [P, OpInfo::resultFree] (bn_stats: 6 statistics, bn_aggr: mean and variance)
 };
 
 /// Binary ALU operators of the Vector/Scalar/GpSimd engines (their numerics: Interp/TileOps.h).
 enum class AluOp : uint8_t {
-  Add, Subtract, Multiply, Divide, Maximum, Minimum, Power,
-  Equal, NotEqual, Greater, GreaterEqual, Less, LessEqual,
-  LogicalAnd, LogicalOr, LogicalXor,
-  BitwiseAnd, BitwiseOr, BitwiseXor, LeftShift, RightShift,
-  Mod,   // x - floor(x / y) * y: the result takes the sign of y (numpy mod)
-  Fmod,  // x - trunc(x / y) * y: the result takes the sign of x (C fmod)
+  Add,
+  Subtract,
+  Multiply,
+  Divide,
+  Maximum,
+  Minimum,
+  Power,
+  Equal,
+  NotEqual,
+  Greater,
+  GreaterEqual,
+  Less,
+  LessEqual,
+  LogicalAnd,
+  LogicalOr,
+  LogicalXor,
+  BitwiseAnd,
+  BitwiseOr,
+  BitwiseXor,
+  LeftShift,
+  RightShift,
+  Mod,  // x - floor(x / y) * y: the result takes the sign of y (numpy mod)
+  Fmod, // x - trunc(x / y) * y: the result takes the sign of x (C fmod)
 };
 inline constexpr int kAluOpCount = static_cast<int>(AluOp::Fmod) + 1;
 
 /// Activation functions of the Scalar engine (NKI's activation table; numerics: Interp/TileOps.h).
 enum class ActFunc : uint8_t {
-  Copy, Square, Sigmoid, Relu, Gelu, GeluDx, GeluApproxTanh, GeluApproxSigmoid,
-  Silu, SiluDx, Tanh, Softplus, Mish, Erf, ErfDx, Exp, Log, Sin, Arctan,
-  Sqrt, Rsqrt, Reciprocal, Sign, Abs, Cos,
-  Tan, Floor, Ceil, Trunc,
+  Copy,
+  Square,
+  Sigmoid,
+  Relu,
+  Gelu,
+  GeluDx,
+  GeluApproxTanh,
+  GeluApproxSigmoid,
+  Silu,
+  SiluDx,
+  Tanh,
+  Softplus,
+  Mish,
+  Erf,
+  ErfDx,
+  Exp,
+  Log,
+  Sin,
+  Arctan,
+  Sqrt,
+  Rsqrt,
+  Reciprocal,
+  Sign,
+  Abs,
+  Cos,
+  Tan,
+  Floor,
+  Ceil,
+  Trunc,
 };
 inline constexpr int kActFuncCount = static_cast<int>(ActFunc::Trunc) + 1;
 
@@ -114,26 +156,26 @@ inline constexpr unsigned kNumInstrs = static_cast<unsigned>(Instr::DmaCopy) + 1
 /// spelled `data` in nisa.activation and `x` in nl.exp.
 enum class Slot : uint8_t {
   None,
-  Data,        // the main input tile (src, value, data, data0, data1, x)
-  Data2,       // the second input tile of a binary op or scan (data2, y, data1)
-  Stationary,  // matmul stationary operand (x of nl.matmul)
-  Moving,      // matmul moving operand (y of nl.matmul)
-  Dest,        // the tensor the call writes itself (nl.store / dma_copy dst)
-  Func,        // the function argument when the row does not fix it (op= of nisa.activation)
-  Fill,        // the fill value of a new tensor (nl.full fill_value, nisa.memset value)
-  Host,        // a host constant copied into HBM (nl.shared_constant)
-  Predicate,   // the elementwise condition choosing between Data and Data2 (nl.where)
+  Data,       // the main input tile (src, value, data, data0, data1, x)
+  Data2,      // the second input tile of a binary op or scan (data2, y, data1)
+  Stationary, // matmul stationary operand (x of nl.matmul)
+  Moving,     // matmul moving operand (y of nl.matmul)
+  Dest,       // the tensor the call writes itself (nl.store / dma_copy dst)
+  Func,       // the function argument when the row does not fix it (op= of nisa.activation)
+  Fill,       // the fill value of a new tensor (nl.full fill_value, nisa.memset value)
+  Host,       // a host constant copied into HBM (nl.shared_constant)
+  Predicate,  // the elementwise condition choosing between Data and Data2 (nl.where)
 };
 
 /// What a row computes when the row itself says so (nl.add, nl.exp, nl.sum, nl.zeros). A row whose
 /// function is an argument (nisa.activation, nisa.tensor_reduce) leaves it empty and has a
 /// Slot::Func parameter; an elementwise or reduce row with neither is a table error (unit-tested).
 struct Numerics {
-  std::optional<AluOp> alu = {};     // elementwise binary op, or the combining op of a reduction
-  std::optional<ActFunc> act = {};   // ScalarE function of (x * scale)
-  float scale = 1.0f;           // activation input scale (nl.negative is copy(-1 * x))
-  bool mean = false;            // the reduction is divided by the reduced element count (nl.mean)
-  std::optional<float> fill = {};    // a new tensor filled with this value (nl.zeros)
+  std::optional<AluOp> alu = {};   // elementwise binary op, or the combining op of a reduction
+  std::optional<ActFunc> act = {}; // ScalarE function of (x * scale)
+  float scale = 1.0f;              // activation input scale (nl.negative is copy(-1 * x))
+  bool mean = false;               // the reduction is divided by the reduced element count (nl.mean)
+  std::optional<float> fill = {};  // a new tensor filled with this value (nl.zeros)
 };
 
 struct ParamInfo {
@@ -152,16 +194,16 @@ constexpr uint8_t SbufOnly = bufferBit(Buffer::SBUF);
 constexpr uint8_t HbmOnly = bufferBit(Buffer::SharedHBM) | bufferBit(Buffer::PrivateHBM);
 
 struct OpInfo {
-  std::string_view name;        // canonical spelling, e.g. "nisa.nc_matmul"
+  std::string_view name; // canonical spelling, e.g. "nisa.nc_matmul"
   OpKind kind;
-  Engine engine;                // engine the instruction runs on (Unknown = compiler picks)
-  std::span<const ParamInfo> params;  // in positional order
+  Engine engine;                     // engine the instruction runs on (Unknown = compiler picks)
+  std::span<const ParamInfo> params; // in positional order
   ShapeRule shape;
-  Buffer result;                // buffer of the result tile
-  Instr instr;                  // instruction it lowers to (sets its cost class)
-  std::string_view summary;     // one line for hover text and prompts
-  Numerics numerics = {};       // what it computes, when the row fixes it
-  int resultFree = 0;           // elements per partition of the result under ShapeRule::FixedFree
+  Buffer result;            // buffer of the result tile
+  Instr instr;              // instruction it lowers to (sets its cost class)
+  std::string_view summary; // one line for hover text and prompts
+  Numerics numerics = {};   // what it computes, when the row fixes it
+  int resultFree = 0;       // elements per partition of the result under ShapeRule::FixedFree
 
   const ParamInfo *param(std::string_view n) const;
   int paramIndex(std::string_view n) const;
@@ -188,9 +230,9 @@ bool matmulTransposesStationary(const OpInfo &op, bool transposeX);
 /// Named constants reachable as attributes (nl.tile_size.pmax, nl.sbuf, nl.float32,
 /// nki.isa.unknown_engine, ...).
 struct NamedConstant {
-  std::string_view name;   // canonical, e.g. "nl.tile_size.pmax"
+  std::string_view name; // canonical, e.g. "nl.tile_size.pmax"
   enum Kind : uint8_t { Int, BufferKind, DTypeKind, EngineKind } kind;
-  int64_t value;           // Int value, or the enum value
+  int64_t value; // Int value, or the enum value
 };
 const NamedConstant *lookupConstant(std::string_view canonicalName);
 

@@ -17,18 +17,22 @@ namespace accelopt::nki::pycore {
 struct ModuleSpelling {
   std::string_view full;
   std::string_view canonical;
-  bool conventional;  // `full` is what the conventional alias `canonical` stands for
+  bool conventional; // `full` is what the conventional alias `canonical` stands for
 };
 
 // Longest first, so that a prefix match finds the most specific module.
 constexpr ModuleSpelling kModules[] = {
-    {"neuronxcc.nki.language", "nl", true}, {"neuronxcc.nki.typing", "nt", false},
-    {"neuronxcc.nki.isa", "nisa", true},    {"neuronxcc.nki", "nki", true},
-    {"nki.language", "nl", false},          {"nki.typing", "nt", false},
-    {"nki.isa", "nisa", false},             {"numpy", "np", true},
-    {"math", "math", false},                {"nki", "nki", false},
+    {"neuronxcc.nki.language", "nl", true},
+    {"neuronxcc.nki.typing", "nt", false},
+    {"neuronxcc.nki.isa", "nisa", true},
+    {"neuronxcc.nki", "nki", true},
+    {"nki.language", "nl", false},
+    {"nki.typing", "nt", false},
+    {"nki.isa", "nisa", false},
+    {"numpy", "np", true},
+    {"math", "math", false},
+    {"nki", "nki", false},
 };
-
 
 std::string canonicalPath(std::string_view dotted) {
   for (const auto &spelling : kModules) {
@@ -97,7 +101,8 @@ std::vector<std::pair<std::string, std::string>> importBindings(const syntax::St
 std::string toText(const PyValue &v) {
   using K = PyValue::Kind;
   switch (v.kind) {
-  case K::Str: case K::Opaque: return v.s;
+  case K::Str:
+  case K::Opaque: return v.s;
   case K::Int: return std::to_string(v.i);
   case K::Bool: return v.i ? "True" : "False";
   case K::Float: return llvm::formatv("{0}", v.f).str();
@@ -111,7 +116,8 @@ std::string toText(const PyValue &v) {
   case K::Range:
     return "range(" + std::to_string(v.i) + ", " + std::to_string(v.stop) +
            (v.step != 1 ? ", " + std::to_string(v.step) : std::string()) + ")";
-  case K::Unknown: case K::Ref: break;
+  case K::Unknown:
+  case K::Ref: break;
   }
   return "?";
 }
@@ -124,21 +130,48 @@ namespace {
 
 constexpr BuiltinInfo kBuiltins[] = {
     // Evaluated by both `check` and `run`.
-    {"range", true, false, false},     {"len", true, false, false},     {"min", true, false, true},
-    {"max", true, false, true},        {"int", true, false, true},      {"float", true, false, false},
-    {"abs", true, false, false},       {"tuple", true, false, false},   {"list", true, false, false},
-    {"print", true, true, false},      {"isinstance", true, false, false}, {"bool", true, false, false},
-    {"str", true, false, false},       {"enumerate", true, false, false}, {"zip", true, false, false},
-    {"sum", true, false, false},       {"round", true, false, false},
+    {"range", true, false, false},
+    {"len", true, false, false},
+    {"min", true, false, true},
+    {"max", true, false, true},
+    {"int", true, false, true},
+    {"float", true, false, false},
+    {"abs", true, false, false},
+    {"tuple", true, false, false},
+    {"list", true, false, false},
+    {"print", true, true, false},
+    {"isinstance", true, false, false},
+    {"bool", true, false, false},
+    {"str", true, false, false},
+    {"enumerate", true, false, false},
+    {"zip", true, false, false},
+    {"sum", true, false, false},
+    {"round", true, false, false},
     // Free of side effects, not evaluated: a call is opaque, never host code.
-    {"all", false, false, false},      {"any", false, false, false},    {"callable", false, false, false},
-    {"chr", false, false, false},      {"complex", false, false, false}, {"dict", false, false, false},
-    {"divmod", false, false, false},   {"filter", false, false, false}, {"format", false, false, false},
-    {"frozenset", false, false, false}, {"hash", false, false, false},  {"hex", false, false, false},
-    {"issubclass", false, false, false}, {"iter", false, false, false}, {"map", false, false, false},
-    {"next", false, false, false},     {"oct", false, false, false},    {"ord", false, false, false},
-    {"pow", false, false, false},      {"repr", false, false, false},   {"reversed", false, false, false},
-    {"set", false, false, false},      {"slice", false, false, false},  {"sorted", false, false, false},
+    {"all", false, false, false},
+    {"any", false, false, false},
+    {"callable", false, false, false},
+    {"chr", false, false, false},
+    {"complex", false, false, false},
+    {"dict", false, false, false},
+    {"divmod", false, false, false},
+    {"filter", false, false, false},
+    {"format", false, false, false},
+    {"frozenset", false, false, false},
+    {"hash", false, false, false},
+    {"hex", false, false, false},
+    {"issubclass", false, false, false},
+    {"iter", false, false, false},
+    {"map", false, false, false},
+    {"next", false, false, false},
+    {"oct", false, false, false},
+    {"ord", false, false, false},
+    {"pow", false, false, false},
+    {"repr", false, false, false},
+    {"reversed", false, false, false},
+    {"set", false, false, false},
+    {"slice", false, false, false},
+    {"sorted", false, false, false},
     {"type", false, false, false},
 };
 
@@ -162,7 +195,8 @@ std::optional<int64_t> intValue(const PyValue &v) {
 std::string typeName(const PyValue &v) {
   switch (v.kind) {
   case K::None: return "None";
-  case K::Bool: case K::Int: return "an int";
+  case K::Bool:
+  case K::Int: return "an int";
   case K::Float: return "a float";
   case K::Str: return "a string";
   case K::Seq: return v.isList ? "a list" : "a tuple";
@@ -173,8 +207,7 @@ std::string typeName(const PyValue &v) {
 
 /// The items a builtin iterates over: a sequence's elements (as Refs into argument `arg`) or a
 /// range's integers. std::nullopt when `v` is not iterable here.
-std::optional<std::vector<PyValue>> items(const PyValue &v, int arg,
-                                          const std::function<void(uint64_t)> &chargeItems) {
+std::optional<std::vector<PyValue>> items(const PyValue &v, int arg, const std::function<void(uint64_t)> &chargeItems) {
   std::vector<PyValue> out;
   if (v.kind == K::Seq) {
     for (size_t k = 0; k < v.elts.size(); ++k) out.push_back(PyValue::ref(arg, int(k)));
@@ -247,7 +280,10 @@ BuiltinResult callBuiltin(std::string_view fn, std::span<const PyValue> args,
     bool unknown = false;
     for (const PyValue &item : list) {
       const PyValue &v = deref(item, args);
-      if (v.kind == K::Unknown) { unknown = true; continue; }
+      if (v.kind == K::Unknown) {
+        unknown = true;
+        continue;
+      }
       if (!v.isNumber()) return raise(name + "() needs numbers");
       if (!best || (fn == "min" ? v.number() < best->number() : v.number() > best->number())) best = &v;
     }
@@ -260,7 +296,8 @@ BuiltinResult callBuiltin(std::string_view fn, std::span<const PyValue> args,
     if (x.kind == K::Unknown) return unknownResult();
     if (!x.isNumber()) return raise(name + "() needs a number, got " + typeName(x));
     if (fn == "float") return value(PyValue::floating(x.number()));
-    if (x.kind == K::Float && !(std::fabs(x.f) < 9.2e18)) return raise("int() of " + toText(x) + " does not fit in 64 bits");
+    if (x.kind == K::Float && !(std::fabs(x.f) < 9.2e18))
+      return raise("int() of " + toText(x) + " does not fit in 64 bits");
     return value(PyValue::integer(x.isIntLike() ? x.i : int64_t(x.f)));
   }
   if (fn == "abs") {
@@ -286,7 +323,8 @@ BuiltinResult callBuiltin(std::string_view fn, std::span<const PyValue> args,
     const PyValue &x = args[0];
     switch (x.kind) {
     case K::None: return value(PyValue::boolean(false));
-    case K::Bool: case K::Int: return value(PyValue::boolean(x.i != 0));
+    case K::Bool:
+    case K::Int: return value(PyValue::boolean(x.i != 0));
     case K::Float: return value(PyValue::boolean(x.f != 0));
     case K::Str: return value(PyValue::boolean(!x.s.empty()));
     case K::Seq: return value(PyValue::boolean(!x.elts.empty()));
@@ -339,7 +377,8 @@ BuiltinResult callBuiltin(std::string_view fn, std::span<const PyValue> args,
     auto it = items(args[0], 0, chargeItems);
     if (!it) return args[0].kind == K::Unknown ? unknownResult() : raise(typeName(args[0]) + " is not iterable");
     std::vector<PyValue> out;
-    for (size_t k = 0; k < it->size(); ++k) out.push_back(PyValue::seq({PyValue::integer(int64_t(k)), (*it)[k]}, false));
+    for (size_t k = 0; k < it->size(); ++k)
+      out.push_back(PyValue::seq({PyValue::integer(int64_t(k)), (*it)[k]}, false));
     return value(PyValue::seq(std::move(out), true));
   }
   if (fn == "zip") {
@@ -370,16 +409,16 @@ BuiltinResult callBuiltin(std::string_view fn, std::span<const PyValue> args,
 namespace {
 
 struct MathFunction {
-  std::string_view name;  // canonical ("math.ceil")
-  unsigned arity;         // positional arguments (math.log also takes an optional base)
+  std::string_view name; // canonical ("math.ceil")
+  unsigned arity;        // positional arguments (math.log also takes an optional base)
   bool returnsInt;
 };
 
 constexpr MathFunction kMathFunctions[] = {
-    {"math.ceil", 1, true},   {"math.floor", 1, true},  {"math.trunc", 1, true}, {"math.gcd", 2, true},
-    {"math.isqrt", 1, true},  {"math.sqrt", 1, false},  {"math.exp", 1, false},  {"math.log", 1, false},
-    {"math.log2", 1, false},  {"math.log10", 1, false}, {"math.pow", 2, false},  {"math.fabs", 1, false},
-    {"math.sin", 1, false},   {"math.cos", 1, false},   {"math.tanh", 1, false}, {"math.erf", 1, false},
+    {"math.ceil", 1, true},  {"math.floor", 1, true},  {"math.trunc", 1, true}, {"math.gcd", 2, true},
+    {"math.isqrt", 1, true}, {"math.sqrt", 1, false},  {"math.exp", 1, false},  {"math.log", 1, false},
+    {"math.log2", 1, false}, {"math.log10", 1, false}, {"math.pow", 2, false},  {"math.fabs", 1, false},
+    {"math.sin", 1, false},  {"math.cos", 1, false},   {"math.tanh", 1, false}, {"math.erf", 1, false},
 };
 
 const MathFunction *lookupMath(std::string_view name) {
@@ -390,8 +429,10 @@ const MathFunction *lookupMath(std::string_view name) {
 
 /// A float result rounded toward an integer by math.ceil/floor/trunc: an int when it fits in 64 bits.
 BuiltinResult integral(std::string_view fn, double x) {
-  if (!std::isfinite(x)) return raise(std::string(fn) + "() of " + llvm::formatv("{0}", x).str() + " is not an integer");
-  if (!(std::fabs(x) < 9.2e18)) return raise(std::string(fn) + "() of " + llvm::formatv("{0}", x).str() + " does not fit in 64 bits");
+  if (!std::isfinite(x))
+    return raise(std::string(fn) + "() of " + llvm::formatv("{0}", x).str() + " is not an integer");
+  if (!(std::fabs(x) < 9.2e18))
+    return raise(std::string(fn) + "() of " + llvm::formatv("{0}", x).str() + " does not fit in 64 bits");
   return value(PyValue::integer(int64_t(x)));
 }
 
@@ -418,20 +459,27 @@ BuiltinResult callMath(std::string_view name, std::span<const PyValue> args) {
   const PyValue &x = args[0];
   if (name == "math.ceil" || name == "math.floor" || name == "math.trunc") {
     if (x.isIntLike()) return value(PyValue::integer(x.i));
-    return integral(fn, name == "math.ceil" ? std::ceil(x.f) : name == "math.floor" ? std::floor(x.f) : std::trunc(x.f));
+    return integral(fn, name == "math.ceil"    ? std::ceil(x.f)
+                        : name == "math.floor" ? std::floor(x.f)
+                                               : std::trunc(x.f));
   }
   if (name == "math.gcd") {
     if (!x.isIntLike() || !args[1].isIntLike()) return raise("math.gcd() needs integers");
-    if (x.i == INT64_MIN || args[1].i == INT64_MIN) return raise("math.gcd() of an integer that does not fit in 64 bits");
+    if (x.i == INT64_MIN || args[1].i == INT64_MIN)
+      return raise("math.gcd() of an integer that does not fit in 64 bits");
     int64_t a = std::abs(x.i), b = std::abs(args[1].i);
-    while (b) { int64_t t = a % b; a = b; b = t; }
+    while (b) {
+      int64_t t = a % b;
+      a = b;
+      b = t;
+    }
     return value(PyValue::integer(a));
   }
   if (name == "math.isqrt") {
     if (!x.isIntLike()) return raise("math.isqrt() needs an integer");
     if (x.i < 0) return raise("math.isqrt() of a negative number");
     auto r = int64_t(std::sqrt(double(x.i)));
-    while (r > 0 && r > x.i / r) --r;                 // r*r <= x, exactly
+    while (r > 0 && r > x.i / r) --r; // r*r <= x, exactly
     while ((r + 1) <= x.i / (r + 1)) ++r;
     return value(PyValue::integer(r));
   }
@@ -448,13 +496,20 @@ BuiltinResult callMath(std::string_view name, std::span<const PyValue> args) {
       if (base == 0) return raise("math.log(): division by zero");
       out /= base;
     }
-  } else if (name == "math.exp") out = std::exp(v);
-  else if (name == "math.pow") out = std::pow(v, args[1].number());
-  else if (name == "math.fabs") out = std::fabs(v);
-  else if (name == "math.sin") out = std::sin(v);
-  else if (name == "math.cos") out = std::cos(v);
-  else if (name == "math.tanh") out = std::tanh(v);
-  else if (name == "math.erf") out = std::erf(v);
+  } else if (name == "math.exp")
+    out = std::exp(v);
+  else if (name == "math.pow")
+    out = std::pow(v, args[1].number());
+  else if (name == "math.fabs")
+    out = std::fabs(v);
+  else if (name == "math.sin")
+    out = std::sin(v);
+  else if (name == "math.cos")
+    out = std::cos(v);
+  else if (name == "math.tanh")
+    out = std::tanh(v);
+  else if (name == "math.erf")
+    out = std::erf(v);
   if (std::isinf(out) && std::isfinite(v)) return raise(fn + "(): math range error");
   return value(PyValue::floating(out));
 }
@@ -503,8 +558,10 @@ ArangeBounds mgridAxis(const PyValue &lo, const PyValue &hi) {
   if (a) out.start = *a;
   if (a && b) {
     auto extent = pyint::apply("-", *b, *a);
-    if (extent->problem != pyint::Problem::None) out.error = pyint::describe(extent->problem, "-");
-    else out.extent = extent->value;
+    if (extent->problem != pyint::Problem::None)
+      out.error = pyint::describe(extent->problem, "-");
+    else
+      out.extent = extent->value;
   }
   return out;
 }
@@ -523,7 +580,8 @@ ArangeBounds dsBounds(std::span<const PyValue> args) {
     return out;
   }
   for (const PyValue *v : {&args[0], &args[1]})
-    if (v->kind != K::Unknown && !intValue(*v) && out.error.empty()) out.error = "nl.ds: expected an integer, got " + typeName(*v);
+    if (v->kind != K::Unknown && !intValue(*v) && out.error.empty())
+      out.error = "nl.ds: expected an integer, got " + typeName(*v);
   out.start = intValue(args[0]);
   out.extent = intValue(args[1]);
   if (out.extent && *out.extent <= 0 && out.error.empty())
@@ -534,8 +592,10 @@ ArangeBounds dsBounds(std::span<const PyValue> args) {
 AxisArg launchAxis(std::string_view callee, std::span<const PyValue> args, bool optional) {
   AxisArg out;
   if (args.empty()) {
-    if (optional) out.axis = 0;
-    else out.error = std::string(callee) + " takes an axis";
+    if (optional)
+      out.axis = 0;
+    else
+      out.error = std::string(callee) + " takes an axis";
     return out;
   }
   if (args.size() > 1) {
@@ -544,8 +604,10 @@ AxisArg launchAxis(std::string_view callee, std::span<const PyValue> args, bool 
   }
   if (args[0].kind == K::Unknown) return out;
   auto axis = intValue(args[0]);
-  if (!axis || *axis < 0) out.error = std::string(callee) + "'s axis must be a non-negative integer, got " + toText(args[0]);
-  else out.axis = *axis;
+  if (!axis || *axis < 0)
+    out.error = std::string(callee) + "'s axis must be a non-negative integer, got " + toText(args[0]);
+  else
+    out.axis = *axis;
   return out;
 }
 
@@ -557,11 +619,11 @@ Binding bindArguments(std::span<const ParamSpec> params, size_t positional,
                       std::span<const std::string_view> keywords) {
   Binding b;
   b.argOf.assign(params.size(), Binding::Unbound);
-  size_t next = 0;  // the next positional argument
+  size_t next = 0; // the next positional argument
   bool keywordOnly = false;
   for (size_t p = 0; p < params.size(); ++p) {
     if (params[p].variadic) {
-      next = positional;  // *args takes the rest
+      next = positional; // *args takes the rest
       keywordOnly = true;
       continue;
     }

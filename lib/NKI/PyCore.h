@@ -61,18 +61,22 @@ std::vector<std::pair<std::string, std::string>> importBindings(const syntax::St
 
 struct PyValue {
   enum class Kind : uint8_t {
-    Unknown,  // not known at trace time (the front end without input shapes)
-    None, Bool, Int, Float, Str,
-    Seq,      // tuple or list (isList)
-    Range,    // range(start, stop, step)
-    Opaque,   // a value of the caller the core does not look into (a tile, an index expression)
-    Ref,      // in results only: the caller's argument `arg`, element `elt` (-1: the argument itself)
+    Unknown, // not known at trace time (the front end without input shapes)
+    None,
+    Bool,
+    Int,
+    Float,
+    Str,
+    Seq,    // tuple or list (isList)
+    Range,  // range(start, stop, step)
+    Opaque, // a value of the caller the core does not look into (a tile, an index expression)
+    Ref,    // in results only: the caller's argument `arg`, element `elt` (-1: the argument itself)
   };
   Kind kind = Kind::Unknown;
-  int64_t i = 0;                 // Bool, Int; Range start
-  double f = 0;                  // Float
-  std::string s;                 // Str; Opaque: how str() prints it
-  std::vector<PyValue> elts;     // Seq
+  int64_t i = 0;             // Bool, Int; Range start
+  double f = 0;              // Float
+  std::string s;             // Str; Opaque: how str() prints it
+  std::vector<PyValue> elts; // Seq
   bool isList = false;
   int64_t stop = 0, step = 1;    // Range
   std::optional<int64_t> length; // Opaque: len() when the caller knows it (a tile's first dimension)
@@ -80,18 +84,57 @@ struct PyValue {
   int arg = -1, elt = -1;        // Ref
 
   static PyValue unknown() { return {}; }
-  static PyValue none() { PyValue v; v.kind = Kind::None; return v; }
-  static PyValue boolean(bool b) { PyValue v; v.kind = Kind::Bool; v.i = b; return v; }
-  static PyValue integer(int64_t x) { PyValue v; v.kind = Kind::Int; v.i = x; return v; }
-  static PyValue floating(double x) { PyValue v; v.kind = Kind::Float; v.f = x; return v; }
-  static PyValue str(std::string x) { PyValue v; v.kind = Kind::Str; v.s = std::move(x); return v; }
+  static PyValue none() {
+    PyValue v;
+    v.kind = Kind::None;
+    return v;
+  }
+  static PyValue boolean(bool b) {
+    PyValue v;
+    v.kind = Kind::Bool;
+    v.i = b;
+    return v;
+  }
+  static PyValue integer(int64_t x) {
+    PyValue v;
+    v.kind = Kind::Int;
+    v.i = x;
+    return v;
+  }
+  static PyValue floating(double x) {
+    PyValue v;
+    v.kind = Kind::Float;
+    v.f = x;
+    return v;
+  }
+  static PyValue str(std::string x) {
+    PyValue v;
+    v.kind = Kind::Str;
+    v.s = std::move(x);
+    return v;
+  }
   static PyValue seq(std::vector<PyValue> e, bool list) {
-    PyValue v; v.kind = Kind::Seq; v.elts = std::move(e); v.isList = list; return v;
+    PyValue v;
+    v.kind = Kind::Seq;
+    v.elts = std::move(e);
+    v.isList = list;
+    return v;
   }
   static PyValue range(int64_t start, int64_t stop, int64_t step) {
-    PyValue v; v.kind = Kind::Range; v.i = start; v.stop = stop; v.step = step; return v;
+    PyValue v;
+    v.kind = Kind::Range;
+    v.i = start;
+    v.stop = stop;
+    v.step = step;
+    return v;
   }
-  static PyValue ref(int arg, int elt) { PyValue v; v.kind = Kind::Ref; v.arg = arg; v.elt = elt; return v; }
+  static PyValue ref(int arg, int elt) {
+    PyValue v;
+    v.kind = Kind::Ref;
+    v.arg = arg;
+    v.elt = elt;
+    return v;
+  }
 
   bool isNumber() const { return kind == Kind::Int || kind == Kind::Bool || kind == Kind::Float; }
   bool isIntLike() const { return kind == Kind::Int || kind == Kind::Bool; }
@@ -120,7 +163,7 @@ std::span<const BuiltinInfo> allBuiltins();
 /// The outcome of a builtin: a value (its Refs point into the arguments), unknown, or a Python error.
 struct BuiltinResult {
   PyValue value;
-  std::string error;  // non-empty: the call raises (the message names the builtin)
+  std::string error; // non-empty: the call raises (the message names the builtin)
   bool ok() const { return error.empty(); }
 };
 
@@ -154,8 +197,8 @@ enum class Intrinsic : uint8_t { Arange, Mgrid, Ds, ParDim, ProgramId, NumProgra
 
 struct IntrinsicInfo {
   Intrinsic id;
-  std::string_view name;   // canonical ("nl.arange")
-  std::string_view usage;  // as the error messages spell it
+  std::string_view name;  // canonical ("nl.arange")
+  std::string_view usage; // as the error messages spell it
 };
 
 const IntrinsicInfo *lookupIntrinsic(std::string_view canonicalName);
@@ -181,11 +224,12 @@ ArangeBounds dsBounds(std::span<const PyValue> args);
 /// The launch grid a kernel runs in. accelopt runs one instance (no SPMD grid): program_id is 0 and
 /// num_programs is 1 along every axis.
 struct LaunchGrid {
-  std::vector<int64_t> dims;  // empty: a single instance
-  int64_t programId(int64_t axis) const { (void)axis; return 0; }
-  int64_t numPrograms(int64_t axis) const {
-    return axis >= 0 && size_t(axis) < dims.size() ? dims[size_t(axis)] : 1;
+  std::vector<int64_t> dims; // empty: a single instance
+  int64_t programId(int64_t axis) const {
+    (void)axis;
+    return 0;
   }
+  int64_t numPrograms(int64_t axis) const { return axis >= 0 && size_t(axis) < dims.size() ? dims[size_t(axis)] : 1; }
   int64_t ndim() const { return int64_t(dims.size()); }
 };
 
@@ -203,8 +247,8 @@ AxisArg launchAxis(std::string_view callee, std::span<const PyValue> args, bool 
 
 struct ParamSpec {
   std::string_view name;
-  bool required = true;   // no default value
-  bool variadic = false;  // *args / **kwargs: takes the extra arguments; later parameters are keyword-only
+  bool required = true;  // no default value
+  bool variadic = false; // *args / **kwargs: takes the extra arguments; later parameters are keyword-only
 };
 
 /// How a call's arguments (`positional` of them, then `keywords` by name) meet a parameter list.
@@ -213,14 +257,13 @@ struct Binding {
   /// Per parameter, the argument bound to it: i < positional is the i-th positional argument,
   /// positional + k the k-th keyword; Unbound if none. A keyword repeating a positional wins.
   std::vector<int> argOf;
-  std::vector<size_t> extraPositional;  // positional arguments no parameter takes
-  std::vector<size_t> unknownKeywords;  // keywords naming no parameter (indices into keywords)
-  std::vector<size_t> repeated;         // parameters given both by position and by keyword
-  std::vector<size_t> missing;          // required parameters left unbound
+  std::vector<size_t> extraPositional; // positional arguments no parameter takes
+  std::vector<size_t> unknownKeywords; // keywords naming no parameter (indices into keywords)
+  std::vector<size_t> repeated;        // parameters given both by position and by keyword
+  std::vector<size_t> missing;         // required parameters left unbound
 };
 
-Binding bindArguments(std::span<const ParamSpec> params, size_t positional,
-                      std::span<const std::string_view> keywords);
+Binding bindArguments(std::span<const ParamSpec> params, size_t positional, std::span<const std::string_view> keywords);
 
 /// The parameters of a Python function definition.
 std::vector<ParamSpec> paramsOf(const syntax::Stmt &def);

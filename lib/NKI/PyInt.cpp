@@ -13,7 +13,7 @@ Result overflow() { return {0, Problem::Overflow}; }
 
 Result floorDiv(int64_t a, int64_t b) {
   if (b == 0) return {0, Problem::DivisionByZero};
-  if (a == Min && b == -1) return overflow();  // 2**63: the one quotient past int64 (x86 traps on it)
+  if (a == Min && b == -1) return overflow(); // 2**63: the one quotient past int64 (x86 traps on it)
   int64_t q = a / b;
   if (a % b != 0 && ((a < 0) != (b < 0))) --q;
   return {q};
@@ -21,7 +21,7 @@ Result floorDiv(int64_t a, int64_t b) {
 
 Result floorMod(int64_t a, int64_t b) {
   if (b == 0) return {0, Problem::DivisionByZero};
-  if (b == -1) return {0};  // also Min % -1, which traps in C
+  if (b == -1) return {0}; // also Min % -1, which traps in C
   int64_t m = a % b;
   if (m != 0 && ((m < 0) != (b < 0))) m += b;
   return {m};
@@ -53,7 +53,7 @@ Result shiftLeft(int64_t a, int64_t b) {
 Result shiftRight(int64_t a, int64_t b) {
   if (b < 0) return {0, Problem::NegativeShift};
   if (b >= 63) return {a < 0 ? -1 : 0};
-  return {a >> b};  // arithmetic shift: floor division by 2**b, as in Python
+  return {a >> b}; // arithmetic shift: floor division by 2**b, as in Python
 }
 
 } // namespace

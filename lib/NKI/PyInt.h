@@ -11,9 +11,9 @@ namespace accelopt::nki::pyint {
 
 enum class Problem : uint8_t {
   None,
-  Overflow,        // the exact result is outside [-2**63, 2**63)
-  DivisionByZero,  // // or % by 0 (Python raises ZeroDivisionError)
-  NegativeShift,   // << or >> by a negative count (Python raises ValueError)
+  Overflow,       // the exact result is outside [-2**63, 2**63)
+  DivisionByZero, // // or % by 0 (Python raises ZeroDivisionError)
+  NegativeShift,  // << or >> by a negative count (Python raises ValueError)
 };
 
 struct Result {

@@ -5,7 +5,7 @@ namespace accelopt::nki {
 namespace {
 
 constexpr RuleInfo Rules[] = {
-#define ACCELOPT_RULE(Handle, Id, Severity, RefusesRewriteOutput, Doc)                                             \
+#define ACCELOPT_RULE(Handle, Id, Severity, RefusesRewriteOutput, Doc)                                                 \
   {Rule::Handle, Id, Diagnostic::Severity, RefusesRewriteOutput, Doc},
 #include "NKI/Rules.def"
 };

@@ -16,11 +16,11 @@ enum class Rule : uint8_t {
 
 struct RuleInfo {
   Rule rule;
-  const char *id;                          // "partition-dim", printed as "[partition-dim]"
+  const char *id; // "partition-dim", printed as "[partition-dim]"
   Diagnostic::Severity severity;
   /// A finding a rewrite must never introduce, even where it is only a warning in a user's own kernel.
   bool refusesRewriteOutput;
-  const char *doc;                         // one line
+  const char *doc; // one line
 };
 
 /// Every rule, in declaration order.

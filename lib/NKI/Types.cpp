@@ -32,18 +32,39 @@ std::optional<DType> parseDType(std::string_view spelled) {
       s.remove_prefix(prefix.size());
       break;
     }
-  struct Spelling { std::string_view name; DType type; };
+  struct Spelling {
+    std::string_view name;
+    DType type;
+  };
   static constexpr Spelling spellings[] = {
-      {"float32", DType::Float32}, {"f32", DType::Float32}, {"fp32", DType::Float32},
-      {"bfloat16", DType::BFloat16}, {"bf16", DType::BFloat16},
-      {"float16", DType::Float16}, {"f16", DType::Float16}, {"fp16", DType::Float16},
-      {"tfloat32", DType::TFloat32}, {"tf32", DType::TFloat32},
-      {"float8_e4m3", DType::Float8E4M3}, {"fp8_e4m3", DType::Float8E4M3},
-      {"float8_e5m2", DType::Float8E5M2}, {"fp8_e5m2", DType::Float8E5M2},
-      {"int8", DType::Int8}, {"i8", DType::Int8}, {"uint8", DType::UInt8}, {"u8", DType::UInt8},
-      {"int16", DType::Int16}, {"i16", DType::Int16}, {"uint16", DType::UInt16}, {"u16", DType::UInt16},
-      {"int32", DType::Int32}, {"i32", DType::Int32}, {"uint32", DType::UInt32}, {"u32", DType::UInt32},
-      {"bool_", DType::Bool}, {"bool", DType::Bool},
+      {"float32", DType::Float32},
+      {"f32", DType::Float32},
+      {"fp32", DType::Float32},
+      {"bfloat16", DType::BFloat16},
+      {"bf16", DType::BFloat16},
+      {"float16", DType::Float16},
+      {"f16", DType::Float16},
+      {"fp16", DType::Float16},
+      {"tfloat32", DType::TFloat32},
+      {"tf32", DType::TFloat32},
+      {"float8_e4m3", DType::Float8E4M3},
+      {"fp8_e4m3", DType::Float8E4M3},
+      {"float8_e5m2", DType::Float8E5M2},
+      {"fp8_e5m2", DType::Float8E5M2},
+      {"int8", DType::Int8},
+      {"i8", DType::Int8},
+      {"uint8", DType::UInt8},
+      {"u8", DType::UInt8},
+      {"int16", DType::Int16},
+      {"i16", DType::Int16},
+      {"uint16", DType::UInt16},
+      {"u16", DType::UInt16},
+      {"int32", DType::Int32},
+      {"i32", DType::Int32},
+      {"uint32", DType::UInt32},
+      {"u32", DType::UInt32},
+      {"bool_", DType::Bool},
+      {"bool", DType::Bool},
   };
   for (const auto &sp : spellings)
     if (sp.name == s) return sp.type;

@@ -8,16 +8,36 @@
 namespace accelopt::nki {
 
 enum class DType : uint8_t {
-  Float32, BFloat16, Float16, TFloat32, Float8E4M3, Float8E5M2,
-  Int8, UInt8, Int16, UInt16, Int32, UInt32, Bool,
+  Float32,
+  BFloat16,
+  Float16,
+  TFloat32,
+  Float8E4M3,
+  Float8E5M2,
+  Int8,
+  UInt8,
+  Int16,
+  UInt16,
+  Int32,
+  UInt32,
+  Bool,
 };
 
 /// Bytes one element occupies in SBUF/PSUM/HBM.
 constexpr int dtypeBytes(DType t) {
   switch (t) {
-  case DType::Float32: case DType::TFloat32: case DType::Int32: case DType::UInt32: return 4;
-  case DType::BFloat16: case DType::Float16: case DType::Int16: case DType::UInt16: return 2;
-  case DType::Float8E4M3: case DType::Float8E5M2: case DType::Int8: case DType::UInt8:
+  case DType::Float32:
+  case DType::TFloat32:
+  case DType::Int32:
+  case DType::UInt32: return 4;
+  case DType::BFloat16:
+  case DType::Float16:
+  case DType::Int16:
+  case DType::UInt16: return 2;
+  case DType::Float8E4M3:
+  case DType::Float8E5M2:
+  case DType::Int8:
+  case DType::UInt8:
   case DType::Bool: return 1;
   }
   return 4;
@@ -25,8 +45,12 @@ constexpr int dtypeBytes(DType t) {
 
 constexpr bool isFloat(DType t) {
   switch (t) {
-  case DType::Float32: case DType::BFloat16: case DType::Float16: case DType::TFloat32:
-  case DType::Float8E4M3: case DType::Float8E5M2: return true;
+  case DType::Float32:
+  case DType::BFloat16:
+  case DType::Float16:
+  case DType::TFloat32:
+  case DType::Float8E4M3:
+  case DType::Float8E5M2: return true;
   default: return false;
   }
 }

@@ -73,9 +73,8 @@ std::optional<RooflinePeak> peakForCase(const nki::SuiteCase &c) {
   if (!roofline || c.problem.empty() || !roofline->hasProblem(c.problem)) return std::nullopt;
   ExprVariables values;
   for (const auto &[name, v] : c.values)
-    values[name] = v == std::floor(v) && std::fabs(v) < 9e15
-                       ? ExprValue::ofInteger(static_cast<int64_t>(v))
-                       : ExprValue::ofReal(v);
+    values[name] = v == std::floor(v) && std::fabs(v) < 9e15 ? ExprValue::ofInteger(static_cast<int64_t>(v))
+                                                             : ExprValue::ofReal(v);
   auto peak = roofline->peak(c.problem, values);
   if (!peak) {
     llvm::consumeError(peak.takeError());
@@ -89,22 +88,19 @@ llvm::Expected<llvm::StringMap<double>> loadMeasuredLatencies(llvm::StringRef pa
   if (!buffer)
     return llvm::createStringError(buffer.getError(), "cannot read '%s': %s", path.str().c_str(),
                                    buffer.getError().message().c_str());
-  auto doc = nlohmann::json::parse((*buffer)->getBuffer().begin(), (*buffer)->getBuffer().end(),
-                                   nullptr, /*allow_exceptions=*/false);
+  auto doc = nlohmann::json::parse((*buffer)->getBuffer().begin(), (*buffer)->getBuffer().end(), nullptr,
+                                   /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_array())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "%s: expected a JSON list of measured cases", path.str().c_str());
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: expected a JSON list of measured cases",
+                                   path.str().c_str());
   llvm::StringMap<double> out;
   for (const auto &entry : doc) {
     if (!entry.is_object()) continue;
     auto name = entry.find("case_name");
     auto measured = entry.find("measured_trn1");
-    if (name == entry.end() || !name->is_string() || measured == entry.end() ||
-        !measured->is_object())
-      continue;
+    if (name == entry.end() || !name->is_string() || measured == entry.end() || !measured->is_object()) continue;
     auto latency = measured->find("latency");
-    if (latency != measured->end() && latency->is_number())
-      out[name->get<std::string>()] = latency->get<double>();
+    if (latency != measured->end() && latency->is_number()) out[name->get<std::string>()] = latency->get<double>();
   }
   return out;
 }
@@ -139,8 +135,7 @@ BenchSummary summarizeBench(const std::vector<BenchRow> &rows) {
   return s;
 }
 
-std::string renderBenchTable(const std::vector<BenchRow> &rows, const BenchSummary &summary,
-                             llvm::StringRef backend) {
+std::string renderBenchTable(const std::vector<BenchRow> &rows, const BenchSummary &summary, llvm::StringRef backend) {
   bool anyMeasured = summary.withMeasurement > 0;
   size_t nameWidth = 4;
   for (const BenchRow &r : rows) nameWidth = std::max(nameWidth, r.name.size());
@@ -175,8 +170,7 @@ std::string renderBenchTable(const std::vector<BenchRow> &rows, const BenchSumma
     cell(r.peak ? fixed(r.peak->peakMs, 4) : "-", 11);
     cell(r.peak ? std::string(rooflineBoundName(r.peak->bound)) : "-", 6);
     cell(r.peak && r.estimatedMs > 0 ? percent(r.peak->fractionOfPeak(r.estimatedMs)) : "-", 15);
-    if (r.unmodelled)
-      os << "lower bound: " << r.unmodelled << " unmodelled (see `profile`)";
+    if (r.unmodelled) os << "lower bound: " << r.unmodelled << " unmodelled (see `profile`)";
     os << "\n";
   }
   os << "cases: " << summary.profiled << " profiled";
@@ -185,14 +179,12 @@ std::string renderBenchTable(const std::vector<BenchRow> &rows, const BenchSumma
     os << ", " << summary.lowerBounds << " estimated as lower bounds (work the model leaves out)";
   os << "\n";
   if (summary.geomeanEstimatedMs)
-    os << "geomean estimated (" << backend << "): " << fixed(*summary.geomeanEstimatedMs, 4)
-       << " ms\n";
+    os << "geomean estimated (" << backend << "): " << fixed(*summary.geomeanEstimatedMs, 4) << " ms\n";
   if (summary.geomeanMeasuredMs)
-    os << "geomean measured: " << fixed(*summary.geomeanMeasuredMs, 4) << " ms over "
-       << summary.withMeasurement << " cases\n";
+    os << "geomean measured: " << fixed(*summary.geomeanMeasuredMs, 4) << " ms over " << summary.withMeasurement
+       << " cases\n";
   if (summary.medianAbsError)
-    os << "|error| median " << percent(*summary.medianAbsError) << ", max "
-       << percent(*summary.maxAbsError) << "\n";
+    os << "|error| median " << percent(*summary.medianAbsError) << ", max " << percent(*summary.maxAbsError) << "\n";
   if (summary.geomeanPercentOfPeak)
     os << "geomean % of peak (estimated): " << percent(*summary.geomeanPercentOfPeak) << "\n";
   return os.str();
@@ -212,9 +204,7 @@ std::string renderBenchCsv(const std::vector<BenchRow> &rows, llvm::StringRef ba
     os << (e ? fixed(*e, 6) : "") << ",";
     os << (r.peak ? fixed(r.peak->peakMs, 6) : "") << ",";
     os << (r.peak ? std::string(rooflineBoundName(r.peak->bound)) : "") << ",";
-    os << (ok && r.peak && r.estimatedMs > 0 ? fixed(r.peak->fractionOfPeak(r.estimatedMs) * 100, 3)
-                                             : "")
-       << ",";
+    os << (ok && r.peak && r.estimatedMs > 0 ? fixed(r.peak->fractionOfPeak(r.estimatedMs) * 100, 3) : "") << ",";
     os << csvField(r.error) << "\n";
   }
   return os.str();
@@ -251,18 +241,19 @@ std::string renderBenchSvg(const std::vector<BenchRow> &rows, llvm::StringRef ba
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << fixed(width, 0) << "\" height=\""
-     << fixed(height, 0) << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
+  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << fixed(width, 0) << "\" height=\"" << fixed(height, 0)
+     << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
   os << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  os << "<text x=\"" << fixed(left, 0) << "\" y=\"20\" font-size=\"14\">Latency per case, ms (log "
+  os << "<text x=\"" << fixed(left, 0)
+     << "\" y=\"20\" font-size=\"14\">Latency per case, ms (log "
         "scale): estimated ("
      << xmlEscape(backend) << ")" << (anyMeasured ? " vs measured" : "") << "</text>\n";
   for (double d = logLo; d <= logHi; d += 1) {
     double yy = y(std::pow(10.0, d));
-    os << "<line x1=\"" << fixed(left, 0) << "\" x2=\"" << fixed(width - 150, 0) << "\" y1=\""
-       << fixed(yy, 1) << "\" y2=\"" << fixed(yy, 1) << "\" stroke=\"#ddd\"/>\n";
-    os << "<text x=\"" << fixed(left - 6, 0) << "\" y=\"" << fixed(yy + 4, 1)
-       << "\" text-anchor=\"end\">" << llvm::format("%g", std::pow(10.0, d)) << "</text>\n";
+    os << "<line x1=\"" << fixed(left, 0) << "\" x2=\"" << fixed(width - 150, 0) << "\" y1=\"" << fixed(yy, 1)
+       << "\" y2=\"" << fixed(yy, 1) << "\" stroke=\"#ddd\"/>\n";
+    os << "<text x=\"" << fixed(left - 6, 0) << "\" y=\"" << fixed(yy + 4, 1) << "\" text-anchor=\"end\">"
+       << llvm::format("%g", std::pow(10.0, d)) << "</text>\n";
   }
   double baseline = top + plotHeight;
   for (size_t i = 0; i < shown.size(); ++i) {
@@ -270,29 +261,27 @@ std::string renderBenchSvg(const std::vector<BenchRow> &rows, llvm::StringRef ba
     double x = left + groupGap / 2 + groupWidth * static_cast<double>(i);
     auto bar = [&](double ms, const char *color, const char *what) {
       double yy = y(ms);
-      os << "<rect x=\"" << fixed(x, 1) << "\" y=\"" << fixed(yy, 1) << "\" width=\""
-         << fixed(barWidth, 0) << "\" height=\"" << fixed(baseline - yy, 1) << "\" fill=\"" << color
-         << "\"><title>" << xmlEscape(r.name) << " " << what << ": " << fixed(ms, 4)
-         << " ms</title></rect>\n";
+      os << "<rect x=\"" << fixed(x, 1) << "\" y=\"" << fixed(yy, 1) << "\" width=\"" << fixed(barWidth, 0)
+         << "\" height=\"" << fixed(baseline - yy, 1) << "\" fill=\"" << color << "\"><title>" << xmlEscape(r.name)
+         << " " << what << ": " << fixed(ms, 4) << " ms</title></rect>\n";
       x += barWidth;
     };
     bar(r.estimatedMs, "#4477aa", "estimated");
     if (anyMeasured && r.measuredMs) bar(*r.measuredMs, "#ee6677", "measured");
     double labelX = left + groupGap / 2 + groupWidth * static_cast<double>(i) + barWidth / 2;
-    os << "<text transform=\"translate(" << fixed(labelX, 1) << "," << fixed(baseline + 8, 1)
-       << ") rotate(60)\">" << xmlEscape(r.name) << "</text>\n";
+    os << "<text transform=\"translate(" << fixed(labelX, 1) << "," << fixed(baseline + 8, 1) << ") rotate(60)\">"
+       << xmlEscape(r.name) << "</text>\n";
   }
   double legendX = width - 140;
   os << "<rect x=\"" << fixed(legendX, 0) << "\" y=\"" << fixed(top, 0)
-     << "\" width=\"12\" height=\"12\" fill=\"#4477aa\"/><text x=\"" << fixed(legendX + 16, 0)
-     << "\" y=\"" << fixed(top + 10, 0) << "\">estimated (" << xmlEscape(backend) << ")</text>\n";
+     << "\" width=\"12\" height=\"12\" fill=\"#4477aa\"/><text x=\"" << fixed(legendX + 16, 0) << "\" y=\""
+     << fixed(top + 10, 0) << "\">estimated (" << xmlEscape(backend) << ")</text>\n";
   if (anyMeasured)
     os << "<rect x=\"" << fixed(legendX, 0) << "\" y=\"" << fixed(top + 18, 0)
-       << "\" width=\"12\" height=\"12\" fill=\"#ee6677\"/><text x=\"" << fixed(legendX + 16, 0)
-       << "\" y=\"" << fixed(top + 28, 0) << "\">measured</text>\n";
+       << "\" width=\"12\" height=\"12\" fill=\"#ee6677\"/><text x=\"" << fixed(legendX + 16, 0) << "\" y=\""
+       << fixed(top + 28, 0) << "\">measured</text>\n";
   os << "</svg>\n";
   return os.str();
 }
-
 
 } // namespace accelopt::perf

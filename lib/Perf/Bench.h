@@ -53,11 +53,9 @@ struct BenchSummary {
 BenchSummary summarizeBench(const std::vector<BenchRow> &rows);
 
 /// The table as text, with `backend` ("sim-trn1") labelling the estimate.
-std::string renderBenchTable(const std::vector<BenchRow> &rows, const BenchSummary &summary,
-                             llvm::StringRef backend);
+std::string renderBenchTable(const std::vector<BenchRow> &rows, const BenchSummary &summary, llvm::StringRef backend);
 std::string renderBenchCsv(const std::vector<BenchRow> &rows, llvm::StringRef backend);
 /// A bar chart of estimated (and measured) latency per case, as SVG text.
 std::string renderBenchSvg(const std::vector<BenchRow> &rows, llvm::StringRef backend);
-
 
 } // namespace accelopt::perf

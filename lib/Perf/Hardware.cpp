@@ -44,7 +44,7 @@ namespace {
 /// The first problem found is kept and reported with its JSON path.
 class TargetReader {
 public:
-  explicit TargetReader(llvm::StringRef origin) : origin_(origin.str()) {}
+  explicit TargetReader(llvm::StringRef origin) : Origin(origin.str()) {}
 
   const json *section(const json &parent, const char *key, const std::string &path) {
     auto it = parent.find(key);
@@ -55,8 +55,7 @@ public:
     return &*it;
   }
 
-  double number(const json *obj, const char *key, const std::string &path, double min,
-                double max = INFINITY) {
+  double number(const json *obj, const char *key, const std::string &path, double min, double max = INFINITY) {
     if (!obj) return 0;
     std::string where = path + key;
     auto it = obj->find(key);
@@ -71,8 +70,8 @@ public:
     }
     double v = value.get<double>();
     if (!(v >= min && v <= max)) {
-      fail(where, "value " + std::to_string(v) + " out of range [" + std::to_string(min) + ", " +
-                      std::to_string(max) + "]");
+      fail(where,
+           "value " + std::to_string(v) + " out of range [" + std::to_string(min) + ", " + std::to_string(max) + "]");
       return 0;
     }
     return v;
@@ -88,31 +87,28 @@ public:
   }
 
   void fail(const std::string &where, const std::string &what) {
-    if (error_.empty()) error_ = origin_ + ": " + where + ": " + what;
+    if (Error.empty()) Error = Origin + ": " + where + ": " + what;
   }
   llvm::Error takeError() {
-    if (error_.empty()) return llvm::Error::success();
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), error_);
+    if (Error.empty()) return llvm::Error::success();
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), Error);
   }
 
 private:
-  std::string origin_;
-  std::string error_;
+  std::string Origin;
+  std::string Error;
 };
 
 std::optional<ComputeEngine> parseComputeEngine(std::string_view name) {
   for (unsigned i = 0; i < kNumComputeEngines; ++i)
-    if (computeEngineName(static_cast<ComputeEngine>(i)) == name)
-      return static_cast<ComputeEngine>(i);
+    if (computeEngineName(static_cast<ComputeEngine>(i)) == name) return static_cast<ComputeEngine>(i);
   return std::nullopt;
 }
 
-void readInstructionCost(TargetReader &reader, const json &entry, const std::string &path,
-                         InstructionCost &cost) {
+void readInstructionCost(TargetReader &reader, const json &entry, const std::string &path, InstructionCost &cost) {
   auto engine = entry.find("engine");
   std::optional<ComputeEngine> parsed;
-  if (engine != entry.end() && engine->is_string())
-    parsed = parseComputeEngine(engine->get<std::string>());
+  if (engine != entry.end() && engine->is_string()) parsed = parseComputeEngine(engine->get<std::string>());
   if (!parsed) {
     reader.fail(path + "engine", "expected one of tensor, vector, scalar, gpsimd");
     return;
@@ -122,12 +118,10 @@ void readInstructionCost(TargetReader &reader, const json &entry, const std::str
   cost.fastCyclesPerElement = entry.contains("fast_cycles_per_element")
                                   ? reader.number(&entry, "fast_cycles_per_element", path, 0)
                                   : cost.cyclesPerElement;
-  cost.languageCyclesPerElement =
-      entry.contains("language_cycles_per_element")
-          ? reader.number(&entry, "language_cycles_per_element", path, 0)
-          : cost.cyclesPerElement;
-  cost.fixedCycles =
-      entry.contains("fixed_cycles") ? reader.number(&entry, "fixed_cycles", path, 0) : 0;
+  cost.languageCyclesPerElement = entry.contains("language_cycles_per_element")
+                                      ? reader.number(&entry, "language_cycles_per_element", path, 0)
+                                      : cost.cyclesPerElement;
+  cost.fixedCycles = entry.contains("fixed_cycles") ? reader.number(&entry, "fixed_cycles", path, 0) : 0;
   auto flag = [&](const char *key) {
     auto it = entry.find(key);
     if (it == entry.end()) return false;
@@ -160,8 +154,7 @@ void readInstructionCost(TargetReader &reader, const json &entry, const std::str
 llvm::Expected<HardwareDesc> parseTarget(llvm::StringRef jsonText, llvm::StringRef origin) {
   json doc = json::parse(jsonText.begin(), jsonText.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: not a valid JSON object",
-                                   origin.str().c_str());
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: not a valid JSON object", origin.str().c_str());
   TargetReader reader(origin);
   HardwareDesc hw;
   hw.name = reader.text(doc, "name");
@@ -213,11 +206,9 @@ llvm::Expected<HardwareDesc> parseTarget(llvm::StringRef jsonText, llvm::StringR
   if (const json *m = reader.section(doc, "memory", "")) {
     MemoryParams &p = hw.memory;
     p.partitions = static_cast<unsigned>(reader.number(m, "partitions", "memory.", 1, 65535));
-    p.sbufBytesPerPartition =
-        static_cast<uint64_t>(reader.number(m, "sbuf_bytes_per_partition", "memory.", 1));
-    p.sbufReservedBytesPerPartition =
-        static_cast<uint64_t>(reader.number(m, "sbuf_reserved_bytes_per_partition", "memory.", 0,
-                                            static_cast<double>(p.sbufBytesPerPartition) - 1));
+    p.sbufBytesPerPartition = static_cast<uint64_t>(reader.number(m, "sbuf_bytes_per_partition", "memory.", 1));
+    p.sbufReservedBytesPerPartition = static_cast<uint64_t>(reader.number(
+        m, "sbuf_reserved_bytes_per_partition", "memory.", 0, static_cast<double>(p.sbufBytesPerPartition) - 1));
     // Bank occupancy is tracked in a 16-bit mask.
     p.psumBanks = static_cast<unsigned>(reader.number(m, "psum_banks", "memory.", 1, 16));
     p.psumBankBytes = static_cast<uint64_t>(reader.number(m, "psum_bank_bytes", "memory.", 1));
@@ -226,8 +217,7 @@ llvm::Expected<HardwareDesc> parseTarget(llvm::StringRef jsonText, llvm::StringR
   if (const json *p = reader.section(doc, "profiler", "")) {
     hw.profiler.flopsPerMac = reader.number(p, "flops_per_mac", "profiler.", 0);
     hw.profiler.flopsPerFp32Mac = reader.number(p, "flops_per_fp32_mac", "profiler.", 0);
-    hw.profiler.fp32TensorAccessFactor =
-        reader.number(p, "fp32_tensor_access_factor", "profiler.", 0);
+    hw.profiler.fp32TensorAccessFactor = reader.number(p, "fp32_tensor_access_factor", "profiler.", 0);
   }
 
   // Optional: targets written before the scheduler section keep in-order engines.
@@ -266,14 +256,13 @@ llvm::Expected<HardwareDesc> loadTarget(llvm::StringRef nameOrPath) {
 
   bool looksLikePath = nameOrPath.endswith(".json") || nameOrPath.contains('/');
   if (!looksLikePath && !llvm::sys::fs::exists(nameOrPath))
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "unknown target '%s'; known targets: %s (or give the path of a target JSON file)",
-        nameOrPath.str().c_str(), llvm::join(knownTargets(), ", ").c_str());
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "unknown target '%s'; known targets: %s (or give the path of a target JSON file)",
+                                   nameOrPath.str().c_str(), llvm::join(knownTargets(), ", ").c_str());
   auto buffer = llvm::MemoryBuffer::getFile(nameOrPath, /*IsText=*/true);
   if (!buffer)
-    return llvm::createStringError(buffer.getError(), "cannot read target file '%s': %s",
-                                   nameOrPath.str().c_str(), buffer.getError().message().c_str());
+    return llvm::createStringError(buffer.getError(), "cannot read target file '%s': %s", nameOrPath.str().c_str(),
+                                   buffer.getError().message().c_str());
   return parseTarget((*buffer)->getBuffer(), nameOrPath);
 }
 

@@ -94,9 +94,7 @@ struct MemoryParams {
   unsigned psumBanks = 8;
   uint64_t psumBankBytes = 2048;
 
-  uint64_t sbufUsableBytesPerPartition() const {
-    return sbufBytesPerPartition - sbufReservedBytesPerPartition;
-  }
+  uint64_t sbufUsableBytesPerPartition() const { return sbufBytesPerPartition - sbufReservedBytesPerPartition; }
 };
 
 /// Conventions of neuron-profile's counters (NKI.md §5).

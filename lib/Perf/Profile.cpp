@@ -32,9 +32,7 @@ llvm::ArrayRef<Profile::Field> Profile::fields() {
 
 namespace {
 // Byte and FLOP counts stay integers in JSON, as neuron-profile writes them.
-bool printableAsInteger(double v) {
-  return std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15;
-}
+bool printableAsInteger(double v) { return std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15; }
 } // namespace
 
 nlohmann::ordered_json Profile::toJSON() const {
@@ -67,8 +65,7 @@ nlohmann::ordered_json Profile::toJSON() const {
 std::string Profile::lowerBoundNote() const {
   if (!isLowerBound()) return "";
   return "lower bound: " + std::to_string(unmodelled.size()) +
-         (unmodelled.size() == 1 ? " statement or sub-expression" : " statements or sub-expressions") +
-         " not modelled";
+         (unmodelled.size() == 1 ? " statement or sub-expression" : " statements or sub-expressions") + " not modelled";
 }
 
 llvm::Expected<Profile> Profile::fromJSON(const nlohmann::json &json) {
@@ -160,9 +157,7 @@ Profile summarize(const SimulationResult &r, const HardwareDesc &hw) {
     p.hfuEstimatedPercent = p.hardwareFlops / (hw.tensorPeakFlopsPerSecond() * seconds);
     // One in-order queue per engine: busy time is the time it has an
     // instruction in flight.
-    auto active = [&](ComputeEngine e) {
-      return r.engineBusyNs[static_cast<unsigned>(e)] / r.makespanNs;
-    };
+    auto active = [&](ComputeEngine e) { return r.engineBusyNs[static_cast<unsigned>(e)] / r.makespanNs; };
     p.scalarEngineActiveTimePercent = active(ComputeEngine::Scalar);
     p.vectorEngineActiveTimePercent = active(ComputeEngine::Vector);
     p.gpsimdEngineActiveTimePercent = active(ComputeEngine::GpSimd);

@@ -27,16 +27,15 @@ public:
   /// `syntaxOnly`: report grammar errors only, not arithmetic ones (the names
   /// are placeholders then, so 1/(N-1) must not fail).
   ExpressionEvaluator(llvm::StringRef text, NameLookup lookup, bool syntaxOnly)
-      : text_(text), lookup_(lookup), syntaxOnly_(syntaxOnly) {}
+      : Text(text), Lookup(lookup), SyntaxOnly(syntaxOnly) {}
 
   llvm::Expected<ExprValue> evaluate() {
     ExprValue v = sum();
     skipSpace();
-    if (error_.empty() && pos_ != text_.size())
-      fail("unexpected '" + text_.substr(pos_, 1).str() + "'");
-    if (!error_.empty())
-      return llvm::createStringError(llvm::inconvertibleErrorCode(), "expression '%s': %s",
-                                     text_.str().c_str(), error_.c_str());
+    if (Error.empty() && Pos != Text.size()) fail("unexpected '" + Text.substr(Pos, 1).str() + "'");
+    if (!Error.empty())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), "expression '%s': %s", Text.str().c_str(),
+                                     Error.c_str());
     return v;
   }
 
@@ -46,7 +45,7 @@ private:
 
   ExprValue sum() {
     ExprValue v = product();
-    while (error_.empty()) {
+    while (Error.empty()) {
       if (accept("+"))
         v = arithmetic('+', v, product());
       else if (accept("-"))
@@ -59,7 +58,7 @@ private:
 
   ExprValue product() {
     ExprValue v = unary();
-    while (error_.empty()) {
+    while (Error.empty()) {
       if (accept("//"))
         v = floorDivide(v, unary());
       else if (accept("*"))
@@ -73,7 +72,7 @@ private:
   }
 
   ExprValue unary() {
-    if (++depth_ > kMaxDepth) {
+    if (++Depth > kMaxDepth) {
       fail("nested too deeply");
       return {};
     }
@@ -84,35 +83,35 @@ private:
       v = unary();
     else
       v = power();
-    --depth_;
+    --Depth;
     return v;
   }
 
   ExprValue power() {
     ExprValue base = atom();
-    if (error_.empty() && accept("**")) return raise(base, unary());
+    if (Error.empty() && accept("**")) return raise(base, unary());
     return base;
   }
 
   ExprValue atom() {
     skipSpace();
-    if (pos_ >= text_.size()) {
+    if (Pos >= Text.size()) {
       fail("unexpected end, expected a number, a name or '('");
       return {};
     }
-    char c = text_[pos_];
+    char c = Text[Pos];
     if (c == '(') {
-      ++pos_;
+      ++Pos;
       ExprValue v = sum();
-      if (error_.empty() && !accept(")")) fail("missing ')'");
+      if (Error.empty() && !accept(")")) fail("missing ')'");
       return v;
     }
     if (llvm::isDigit(c) || c == '.') return number();
     if (llvm::isAlpha(c) || c == '_') {
-      size_t start = pos_;
-      while (pos_ < text_.size() && (llvm::isAlnum(text_[pos_]) || text_[pos_] == '_')) ++pos_;
-      llvm::StringRef name = text_.slice(start, pos_);
-      if (std::optional<ExprValue> v = lookup_(name)) return *v;
+      size_t start = Pos;
+      while (Pos < Text.size() && (llvm::isAlnum(Text[Pos]) || Text[Pos] == '_')) ++Pos;
+      llvm::StringRef name = Text.slice(start, Pos);
+      if (std::optional<ExprValue> v = Lookup(name)) return *v;
       fail("unknown name '" + name.str() + "'");
       return {};
     }
@@ -121,23 +120,23 @@ private:
   }
 
   ExprValue number() {
-    size_t start = pos_;
+    size_t start = Pos;
     bool real = false;
-    while (pos_ < text_.size() && (llvm::isDigit(text_[pos_]) || text_[pos_] == '.')) {
-      real |= text_[pos_] == '.';
-      ++pos_;
+    while (Pos < Text.size() && (llvm::isDigit(Text[Pos]) || Text[Pos] == '.')) {
+      real |= Text[Pos] == '.';
+      ++Pos;
     }
-    if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
-      size_t mark = pos_++;
-      if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) ++pos_;
-      if (pos_ < text_.size() && llvm::isDigit(text_[pos_])) {
+    if (Pos < Text.size() && (Text[Pos] == 'e' || Text[Pos] == 'E')) {
+      size_t mark = Pos++;
+      if (Pos < Text.size() && (Text[Pos] == '+' || Text[Pos] == '-')) ++Pos;
+      if (Pos < Text.size() && llvm::isDigit(Text[Pos])) {
         real = true;
-        while (pos_ < text_.size() && llvm::isDigit(text_[pos_])) ++pos_;
+        while (Pos < Text.size() && llvm::isDigit(Text[Pos])) ++Pos;
       } else {
-        pos_ = mark; // not an exponent; the 'e' is left for the caller to reject
+        Pos = mark; // not an exponent; the 'e' is left for the caller to reject
       }
     }
-    llvm::StringRef literal = text_.slice(start, pos_);
+    llvm::StringRef literal = Text.slice(start, Pos);
     const char *first = literal.data(), *last = literal.data() + literal.size();
     if (real) {
       double v = 0;
@@ -152,7 +151,7 @@ private:
   }
 
   ExprValue arithmetic(char op, ExprValue a, ExprValue b) {
-    if (!error_.empty()) return {};
+    if (!Error.empty()) return {};
     if (a.isInteger && b.isInteger) {
       int64_t r = 0;
       bool overflow = op == '+'   ? __builtin_add_overflow(a.integer, b.integer, &r)
@@ -166,7 +165,7 @@ private:
   }
 
   ExprValue divide(ExprValue a, ExprValue b) {
-    if (!error_.empty()) return {};
+    if (!Error.empty()) return {};
     if (b.asDouble() == 0) {
       arithmeticFail("division by zero");
       return {};
@@ -175,7 +174,7 @@ private:
   }
 
   ExprValue floorDivide(ExprValue a, ExprValue b) {
-    if (!error_.empty()) return {};
+    if (!Error.empty()) return {};
     if (b.asDouble() == 0) {
       arithmeticFail("division by zero");
       return {};
@@ -193,7 +192,7 @@ private:
   }
 
   ExprValue raise(ExprValue base, ExprValue exponent) {
-    if (!error_.empty()) return {};
+    if (!Error.empty()) return {};
     if (base.isInteger && exponent.isInteger && exponent.integer >= 0) {
       int64_t result = 1, factor = base.integer;
       for (int64_t e = exponent.integer; e > 0; e >>= 1) {
@@ -214,32 +213,31 @@ private:
   }
 
   void skipSpace() {
-    while (pos_ < text_.size() && llvm::isSpace(text_[pos_])) ++pos_;
+    while (Pos < Text.size() && llvm::isSpace(Text[Pos])) ++Pos;
   }
   bool accept(llvm::StringRef token) {
     skipSpace();
-    if (!text_.substr(pos_).startswith(token)) return false;
-    pos_ += token.size();
+    if (!Text.substr(Pos).startswith(token)) return false;
+    Pos += token.size();
     return true;
   }
   void fail(const std::string &what) {
-    if (error_.empty()) error_ = what + " at offset " + std::to_string(pos_);
+    if (Error.empty()) Error = what + " at offset " + std::to_string(Pos);
   }
   void arithmeticFail(const std::string &what) {
-    if (!syntaxOnly_) fail(what);
+    if (!SyntaxOnly) fail(what);
   }
 
-  llvm::StringRef text_;
-  NameLookup lookup_;
-  size_t pos_ = 0;
-  bool syntaxOnly_;
-  unsigned depth_ = 0;
-  std::string error_;
+  llvm::StringRef Text;
+  NameLookup Lookup;
+  size_t Pos = 0;
+  bool SyntaxOnly;
+  unsigned Depth = 0;
+  std::string Error;
 };
 
 llvm::Error rooflineError(llvm::StringRef origin, const std::string &what) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s", origin.str().c_str(),
-                                 what.c_str());
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s", origin.str().c_str(), what.c_str());
 }
 
 } // namespace
@@ -254,8 +252,7 @@ llvm::Expected<ExprValue> evaluateExpression(llvm::StringRef text, const ExprVar
 }
 
 llvm::Expected<ExprVariables> variablesFromJSON(const nlohmann::json &values) {
-  if (!values.is_object())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), "values: expected an object");
+  if (!values.is_object()) return llvm::createStringError(llvm::inconvertibleErrorCode(), "values: expected an object");
   ExprVariables vars;
   for (const auto &[name, value] : values.items()) {
     if (value.is_number_integer())
@@ -263,8 +260,7 @@ llvm::Expected<ExprVariables> variablesFromJSON(const nlohmann::json &values) {
     else if (value.is_number())
       vars[name] = ExprValue::ofReal(value.get<double>());
     else
-      return llvm::createStringError(llvm::inconvertibleErrorCode(), "values: '%s' is not a number",
-                                     name.c_str());
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), "values: '%s' is not a number", name.c_str());
   }
   return vars;
 }
@@ -294,33 +290,26 @@ llvm::Expected<Roofline> Roofline::parse(llvm::StringRef jsonText, llvm::StringR
 
   // Constants are expressions too ("410 * 1024**3"), without variables.
   auto constants = doc.find("constants");
-  if (constants == doc.end() || !constants->is_object())
-    return rooflineError(origin, "missing \"constants\"");
+  if (constants == doc.end() || !constants->is_object()) return rooflineError(origin, "missing \"constants\"");
   Roofline roofline;
   auto constant = [&](const char *key, double &out) -> llvm::Error {
     auto it = constants->find(key);
     if (it == constants->end() || !it->is_object() || !(*it)["expr"].is_string())
       return rooflineError(origin, std::string("constants.") + key + ": missing \"expr\"");
     auto v = evaluateExpression((*it)["expr"].get<std::string>(), {});
-    if (!v)
-      return rooflineError(origin,
-                           std::string("constants.") + key + ": " + llvm::toString(v.takeError()));
+    if (!v) return rooflineError(origin, std::string("constants.") + key + ": " + llvm::toString(v.takeError()));
     out = v->asDouble();
-    if (!(out > 0))
-      return rooflineError(origin, std::string("constants.") + key + ": not positive");
+    if (!(out > 0)) return rooflineError(origin, std::string("constants.") + key + ": not positive");
     return llvm::Error::success();
   };
-  if (auto err = constant("peak_bandwidth", roofline.peakBandwidth_)) return err;
-  if (auto err = constant("peak_vec_flops", roofline.peakVecFlops_)) return err;
-  if (auto err = constant("peak_matmul_flops", roofline.peakMatmulFlops_)) return err;
+  if (auto err = constant("peak_bandwidth", roofline.PeakBandwidth)) return err;
+  if (auto err = constant("peak_vec_flops", roofline.PeakVecFlops)) return err;
+  if (auto err = constant("peak_matmul_flops", roofline.PeakMatmulFlops)) return err;
 
   auto problems = doc.find("problems");
-  if (problems == doc.end() || !problems->is_object())
-    return rooflineError(origin, "missing \"problems\"");
+  if (problems == doc.end() || !problems->is_object()) return rooflineError(origin, "missing \"problems\"");
   // Syntax check: any name is a placeholder until a case gives values.
-  auto anyName = [](llvm::StringRef) -> std::optional<ExprValue> {
-    return ExprValue::ofInteger(1);
-  };
+  auto anyName = [](llvm::StringRef) -> std::optional<ExprValue> { return ExprValue::ofInteger(1); };
   for (const auto &[name, entry] : problems->items()) {
     Formulas f;
     for (auto [key, out] : {std::pair{"vec_flops", &f.vecFlops}, std::pair{"mm_flops", &f.mmFlops},
@@ -329,8 +318,7 @@ llvm::Expected<Roofline> Roofline::parse(llvm::StringRef jsonText, llvm::StringR
       if (!entry.is_object() || !entry.contains(key) || !entry[key].is_string())
         return rooflineError(origin, where + ": missing formula");
       *out = entry[key].get<std::string>();
-      if (auto checked = ExpressionEvaluator(*out, anyName, /*syntaxOnly=*/true).evaluate();
-          !checked)
+      if (auto checked = ExpressionEvaluator(*out, anyName, /*syntaxOnly=*/true).evaluate(); !checked)
         return rooflineError(origin, where + ": " + llvm::toString(checked.takeError()));
     }
     roofline.FormulasByProblem.emplace(name, std::move(f));
@@ -344,26 +332,23 @@ std::vector<std::string> Roofline::problems() const {
   return names;
 }
 
-llvm::Expected<RooflinePeak> Roofline::peak(llvm::StringRef problem,
-                                            const ExprVariables &values) const {
+llvm::Expected<RooflinePeak> Roofline::peak(llvm::StringRef problem, const ExprVariables &values) const {
   auto it = FormulasByProblem.find(problem.str());
   if (it == FormulasByProblem.end())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "no roofline formulas for problem '%s'; known: %s",
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "no roofline formulas for problem '%s'; known: %s",
                                    problem.str().c_str(), llvm::join(problems(), ", ").c_str());
   RooflinePeak p;
-  for (auto [formula, out] :
-       {std::pair{&it->second.vecFlops, &p.vecFlops}, std::pair{&it->second.mmFlops, &p.mmFlops},
-        std::pair{&it->second.totalBytes, &p.totalBytes}}) {
+  for (auto [formula, out] : {std::pair{&it->second.vecFlops, &p.vecFlops}, std::pair{&it->second.mmFlops, &p.mmFlops},
+                              std::pair{&it->second.totalBytes, &p.totalBytes}}) {
     auto v = evaluateExpression(*formula, values);
     if (!v)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s",
-                                     problem.str().c_str(), llvm::toString(v.takeError()).c_str());
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s", problem.str().c_str(),
+                                     llvm::toString(v.takeError()).c_str());
     *out = v->asDouble();
   }
-  p.vecMs = p.vecFlops / peakVecFlops_ * 1e3;
-  p.mmMs = p.mmFlops / peakMatmulFlops_ * 1e3;
-  p.memoryMs = p.totalBytes / peakBandwidth_ * 1e3;
+  p.vecMs = p.vecFlops / PeakVecFlops * 1e3;
+  p.mmMs = p.mmFlops / PeakMatmulFlops * 1e3;
+  p.memoryMs = p.totalBytes / PeakBandwidth * 1e3;
   // Ties go to the earlier key, as Python's max over {vec, mm, memory} does.
   p.peakMs = p.vecMs;
   p.bound = RooflineBound::Vec;

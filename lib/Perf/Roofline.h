@@ -62,9 +62,9 @@ public:
   /// Checks that every formula parses; `origin` names the text in errors.
   static llvm::Expected<Roofline> parse(llvm::StringRef jsonText, llvm::StringRef origin);
 
-  double peakBandwidth() const { return peakBandwidth_; }     ///< B/s
-  double peakVecFlops() const { return peakVecFlops_; }       ///< FLOP/s
-  double peakMatmulFlops() const { return peakMatmulFlops_; } ///< FLOP/s
+  double peakBandwidth() const { return PeakBandwidth; }     ///< B/s
+  double peakVecFlops() const { return PeakVecFlops; }       ///< FLOP/s
+  double peakMatmulFlops() const { return PeakMatmulFlops; } ///< FLOP/s
   std::vector<std::string> problems() const;
   bool hasProblem(llvm::StringRef problem) const { return FormulasByProblem.count(problem.str()) != 0; }
 
@@ -75,7 +75,7 @@ private:
   struct Formulas {
     std::string vecFlops, mmFlops, totalBytes;
   };
-  double peakBandwidth_ = 0, peakVecFlops_ = 0, peakMatmulFlops_ = 0;
+  double PeakBandwidth = 0, PeakVecFlops = 0, PeakMatmulFlops = 0;
   std::map<std::string, Formulas> FormulasByProblem;
 };
 

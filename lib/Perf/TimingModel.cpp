@@ -21,9 +21,7 @@ constexpr uint32_t kNever = kNil;
 struct AccessTimes {
   double writeEnd = 0;
   double readEnd = 0;
-  bool operator==(const AccessTimes &o) const {
-    return writeEnd == o.writeEnd && readEnd == o.readEnd;
-  }
+  bool operator==(const AccessTimes &o) const { return writeEnd == o.writeEnd && readEnd == o.readEnd; }
 };
 
 /// Per-block access timelines of on-chip tensors: sorted singly linked lists
@@ -32,83 +30,81 @@ struct AccessTimes {
 class SegmentArena {
 public:
   void clear() {
-    nodes_.clear();
-    free_ = kNil;
+    Nodes.clear();
+    Free = kNil;
   }
 
   double latest(uint32_t head, uint64_t begin, uint64_t end, bool includeReads) const {
     double t = 0;
-    for (uint32_t cur = head; cur != kNil && nodes_[cur].begin < end; cur = nodes_[cur].next) {
-      const Segment &s = nodes_[cur];
-      if (s.end > begin)
-        t = std::max(t,
-                     includeReads ? std::max(s.times.writeEnd, s.times.readEnd) : s.times.writeEnd);
+    for (uint32_t cur = head; cur != kNil && Nodes[cur].begin < end; cur = Nodes[cur].next) {
+      const Segment &s = Nodes[cur];
+      if (s.end > begin) t = std::max(t, includeReads ? std::max(s.times.writeEnd, s.times.readEnd) : s.times.writeEnd);
     }
     return t;
   }
 
   void recordWrite(uint32_t &head, uint32_t begin, uint32_t end, double t) {
     uint32_t prev = kNil, cur = head;
-    while (cur != kNil && nodes_[cur].end <= begin) {
+    while (cur != kNil && Nodes[cur].end <= begin) {
       prev = cur;
-      cur = nodes_[cur].next;
+      cur = Nodes[cur].next;
     }
-    if (cur != kNil && nodes_[cur].begin < begin) {
-      if (nodes_[cur].end > end) { // the write lands inside one range: split it in three
-        uint32_t right = alloc(end, nodes_[cur].end, nodes_[cur].times, nodes_[cur].next);
+    if (cur != kNil && Nodes[cur].begin < begin) {
+      if (Nodes[cur].end > end) { // the write lands inside one range: split it in three
+        uint32_t right = alloc(end, Nodes[cur].end, Nodes[cur].times, Nodes[cur].next);
         uint32_t middle = alloc(begin, end, {t, 0}, right);
-        nodes_[cur].end = begin;
-        nodes_[cur].next = middle;
+        Nodes[cur].end = begin;
+        Nodes[cur].next = middle;
         return;
       }
-      nodes_[cur].end = begin;
+      Nodes[cur].end = begin;
       prev = cur;
-      cur = nodes_[cur].next;
+      cur = Nodes[cur].next;
     }
-    while (cur != kNil && nodes_[cur].end <= end) { // ranges the write covers entirely
+    while (cur != kNil && Nodes[cur].end <= end) { // ranges the write covers entirely
       uint32_t covered = cur;
-      cur = nodes_[cur].next;
+      cur = Nodes[cur].next;
       release(covered);
     }
-    if (cur != kNil && nodes_[cur].begin < end) nodes_[cur].begin = end;
+    if (cur != kNil && Nodes[cur].begin < end) Nodes[cur].begin = end;
     link(head, prev, alloc(begin, end, {t, 0}, cur));
   }
 
   void recordRead(uint32_t &head, uint32_t begin, uint32_t end, double t) {
     uint32_t prev = kNil, cur = head;
-    while (cur != kNil && nodes_[cur].end <= begin) {
+    while (cur != kNil && Nodes[cur].end <= begin) {
       prev = cur;
-      cur = nodes_[cur].next;
+      cur = Nodes[cur].next;
     }
     uint32_t pos = begin;
     while (pos < end) {
-      if (cur == kNil || nodes_[cur].begin >= end) { // never accessed up to `end`
+      if (cur == kNil || Nodes[cur].begin >= end) { // never accessed up to `end`
         link(head, prev, alloc(pos, end, {0, t}, cur));
         return;
       }
-      if (nodes_[cur].begin > pos) { // never-accessed gap before `cur`
-        uint32_t gap = alloc(pos, nodes_[cur].begin, {0, t}, cur);
+      if (Nodes[cur].begin > pos) { // never-accessed gap before `cur`
+        uint32_t gap = alloc(pos, Nodes[cur].begin, {0, t}, cur);
         link(head, prev, gap);
         prev = gap;
-        pos = nodes_[cur].begin;
+        pos = Nodes[cur].begin;
         continue;
       }
-      if (nodes_[cur].begin < pos) { // keep the part before the read as it is
-        uint32_t rest = alloc(pos, nodes_[cur].end, nodes_[cur].times, nodes_[cur].next);
-        nodes_[cur].end = pos;
-        nodes_[cur].next = rest;
+      if (Nodes[cur].begin < pos) { // keep the part before the read as it is
+        uint32_t rest = alloc(pos, Nodes[cur].end, Nodes[cur].times, Nodes[cur].next);
+        Nodes[cur].end = pos;
+        Nodes[cur].next = rest;
         prev = cur;
         cur = rest;
       }
-      if (nodes_[cur].end > end) { // and the part after it
-        uint32_t rest = alloc(end, nodes_[cur].end, nodes_[cur].times, nodes_[cur].next);
-        nodes_[cur].end = end;
-        nodes_[cur].next = rest;
+      if (Nodes[cur].end > end) { // and the part after it
+        uint32_t rest = alloc(end, Nodes[cur].end, Nodes[cur].times, Nodes[cur].next);
+        Nodes[cur].end = end;
+        Nodes[cur].next = rest;
       }
-      nodes_[cur].times.readEnd = std::max(nodes_[cur].times.readEnd, t);
-      pos = nodes_[cur].end;
+      Nodes[cur].times.readEnd = std::max(Nodes[cur].times.readEnd, t);
+      pos = Nodes[cur].end;
       prev = cur;
-      cur = nodes_[cur].next;
+      cur = Nodes[cur].next;
     }
   }
 
@@ -120,25 +116,23 @@ private:
   };
 
   uint32_t alloc(uint32_t begin, uint32_t end, AccessTimes times, uint32_t next) {
-    if (free_ != kNil) {
-      uint32_t i = free_;
-      free_ = nodes_[i].next;
-      nodes_[i] = {begin, end, next, times};
+    if (Free != kNil) {
+      uint32_t i = Free;
+      Free = Nodes[i].next;
+      Nodes[i] = {begin, end, next, times};
       return i;
     }
-    nodes_.push_back({begin, end, next, times});
-    return static_cast<uint32_t>(nodes_.size() - 1);
+    Nodes.push_back({begin, end, next, times});
+    return static_cast<uint32_t>(Nodes.size() - 1);
   }
   void release(uint32_t i) {
-    nodes_[i].next = free_;
-    free_ = i;
+    Nodes[i].next = Free;
+    Free = i;
   }
-  void link(uint32_t &head, uint32_t prev, uint32_t node) {
-    (prev == kNil ? head : nodes_[prev].next) = node;
-  }
+  void link(uint32_t &head, uint32_t prev, uint32_t node) { (prev == kNil ? head : Nodes[prev].next) = node; }
 
-  std::vector<Segment> nodes_;
-  uint32_t free_ = kNil;
+  std::vector<Segment> Nodes;
+  uint32_t Free = kNil;
 };
 
 /// Access timelines of HBM tensors: one interval map per tensor, because a
@@ -148,35 +142,32 @@ using HbmMap = llvm::IntervalMap<uint64_t, AccessTimes, 8, llvm::IntervalMapHalf
 class HbmTimelines {
 public:
   void reset(size_t tensors) {
-    maps_.clear(); // before the allocator their nodes come from
-    maps_.resize(tensors);
+    Maps.clear(); // before the allocator their nodes come from
+    Maps.resize(tensors);
   }
-  void track(TensorId tensor) { maps_[tensor] = std::make_unique<HbmMap>(allocator_); }
-  bool tracked(TensorId tensor) const { return maps_[tensor] != nullptr; }
+  void track(TensorId tensor) { Maps[tensor] = std::make_unique<HbmMap>(Allocator); }
+  bool tracked(TensorId tensor) const { return Maps[tensor] != nullptr; }
 
   double latest(TensorId tensor, uint64_t begin, uint64_t end, bool includeReads) const {
     double t = 0;
-    for (auto it = maps_[tensor]->find(begin); it.valid() && it.start() < end; ++it)
-      t = std::max(t, includeReads ? std::max(it.value().writeEnd, it.value().readEnd)
-                                   : it.value().writeEnd);
+    for (auto it = Maps[tensor]->find(begin); it.valid() && it.start() < end; ++it)
+      t = std::max(t, includeReads ? std::max(it.value().writeEnd, it.value().readEnd) : it.value().writeEnd);
     return t;
   }
 
   void recordWrite(TensorId tensor, uint64_t begin, uint64_t end, double t) {
-    HbmMap &map = *maps_[tensor];
+    HbmMap &map = *Maps[tensor];
     takeOverlapping(map, begin, end);
-    if (!pieces_.empty() && pieces_.front().begin < begin)
-      map.insert(pieces_.front().begin, begin, pieces_.front().times);
+    if (!Pieces.empty() && Pieces.front().begin < begin) map.insert(Pieces.front().begin, begin, Pieces.front().times);
     map.insert(begin, end, {t, 0});
-    if (!pieces_.empty() && pieces_.back().end > end)
-      map.insert(end, pieces_.back().end, pieces_.back().times);
+    if (!Pieces.empty() && Pieces.back().end > end) map.insert(end, Pieces.back().end, Pieces.back().times);
   }
 
   void recordRead(TensorId tensor, uint64_t begin, uint64_t end, double t) {
-    HbmMap &map = *maps_[tensor];
+    HbmMap &map = *Maps[tensor];
     takeOverlapping(map, begin, end);
     uint64_t pos = begin;
-    for (const Piece &p : pieces_) {
+    for (const Piece &p : Pieces) {
       if (p.begin < begin) map.insert(p.begin, begin, p.times);
       uint64_t from = std::max(p.begin, begin), to = std::min(p.end, end);
       if (from > pos) map.insert(pos, from, {0, t});
@@ -194,17 +185,17 @@ private:
   };
   /// Moves the ranges overlapping [begin, end) out of `map` into pieces_.
   void takeOverlapping(HbmMap &map, uint64_t begin, uint64_t end) {
-    pieces_.clear();
+    Pieces.clear();
     auto it = map.find(begin);
     while (it.valid() && it.start() < end) {
-      pieces_.push_back({it.start(), it.stop(), it.value()});
+      Pieces.push_back({it.start(), it.stop(), it.value()});
       it.erase();
     }
   }
 
-  HbmMap::Allocator allocator_;
-  std::vector<std::unique_ptr<HbmMap>> maps_;
-  std::vector<Piece> pieces_;
+  HbmMap::Allocator Allocator;
+  std::vector<std::unique_ptr<HbmMap>> Maps;
+  std::vector<Piece> Pieces;
 };
 
 /// One resource that processes work at a fixed rate, filling idle gaps left
@@ -213,19 +204,18 @@ private:
 class BusyTimeline {
 public:
   void reset() {
-    gaps_.clear();
-    tail_ = 0;
+    Gaps.clear();
+    Tail = 0;
   }
-  double tail() const { return tail_; }
+  double tail() const { return Tail; }
 
   /// Runs `work` ns no earlier than `start`; returns its finish time.
   double place(double start, double work) {
     if (work <= 0) return start;
-    auto first = std::upper_bound(gaps_.begin(), gaps_.end(), start,
-                                  [](double t, const Gap &g) { return t < g.end; });
-    size_t i = static_cast<size_t>(first - gaps_.begin());
-    while (i < gaps_.size()) {
-      Gap &gap = gaps_[i];
+    auto first = std::upper_bound(Gaps.begin(), Gaps.end(), start, [](double t, const Gap &g) { return t < g.end; });
+    size_t i = static_cast<size_t>(first - Gaps.begin());
+    while (i < Gaps.size()) {
+      Gap &gap = Gaps[i];
       double from = std::max(gap.begin, start);
       double used = std::min(gap.end - from, work);
       double finish = from + used;
@@ -233,7 +223,7 @@ public:
       if (from > gap.begin && finish < gap.end) {
         Gap right{finish, gap.end};
         gap.end = from;
-        gaps_.insert(gaps_.begin() + static_cast<ptrdiff_t>(i) + 1, right);
+        Gaps.insert(Gaps.begin() + static_cast<ptrdiff_t>(i) + 1, right);
         i += 2;
       } else if (from > gap.begin) {
         gap.end = from;
@@ -241,50 +231,48 @@ public:
       } else if (finish < gap.end) {
         gap.begin = finish;
       } else {
-        gaps_.erase(gaps_.begin() + static_cast<ptrdiff_t>(i));
+        Gaps.erase(Gaps.begin() + static_cast<ptrdiff_t>(i));
       }
       if (work <= 0) return finish;
     }
-    double from = std::max(start, tail_);
-    if (from > tail_) {
-      gaps_.push_back({tail_, from});
+    double from = std::max(start, Tail);
+    if (from > Tail) {
+      Gaps.push_back({Tail, from});
       // Old gaps are rarely fillable; dropping them bounds the cost per call.
-      if (gaps_.size() > kMaxGaps) gaps_.erase(gaps_.begin());
+      if (Gaps.size() > kMaxGaps) Gaps.erase(Gaps.begin());
     }
-    tail_ = from + work;
-    return tail_;
+    Tail = from + work;
+    return Tail;
   }
 
   /// Where `work` ns would start without being split: the first idle slot
   /// at or after `start` that holds all of it, else the tail.
   double earliestWhole(double start, double work) const {
-    auto first = std::upper_bound(gaps_.begin(), gaps_.end(), start,
-                                  [](double t, const Gap &g) { return t < g.end; });
-    for (auto it = first; it != gaps_.end(); ++it) {
+    auto first = std::upper_bound(Gaps.begin(), Gaps.end(), start, [](double t, const Gap &g) { return t < g.end; });
+    for (auto it = first; it != Gaps.end(); ++it) {
       double from = std::max(it->begin, start);
       if (it->end - from >= work) return from;
     }
-    return std::max(start, tail_);
+    return std::max(start, Tail);
   }
 
   /// Runs `work` ns unsplit, as early as earliestWhole says; returns its end.
   double placeWhole(double start, double work) {
     double from = earliestWhole(start, work);
-    if (from >= tail_) return place(from, work);
-    auto it = std::upper_bound(gaps_.begin(), gaps_.end(), from,
-                               [](double t, const Gap &g) { return t < g.end; });
+    if (from >= Tail) return place(from, work);
+    auto it = std::upper_bound(Gaps.begin(), Gaps.end(), from, [](double t, const Gap &g) { return t < g.end; });
     Gap &gap = *it;
     double finish = from + work;
     if (from > gap.begin && finish < gap.end) {
       Gap right{finish, gap.end};
       gap.end = from;
-      gaps_.insert(it + 1, right);
+      Gaps.insert(it + 1, right);
     } else if (from > gap.begin) {
       gap.end = from;
     } else if (finish < gap.end) {
       gap.begin = finish;
     } else {
-      gaps_.erase(it);
+      Gaps.erase(it);
     }
     return finish;
   }
@@ -294,8 +282,8 @@ private:
     double begin, end;
   };
   static constexpr size_t kMaxGaps = 32;
-  std::vector<Gap> gaps_;
-  double tail_ = 0;
+  std::vector<Gap> Gaps;
+  double Tail = 0;
 };
 
 /// DMA: transfers are triggered in order per kind (loads, stores and spills
@@ -304,12 +292,12 @@ private:
 class DmaSystem {
 public:
   void reset(const DmaParams &params) {
-    params_ = &params;
-    queues_.resize(params.queues);
-    for (BusyTimeline &q : queues_) q.reset();
-    hbm_.reset();
-    lastTrigger_.fill(0);
-    order_.resize(params.queues);
+    Params = &params;
+    Queues.resize(params.queues);
+    for (BusyTimeline &q : Queues) q.reset();
+    Hbm.reset();
+    LastTrigger.fill(0);
+    Order.resize(params.queues);
   }
 
   struct Transfer {
@@ -319,40 +307,35 @@ public:
     unsigned stripes = 0;
   };
 
-  Transfer run(OpKind kind, uint64_t bytes, uint32_t bytesPerPartition, unsigned partitions,
-               uint64_t hbmBytes, double ready) {
-    const DmaParams &p = *params_;
-    double &lastTrigger =
-        lastTrigger_[static_cast<unsigned>(kind) - static_cast<unsigned>(OpKind::Load)];
+  Transfer run(OpKind kind, uint64_t bytes, uint32_t bytesPerPartition, unsigned partitions, uint64_t hbmBytes,
+               double ready) {
+    const DmaParams &p = *Params;
+    double &lastTrigger = LastTrigger[static_cast<unsigned>(kind) - static_cast<unsigned>(OpKind::Load)];
     double trigger = std::max(ready, lastTrigger);
     lastTrigger = trigger;
     double start = trigger + p.fixedLatencyNs;
 
     unsigned stripes = std::clamp(partitions, 1u, p.queues);
-    double perPartition = bytesPerPartition ? bytesPerPartition
-                                            : static_cast<double>(bytes) / std::max(partitions, 1u);
-    double stripeWork = static_cast<double>(bytes) / stripes /
-                        (p.queueBytesPerNs * p.efficiency(std::max(perPartition, 1.0)));
+    double perPartition = bytesPerPartition ? bytesPerPartition : static_cast<double>(bytes) / std::max(partitions, 1u);
+    double stripeWork =
+        static_cast<double>(bytes) / stripes / (p.queueBytesPerNs * p.efficiency(std::max(perPartition, 1.0)));
     Transfer t{start, stripeWork * stripes, start, stripes};
     if (bytes == 0) return t;
-    for (unsigned i = 0; i < p.queues; ++i) order_[i] = i;
+    for (unsigned i = 0; i < p.queues; ++i) Order[i] = i;
     if (stripes < p.queues)
-      std::partial_sort(
-          order_.begin(), order_.begin() + stripes, order_.end(),
-          [&](uint32_t a, uint32_t b) { return queues_[a].tail() < queues_[b].tail(); });
-    for (unsigned i = 0; i < stripes; ++i)
-      t.end = std::max(t.end, queues_[order_[i]].place(start, stripeWork));
-    if (hbmBytes)
-      t.end = std::max(t.end, hbm_.place(start, static_cast<double>(hbmBytes) / p.hbmBytesPerNs));
+      std::partial_sort(Order.begin(), Order.begin() + stripes, Order.end(),
+                        [&](uint32_t a, uint32_t b) { return Queues[a].tail() < Queues[b].tail(); });
+    for (unsigned i = 0; i < stripes; ++i) t.end = std::max(t.end, Queues[Order[i]].place(start, stripeWork));
+    if (hbmBytes) t.end = std::max(t.end, Hbm.place(start, static_cast<double>(hbmBytes) / p.hbmBytesPerNs));
     return t;
   }
 
 private:
-  const DmaParams *params_ = nullptr;
-  std::vector<BusyTimeline> queues_;
-  BusyTimeline hbm_;
-  std::array<double, kNumOpKinds - static_cast<unsigned>(OpKind::Load)> lastTrigger_{};
-  std::vector<uint32_t> order_;
+  const DmaParams *Params = nullptr;
+  std::vector<BusyTimeline> Queues;
+  BusyTimeline Hbm;
+  std::array<double, kNumOpKinds - static_cast<unsigned>(OpKind::Load)> LastTrigger{};
+  std::vector<uint32_t> Order;
 };
 
 /// Whether a TensorE instruction runs in fp32 mode: any fp32 operand.
@@ -389,11 +372,9 @@ std::optional<ComputeEngine> resolveEngine(const HardwareDesc &hw, const Instruc
   return toComputeEngine(inst.engine);
 }
 
-double computeCycles(const HardwareDesc &hw, const Instruction &inst, ComputeEngine engine,
-                     bool readsPsum) {
+double computeCycles(const HardwareDesc &hw, const Instruction &inst, ComputeEngine engine, bool readsPsum) {
   const EngineParams &e = hw.engine(engine);
-  bool onPeArray = engine == ComputeEngine::Tensor &&
-                   (inst.op == OpKind::NcMatmul || inst.op == OpKind::Transpose);
+  bool onPeArray = engine == ComputeEngine::Tensor && (inst.op == OpKind::NcMatmul || inst.op == OpKind::Transpose);
   if (onPeArray) {
     // nc_transpose(data[P, F]) is the matmul of data (stationary) with a P x P
     // identity (moving): max(P, min(64, F)) (NKI.md §3.5).
@@ -404,15 +385,14 @@ double computeCycles(const HardwareDesc &hw, const Instruction &inst, ComputeEng
     if (fp32Operands(inst)) {
       double speedup = 1;
       if (inst.has(OneZeroOperand)) speedup = std::max(speedup, hw.matmul.fp32OneZeroSpeedup);
-      if (transpose || inst.has(IsTranspose))
-        speedup = std::max(speedup, hw.matmul.fp32TransposeSpeedup);
+      if (transpose || inst.has(IsTranspose)) speedup = std::max(speedup, hw.matmul.fp32TransposeSpeedup);
       cycles *= hw.matmul.fp32Factor / speedup;
     }
     return cycles;
   }
   const InstructionCost &c = hw.cost(inst.op);
   bool fast = inst.has(FastPath) || (c.psumInputIsFastPath && readsPsum);
-  double perElement = fast ? c.fastCyclesPerElement
+  double perElement = fast                      ? c.fastCyclesPerElement
                       : inst.has(LanguageLevel) ? c.languageCyclesPerElement
                                                 : c.cyclesPerElement;
   double cycles = perElement * inst.freeElems;
@@ -424,14 +404,13 @@ double computeCycles(const HardwareDesc &hw, const Instruction &inst, ComputeEng
   return cycles * passes;
 }
 
-double computeDurationNs(const HardwareDesc &hw, const Instruction &inst, ComputeEngine engine,
-                         bool readsPsum) {
+double computeDurationNs(const HardwareDesc &hw, const Instruction &inst, ComputeEngine engine, bool readsPsum) {
   const EngineParams &e = hw.engine(engine);
   return (computeCycles(hw, inst, engine, readsPsum) + e.staticOverheadCycles) / e.clockGHz;
 }
 
-double isolatedDmaNs(const HardwareDesc &hw, uint64_t bytes, uint32_t bytesPerPartition,
-                     unsigned partitions, bool touchesHbm) {
+double isolatedDmaNs(const HardwareDesc &hw, uint64_t bytes, uint32_t bytesPerPartition, unsigned partitions,
+                     bool touchesHbm) {
   DmaSystem dma;
   dma.reset(hw.dma);
   return dma.run(OpKind::Load, bytes, bytesPerPartition, partitions, touchesHbm ? bytes : 0, 0).end;
@@ -458,7 +437,7 @@ struct TimingModel::Simulation {
     uint32_t residentSlot = kNil;
     uint16_t psumBanks = 0; ///< bit mask of the PSUM banks held
     Residency residency = Residency::Untouched;
-    bool dirty = false;     ///< SBUF copy newer than its spilled HBM copy
+    bool dirty = false; ///< SBUF copy newer than its spilled HBM copy
     /// Holds only data loaded from a read-only HBM tensor: when evicted it is
     /// dropped and loaded again from there (rematerialised), not spilled.
     bool reloadable = false;
@@ -536,9 +515,7 @@ struct TimingModel::Simulation {
                                [](uint32_t b, const TensorState &t) { return b < t.firstBlock; });
     return static_cast<TensorId>(it - tensors.begin() - 1);
   }
-  uint64_t blockFootprint(TensorId id) const {
-    return info(id).bytesPerPartition * info(id).partitions;
-  }
+  uint64_t blockFootprint(TensorId id) const { return info(id).bytesPerPartition * info(id).partitions; }
 
   void addResident(uint32_t block) {
     blocks[block].residentSlot = static_cast<uint32_t>(residentBlocks.size());
@@ -595,20 +572,18 @@ llvm::Error TimingModel::Simulation::prepare(const Trace &t, const HardwareDesc 
   for (size_t i = 0; i < tensorInfos.size(); ++i) {
     const TensorInfo &ti = tensorInfos[i];
     if (ti.numBlocks == 0 || ti.bytesPerPartition == 0)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "tensor %zu (%s): no blocks or no bytes", i, ti.name.c_str());
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), "tensor %zu (%s): no blocks or no bytes", i,
+                                     ti.name.c_str());
     if (nki::isOnChip(ti.buffer) && ti.bytesPerPartition > std::numeric_limits<uint32_t>::max())
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "tensor %zu (%s): %llu bytes per partition is not on-chip "
                                      "memory",
-                                     i, ti.name.c_str(),
-                                     static_cast<unsigned long long>(ti.bytesPerPartition));
-    tensors[i] = {ti.bytesPerPartition, static_cast<uint32_t>(totalBlocks), ti.partitions,
-                  ti.buffer, nki::isOnChip(ti.buffer)};
+                                     i, ti.name.c_str(), static_cast<unsigned long long>(ti.bytesPerPartition));
+    tensors[i] = {ti.bytesPerPartition, static_cast<uint32_t>(totalBlocks), ti.partitions, ti.buffer,
+                  nki::isOnChip(ti.buffer)};
     totalBlocks += ti.numBlocks;
   }
-  if (totalBlocks >= kNil)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), "too many tensor blocks");
+  if (totalBlocks >= kNil) return llvm::createStringError(llvm::inconvertibleErrorCode(), "too many tensor blocks");
   if (instructions.size() >= kNever)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "too many instructions");
 
@@ -625,15 +600,13 @@ llvm::Error TimingModel::Simulation::prepare(const Trace &t, const HardwareDesc 
         return instructionError(i, "tensor " + llvm::Twine(r.tensor) + " was never declared");
       const TensorInfo &ti = tensorInfos[r.tensor];
       if (r.block >= ti.numBlocks || r.begin > r.end || r.end > ti.bytesPerPartition)
-        return instructionError(i, "region outside tensor " + llvm::Twine(r.tensor) + " (" +
-                                       ti.name + ")");
+        return instructionError(i, "region outside tensor " + llvm::Twine(r.tensor) + " (" + ti.name + ")");
       if (k >= inst.numReads) tensors[r.tensor].tracked = true;
     }
   }
   hbm.reset(tensorInfos.size());
   for (size_t i = 0; i < tensorInfos.size(); ++i)
-    if (!nki::isOnChip(tensorInfos[i].buffer) && tensors[i].tracked)
-      hbm.track(static_cast<TensorId>(i));
+    if (!nki::isOnChip(tensorInfos[i].buffer) && tensors[i].tracked) hbm.track(static_cast<TensorId>(i));
 
   // Backward pass: each on-chip access learns the position of the next access
   // to its block (the Belady key), each block its last access.
@@ -648,18 +621,15 @@ llvm::Error TimingModel::Simulation::prepare(const Trace &t, const HardwareDesc 
       regionNextUse[inst.firstRegion + k] = b.nextUse; // kNever: the last use of the block's value
     }
     for (const Region &r : own)
-      if (nki::isOnChip(info(r.tensor).buffer))
-        blocks[blockIndex(r)].nextUse = static_cast<uint32_t>(i);
+      if (nki::isOnChip(info(r.tensor).buffer)) blocks[blockIndex(r)].nextUse = static_cast<uint32_t>(i);
     // An SBUF write of a whole block that does not read it starts a new value: the value before it
     // dies at its last access, so a tile made in a sequential_range body (one buffer, rewritten
     // every iteration) is live one iteration at a time, not across the loop (RC21).
     for (const Region &w : t.writes(inst)) {
-      if (info(w.tensor).buffer != nki::Buffer::SBUF || w.begin != 0 ||
-          w.end != info(w.tensor).bytesPerPartition)
+      if (info(w.tensor).buffer != nki::Buffer::SBUF || w.begin != 0 || w.end != info(w.tensor).bytesPerPartition)
         continue;
-      bool reads = std::any_of(t.reads(inst).begin(), t.reads(inst).end(), [&](const Region &r) {
-        return r.tensor == w.tensor && r.block == w.block;
-      });
+      bool reads = std::any_of(t.reads(inst).begin(), t.reads(inst).end(),
+                               [&](const Region &r) { return r.tensor == w.tensor && r.block == w.block; });
       if (!reads) blocks[blockIndex(w)].nextUse = kNever;
     }
   }
@@ -710,12 +680,10 @@ llvm::Error TimingModel::Simulation::prepare(const Trace &t, const HardwareDesc 
   return llvm::Error::success();
 }
 
-double TimingModel::Simulation::spillTransfer(OpKind kind, TensorId tensor, double ready,
-                                              bool rematerialize) {
+double TimingModel::Simulation::spillTransfer(OpKind kind, TensorId tensor, double ready, bool rematerialize) {
   const TensorState &ti = info(tensor);
   uint64_t bytes = blockFootprint(tensor);
-  auto transfer = dma.run(kind, bytes, static_cast<uint32_t>(ti.bytesPerPartition), ti.partitions,
-                          bytes, ready);
+  auto transfer = dma.run(kind, bytes, static_cast<uint32_t>(ti.bytesPerPartition), ti.partitions, bytes, ready);
   result.dmaQueueBusyNs += transfer.queueWorkNs;
   ++result.dmaTransfers;
   schedule({transfer.start, transfer.end, kind, std::nullopt, UINT32_MAX, -1, -1, transfer.stripes, bytes});
@@ -756,8 +724,7 @@ double TimingModel::Simulation::makeSbufSpace(uint64_t bytesPerPartition, uint32
       // Spill code carries no source location (NKI.md §3.5), so it is not
       // attributed to a statement.
       victim.inHbm = true;
-      victim.savedAt = spillTransfer(OpKind::SpillSave, tensor,
-                                     std::max(victim.lastWriteEnd, victim.availableAt));
+      victim.savedAt = spillTransfer(OpKind::SpillSave, tensor, std::max(victim.lastWriteEnd, victim.availableAt));
       victim.dirty = false;
       spaceAt = std::max(spaceAt, victim.savedAt);
     }
@@ -771,16 +738,13 @@ double TimingModel::Simulation::makeSbufSpace(uint64_t bytesPerPartition, uint32
 
 double TimingModel::Simulation::allocatePsumBanks(uint32_t block, uint64_t bytesPerPartition) {
   const HardwareDesc &hw = *target;
-  uint64_t needed = std::max<uint64_t>(1, (bytesPerPartition + hw.memory.psumBankBytes - 1) /
-                                              hw.memory.psumBankBytes);
+  uint64_t needed = std::max<uint64_t>(1, (bytesPerPartition + hw.memory.psumBankBytes - 1) / hw.memory.psumBankBytes);
   double readyAt = 0;
   uint16_t mask = 0;
   for (uint64_t n = 0; n < needed; ++n) {
     uint32_t best = kNil;
     for (uint32_t b = 0; b < psumBanks.size(); ++b)
-      if (psumBanks[b].occupant == kNil &&
-          (best == kNil || psumBanks[b].freeAt < psumBanks[best].freeAt))
-        best = b;
+      if (psumBanks[b].occupant == kNil && (best == kNil || psumBanks[b].freeAt < psumBanks[best].freeAt)) best = b;
     if (best == kNil) {
       ++result.psumOverflows;
       break;
@@ -796,8 +760,7 @@ double TimingModel::Simulation::allocatePsumBanks(uint32_t block, uint64_t bytes
 void TimingModel::Simulation::releasePsumBanks(uint32_t block) {
   const BlockState &b = blocks[block];
   for (uint32_t bank = 0; bank < psumBanks.size(); ++bank)
-    if (b.psumBanks & (1u << bank))
-      psumBanks[bank] = {kNil, std::max(b.lastReadEnd, b.lastWriteEnd)};
+    if (b.psumBanks & (1u << bank)) psumBanks[bank] = {kNil, std::max(b.lastReadEnd, b.lastWriteEnd)};
 }
 
 /// Makes the block of `r` resident before instruction `position` uses it;
@@ -815,8 +778,7 @@ double TimingModel::Simulation::waitForSbufSpace(uint64_t bytesPerPartition) {
   // The latest-freed blocks may stay busy as long as they fit in the slack.
   int64_t held = 0;
   size_t keep = 0;
-  while (keep < pendingFree.size() &&
-         held + static_cast<int64_t>(pendingFree[keep].bytes) <= slack)
+  while (keep < pendingFree.size() && held + static_cast<int64_t>(pendingFree[keep].bytes) <= slack)
     held += static_cast<int64_t>(pendingFree[keep++].bytes);
   double at = keep < pendingFree.size() ? pendingFree[keep].at : 0;
   pendingFree.resize(keep);
@@ -836,12 +798,10 @@ double TimingModel::Simulation::acquireBlock(const Region &r, bool isWrite, uint
   }
 
   double readyAt = sbufOversubscribed ? makeSbufSpace(ti.bytesPerPartition, position) : 0;
-  if (target->scheduler.sbufReuseWaits)
-    readyAt = std::max(readyAt, waitForSbufSpace(ti.bytesPerPartition));
+  if (target->scheduler.sbufReuseWaits) readyAt = std::max(readyAt, waitForSbufSpace(ti.bytesPerPartition));
   bool overwritesAll = isWrite && r.begin == 0 && r.end == ti.bytesPerPartition;
   if (b.residency == Residency::Spilled && b.inHbm && !overwritesAll) {
-    b.availableAt = spillTransfer(OpKind::SpillReload, r.tensor, std::max(readyAt, b.savedAt),
-                                  b.reloadable);
+    b.availableAt = spillTransfer(OpKind::SpillReload, r.tensor, std::max(readyAt, b.savedAt), b.reloadable);
     readyAt = b.availableAt;
   }
   b.residency = Residency::Resident;
@@ -855,8 +815,7 @@ double TimingModel::Simulation::acquireBlock(const Region &r, bool isWrite, uint
 }
 
 /// Profile counters of one trace instruction (NKI.md §5 conventions).
-void TimingModel::Simulation::accountDma(const Instruction &inst, nki::Buffer src,
-                                         nki::Buffer dst) {
+void TimingModel::Simulation::accountDma(const Instruction &inst, nki::Buffer src, nki::Buffer dst) {
   (nki::isHBM(src) ? result.hbmReadBytes : result.sbufReadBytes) += inst.bytes;
   (nki::isHBM(dst) ? result.hbmWriteBytes : result.sbufWriteBytes) += inst.bytes;
   if (inst.op == OpKind::SpillSave) result.spillSaveBytes += inst.bytes;
@@ -865,8 +824,7 @@ void TimingModel::Simulation::accountDma(const Instruction &inst, nki::Buffer sr
 
 void TimingModel::Simulation::accountCompute(const Instruction &inst, ComputeEngine engine) {
   const HardwareDesc &hw = *target;
-  bool onPeArray = engine == ComputeEngine::Tensor &&
-                   (inst.op == OpKind::NcMatmul || inst.op == OpKind::Transpose);
+  bool onPeArray = engine == ComputeEngine::Tensor && (inst.op == OpKind::NcMatmul || inst.op == OpKind::Transpose);
   bool fp32 = fp32Operands(inst);
   double factor = onPeArray && fp32 ? hw.profiler.fp32TensorAccessFactor : 1;
   auto add = [&](llvm::ArrayRef<Region> regions, uint64_t &sbuf, uint64_t &psum) {
@@ -896,8 +854,7 @@ void TimingModel::Simulation::run() {
   size_t nextMarker = 0;
 
   for (size_t position = 0; position < instructions.size(); ++position) {
-    for (; nextMarker < markers.size() && markers[nextMarker].beforeInstruction <= position;
-         ++nextMarker) {
+    for (; nextMarker < markers.size() && markers[nextMarker].beforeInstruction <= position; ++nextMarker) {
       const LoopMarker &m = markers[nextMarker];
       // sequential_range iterations do not overlap (NKI.md §1.6).
       if (m.kind != LoopKind::Sequential || m.event != LoopEvent::NextIteration) continue;
@@ -928,17 +885,15 @@ void TimingModel::Simulation::run() {
     // Dependences: reads wait for writers, writes for readers and writers.
     for (const Region &r : reads) {
       if (!tensors[r.tensor].tracked || r.begin == r.end) continue;
-      ready = std::max(ready,
-                       nki::isOnChip(info(r.tensor).buffer)
-                           ? segments.latest(blocks[blockIndex(r)].segments, r.begin, r.end, false)
-                           : hbm.latest(r.tensor, r.begin, r.end, false));
+      ready = std::max(ready, nki::isOnChip(info(r.tensor).buffer)
+                                  ? segments.latest(blocks[blockIndex(r)].segments, r.begin, r.end, false)
+                                  : hbm.latest(r.tensor, r.begin, r.end, false));
     }
     for (const Region &r : writes) {
       if (r.begin == r.end) continue;
-      ready = std::max(ready,
-                       nki::isOnChip(info(r.tensor).buffer)
-                           ? segments.latest(blocks[blockIndex(r)].segments, r.begin, r.end, true)
-                           : hbm.latest(r.tensor, r.begin, r.end, true));
+      ready = std::max(ready, nki::isOnChip(info(r.tensor).buffer)
+                                  ? segments.latest(blocks[blockIndex(r)].segments, r.begin, r.end, true)
+                                  : hbm.latest(r.tensor, r.begin, r.end, true));
     }
 
     double end;
@@ -949,23 +904,20 @@ void TimingModel::Simulation::run() {
     if (isDma(inst.op)) {
       auto [src, dst] = dmaEndpoints(*trace, inst);
       uint64_t hbmBytes = (nki::isHBM(src) ? inst.bytes : 0) + (nki::isHBM(dst) ? inst.bytes : 0);
-      auto transfer =
-          dma.run(inst.op, inst.bytes, inst.bytesPerPartition, inst.partitions, hbmBytes, ready);
+      auto transfer = dma.run(inst.op, inst.bytes, inst.bytesPerPartition, inst.partitions, hbmBytes, ready);
       end = transfer.end;
       result.dmaQueueBusyNs += transfer.queueWorkNs;
       ++result.dmaTransfers;
       if (inst.stmt >= 0) statement(inst).dmaNs += transfer.queueWorkNs / hw.dma.queues;
       accountDma(inst, src, dst);
-      schedule({transfer.start, end, inst.op, std::nullopt, pos, inst.stmt, inst.line, transfer.stripes,
-                inst.bytes});
+      schedule({transfer.start, end, inst.op, std::nullopt, pos, inst.stmt, inst.line, transfer.stripes, inst.bytes});
     } else {
       ComputeEngine engine = *resolveEngine(hw, inst); // checked in prepare()
       bool fill = hw.scheduler.fillIdleSlots;
       auto startOn = [&](ComputeEngine candidate, double duration) {
         auto c = static_cast<unsigned>(candidate);
         double from = std::max(ready, engineFence[c]);
-        return fill ? engineSlots[c].earliestWhole(from, duration)
-                    : std::max(from, engineFree[c]);
+        return fill ? engineSlots[c].earliestWhole(from, duration) : std::max(from, engineFree[c]);
       };
       double duration = computeDurationNs(hw, inst, engine, readsPsum);
       if (inst.engine == nki::Engine::Unknown) {
@@ -983,8 +935,7 @@ void TimingModel::Simulation::run() {
       }
       auto e = static_cast<unsigned>(engine);
       double from = std::max(ready, engineFence[e]);
-      end = fill ? engineSlots[e].placeWhole(from, duration)
-                 : std::max(from, engineFree[e]) + duration;
+      end = fill ? engineSlots[e].placeWhole(from, duration) : std::max(from, engineFree[e]) + duration;
       engineFree[e] = std::max(engineFree[e], end);
       computeFront = std::max(computeFront, end);
       result.engineBusyNs[e] += duration;
@@ -1002,8 +953,7 @@ void TimingModel::Simulation::run() {
         BlockState &b = blocks[blockIndex(r)];
         b.lastReadEnd = std::max(b.lastReadEnd, end);
         if (r.begin < r.end)
-          segments.recordRead(b.segments, static_cast<uint32_t>(r.begin),
-                              static_cast<uint32_t>(r.end), end);
+          segments.recordRead(b.segments, static_cast<uint32_t>(r.begin), static_cast<uint32_t>(r.end), end);
       } else if (r.begin < r.end) {
         hbm.recordRead(r.tensor, r.begin, r.end, end);
       }
@@ -1014,8 +964,7 @@ void TimingModel::Simulation::run() {
         b.lastWriteEnd = std::max(b.lastWriteEnd, end);
         // A load from an input nobody writes leaves a copy of HBM data behind.
         bool fromInput = inst.op == OpKind::Load && reads.size() == 1 &&
-                         !nki::isOnChip(info(reads.front().tensor).buffer) &&
-                         !tensors[reads.front().tensor].tracked;
+                         !nki::isOnChip(info(reads.front().tensor).buffer) && !tensors[reads.front().tensor].tracked;
         bool wholeBlock = r.begin == 0 && r.end == info(r.tensor).bytesPerPartition;
         if (fromInput && (wholeBlock || b.reloadable) && !b.dirty) {
           b.reloadable = true;
@@ -1025,8 +974,7 @@ void TimingModel::Simulation::run() {
           b.dirty = true;
         }
         if (r.begin < r.end)
-          segments.recordWrite(b.segments, static_cast<uint32_t>(r.begin),
-                               static_cast<uint32_t>(r.end), end);
+          segments.recordWrite(b.segments, static_cast<uint32_t>(r.begin), static_cast<uint32_t>(r.end), end);
       } else if (r.begin < r.end) {
         hbm.recordWrite(r.tensor, r.begin, r.end, end);
       }
@@ -1048,8 +996,7 @@ void TimingModel::Simulation::run() {
         } else {
           liveSbufBytes -= info(r.tensor).bytesPerPartition;
           if (hw.scheduler.sbufReuseWaits) {
-            pendingFree.push_back({std::max(b.lastReadEnd, b.lastWriteEnd),
-                                   info(r.tensor).bytesPerPartition});
+            pendingFree.push_back({std::max(b.lastReadEnd, b.lastWriteEnd), info(r.tensor).bytesPerPartition});
             pendingFreeBytes += info(r.tensor).bytesPerPartition;
           }
           if (sbufOversubscribed) removeResident(index);
@@ -1065,27 +1012,23 @@ void TimingModel::Simulation::run() {
   for (const StatementCost &s : statements)
     if (s.instructions) result.statements.push_back(s);
   std::sort(result.statements.begin(), result.statements.end(),
-            [](const StatementCost &a, const StatementCost &b) {
-              return a.engineNs + a.dmaNs > b.engineNs + b.dmaNs;
-            });
+            [](const StatementCost &a, const StatementCost &b) { return a.engineNs + a.dmaNs > b.engineNs + b.dmaNs; });
 }
 
-TimingModel::TimingModel(HardwareDesc hw)
-    : hw_(std::move(hw)), scratch_(std::make_unique<Simulation>()) {}
+TimingModel::TimingModel(HardwareDesc hw) : Hw(std::move(hw)), Scratch(std::make_unique<Simulation>()) {}
 TimingModel::~TimingModel() = default;
 TimingModel::TimingModel(TimingModel &&) noexcept = default;
 TimingModel &TimingModel::operator=(TimingModel &&) noexcept = default;
 
 llvm::Expected<SimulationResult> TimingModel::simulate(const Trace &trace) {
-  if (llvm::Error err = scratch_->prepare(trace, hw_)) return err;
-  scratch_->recordSchedule = recordSchedule_;
-  scratch_->run();
-  scratch_->result.unmodelled.assign(trace.unmodelled().begin(), trace.unmodelled().end());
-  return std::move(scratch_->result);
+  if (llvm::Error err = Scratch->prepare(trace, Hw)) return err;
+  Scratch->recordSchedule = RecordSchedule;
+  Scratch->run();
+  Scratch->result.unmodelled.assign(trace.unmodelled().begin(), trace.unmodelled().end());
+  return std::move(Scratch->result);
 }
 
-std::string renderTimeline(const SimulationResult &result, llvm::StringRef kernelName,
-                           llvm::StringRef backend) {
+std::string renderTimeline(const SimulationResult &result, llvm::StringRef kernelName, llvm::StringRef backend) {
   // Tracks: one per compute engine (an engine runs one instruction at a time), then per DMA kind
   // (the compiler's queues) as many lanes as transfers of that kind overlap, so that no two events
   // of one track overlap (trace viewers draw overlapping events of a track as if nested).
@@ -1094,12 +1037,13 @@ std::string renderTimeline(const SimulationResult &result, llvm::StringRef kerne
   std::vector<unsigned> track(result.schedule.size(), 0);
   std::vector<size_t> dmaOrder;
   for (size_t i = 0; i < result.schedule.size(); ++i) {
-    if (result.schedule[i].engine) track[i] = static_cast<unsigned>(*result.schedule[i].engine);
-    else dmaOrder.push_back(i);
+    if (result.schedule[i].engine)
+      track[i] = static_cast<unsigned>(*result.schedule[i].engine);
+    else
+      dmaOrder.push_back(i);
   }
-  std::stable_sort(dmaOrder.begin(), dmaOrder.end(), [&](size_t a, size_t b) {
-    return result.schedule[a].startNs < result.schedule[b].startNs;
-  });
+  std::stable_sort(dmaOrder.begin(), dmaOrder.end(),
+                   [&](size_t a, size_t b) { return result.schedule[a].startNs < result.schedule[b].startNs; });
   std::vector<std::vector<double>> laneEnds(kNumOpKinds);
   for (size_t i : dmaOrder) {
     const ScheduledInstruction &e = result.schedule[i];
@@ -1111,8 +1055,10 @@ std::string renderTimeline(const SimulationResult &result, llvm::StringRef kerne
         break;
       }
     if (lane == lanes.size()) {
-      if (lanes.size() < kLanesPerKind) lanes.push_back(0);
-      else lane = static_cast<size_t>(std::min_element(lanes.begin(), lanes.end()) - lanes.begin());
+      if (lanes.size() < kLanesPerKind)
+        lanes.push_back(0);
+      else
+        lane = static_cast<size_t>(std::min_element(lanes.begin(), lanes.end()) - lanes.begin());
     }
     lanes[lane] = std::max(lanes[lane], e.endNs);
     track[i] = kNumComputeEngines + kindIndex(e.op) * kLanesPerKind + static_cast<unsigned>(lane);
@@ -1139,8 +1085,8 @@ std::string renderTimeline(const SimulationResult &result, llvm::StringRef kerne
     }
     unsigned kind = (t - kNumComputeEngines) / kLanesPerKind, lane = (t - kNumComputeEngines) % kLanesPerKind;
     metadata("thread_name", t,
-             "DMA " + std::string(opKindName(static_cast<OpKind>(kind + static_cast<unsigned>(OpKind::Load)))) +
-                 " " + std::to_string(lane));
+             "DMA " + std::string(opKindName(static_cast<OpKind>(kind + static_cast<unsigned>(OpKind::Load)))) + " " +
+                 std::to_string(lane));
   }
   for (size_t i = 0; i < result.schedule.size(); ++i) {
     const ScheduledInstruction &e = result.schedule[i];
@@ -1155,8 +1101,10 @@ std::string renderTimeline(const SimulationResult &result, llvm::StringRef kerne
     event["pid"] = 0;
     event["tid"] = track[i];
     nlohmann::ordered_json args;
-    if (e.instruction != UINT32_MAX) args["instruction"] = e.instruction;
-    else args["spill"] = true;
+    if (e.instruction != UINT32_MAX)
+      args["instruction"] = e.instruction;
+    else
+      args["spill"] = true;
     if (e.stmt >= 0) args["stmt"] = "S" + std::to_string(e.stmt);
     if (e.line >= 0) args["line"] = e.line;
     if (!e.engine) {

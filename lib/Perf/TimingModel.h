@@ -87,25 +87,22 @@ struct SimulationResult {
 
 /// Engine cycles of one compute instruction by the NKI.md §3.5 formulas,
 /// without the engine's static overhead. `readsPsum`: an input is in PSUM.
-double computeCycles(const HardwareDesc &hw, const Instruction &inst, ComputeEngine engine,
-                     bool readsPsum);
+double computeCycles(const HardwareDesc &hw, const Instruction &inst, ComputeEngine engine, bool readsPsum);
 /// Wall time of one compute instruction: cycles plus static overhead at the
 /// engine clock.
-double computeDurationNs(const HardwareDesc &hw, const Instruction &inst, ComputeEngine engine,
-                         bool readsPsum);
+double computeDurationNs(const HardwareDesc &hw, const Instruction &inst, ComputeEngine engine, bool readsPsum);
 /// The engine a compute instruction runs on: its own, or the hardware
 /// description's default for the op when the trace leaves it open.
 std::optional<ComputeEngine> resolveEngine(const HardwareDesc &hw, const Instruction &inst);
 /// Duration of one DMA alone on an idle core: fixed latency plus the transfer
 /// striped over min(partitions, queues) queues, capped by HBM bandwidth.
-double isolatedDmaNs(const HardwareDesc &hw, uint64_t bytes, uint32_t bytesPerPartition,
-                     unsigned partitions, bool touchesHbm);
+double isolatedDmaNs(const HardwareDesc &hw, uint64_t bytes, uint32_t bytesPerPartition, unsigned partitions,
+                     bool touchesHbm);
 
 /// The schedule of `result` as Chrome trace-event JSON (Perfetto and
 /// chrome://tracing open it): one track per compute engine and per DMA kind,
 /// an "X" event per instruction with its statement id and source line.
-std::string renderTimeline(const SimulationResult &result, llvm::StringRef kernelName,
-                           llvm::StringRef backend);
+std::string renderTimeline(const SimulationResult &result, llvm::StringRef kernelName, llvm::StringRef backend);
 
 class TimingModel {
 public:
@@ -114,19 +111,19 @@ public:
   TimingModel(TimingModel &&) noexcept;
   TimingModel &operator=(TimingModel &&) noexcept;
 
-  const HardwareDesc &hardware() const { return hw_; }
+  const HardwareDesc &hardware() const { return Hw; }
 
   /// Simulates `trace`; errors name the first malformed instruction or tensor.
   /// Scratch buffers are kept between calls, so re-simulating is cheaper.
   llvm::Expected<SimulationResult> simulate(const Trace &trace);
   /// Whether simulate() records the schedule of every instruction (for a timeline).
-  void recordSchedule(bool record) { recordSchedule_ = record; }
+  void recordSchedule(bool record) { RecordSchedule = record; }
 
 private:
   struct Simulation;
-  HardwareDesc hw_;
-  std::unique_ptr<Simulation> scratch_;
-  bool recordSchedule_ = false;
+  HardwareDesc Hw;
+  std::unique_ptr<Simulation> Scratch;
+  bool RecordSchedule = false;
 };
 
 } // namespace accelopt::perf

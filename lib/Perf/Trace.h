@@ -138,66 +138,63 @@ struct UnmodelledWork {
 class Trace {
 public:
   TensorId addTensor(TensorInfo info) {
-    tensors_.push_back(std::move(info));
-    return static_cast<TensorId>(tensors_.size() - 1);
+    Tensors.push_back(std::move(info));
+    return static_cast<TensorId>(Tensors.size() - 1);
   }
 
   /// Appends `inst` with its regions; returns its index in the stream.
-  uint32_t addInstruction(Instruction inst, llvm::ArrayRef<Region> reads,
-                          llvm::ArrayRef<Region> writes) {
-    inst.firstRegion = static_cast<uint32_t>(regions_.size());
+  uint32_t addInstruction(Instruction inst, llvm::ArrayRef<Region> reads, llvm::ArrayRef<Region> writes) {
+    inst.firstRegion = static_cast<uint32_t>(Regions.size());
     inst.numReads = static_cast<uint16_t>(reads.size());
     inst.numWrites = static_cast<uint16_t>(writes.size());
-    regions_.insert(regions_.end(), reads.begin(), reads.end());
-    regions_.insert(regions_.end(), writes.begin(), writes.end());
-    instructions_.push_back(inst);
-    return static_cast<uint32_t>(instructions_.size() - 1);
+    Regions.insert(Regions.end(), reads.begin(), reads.end());
+    Regions.insert(Regions.end(), writes.begin(), writes.end());
+    Instructions.push_back(inst);
+    return static_cast<uint32_t>(Instructions.size() - 1);
   }
 
   /// Emit enterLoop before the first iteration, nextIteration between two
   /// iterations, exitLoop after the last one.
   void enterLoop(LoopKind kind, int32_t loopId) { mark(LoopEvent::Enter, kind, loopId); }
-  void nextIteration(LoopKind kind, int32_t loopId) {
-    mark(LoopEvent::NextIteration, kind, loopId);
-  }
+  void nextIteration(LoopKind kind, int32_t loopId) { mark(LoopEvent::NextIteration, kind, loopId); }
   void exitLoop(LoopKind kind, int32_t loopId) { mark(LoopEvent::Exit, kind, loopId); }
 
-  void addUnmodelled(UnmodelledWork work) { unmodelled_.push_back(std::move(work)); }
+  void addUnmodelled(UnmodelledWork work) { Unmodelled.push_back(std::move(work)); }
 
   void reserve(size_t instructions, size_t regions) {
-    instructions_.reserve(instructions);
-    regions_.reserve(regions);
+    Instructions.reserve(instructions);
+    Regions.reserve(regions);
   }
   void clear() {
-    tensors_.clear();
-    instructions_.clear();
-    regions_.clear();
-    markers_.clear();
-    unmodelled_.clear();
+    Tensors.clear();
+    Instructions.clear();
+    Regions.clear();
+    Markers.clear();
+    Unmodelled.clear();
   }
 
-  llvm::ArrayRef<TensorInfo> tensors() const { return tensors_; }
-  llvm::ArrayRef<Instruction> instructions() const { return instructions_; }
-  llvm::ArrayRef<Region> regions() const { return regions_; }
-  llvm::ArrayRef<LoopMarker> markers() const { return markers_; }
-  llvm::ArrayRef<UnmodelledWork> unmodelled() const { return unmodelled_; }
+  llvm::ArrayRef<TensorInfo> tensors() const { return Tensors; }
+  llvm::ArrayRef<Instruction> instructions() const { return Instructions; }
+  llvm::ArrayRef<Region> regions() const { return Regions; }
+  llvm::ArrayRef<LoopMarker> markers() const { return Markers; }
+  llvm::ArrayRef<UnmodelledWork> unmodelled() const { return Unmodelled; }
   llvm::ArrayRef<Region> reads(const Instruction &inst) const {
-    return llvm::ArrayRef<Region>(regions_).slice(inst.firstRegion, inst.numReads);
+    return llvm::ArrayRef<Region>(Regions).slice(inst.firstRegion, inst.numReads);
   }
   llvm::ArrayRef<Region> writes(const Instruction &inst) const {
-    return llvm::ArrayRef<Region>(regions_).slice(inst.firstRegion + inst.numReads, inst.numWrites);
+    return llvm::ArrayRef<Region>(Regions).slice(inst.firstRegion + inst.numReads, inst.numWrites);
   }
 
 private:
   void mark(LoopEvent event, LoopKind kind, int32_t loopId) {
-    markers_.push_back({static_cast<uint32_t>(instructions_.size()), event, kind, loopId});
+    Markers.push_back({static_cast<uint32_t>(Instructions.size()), event, kind, loopId});
   }
 
-  std::vector<TensorInfo> tensors_;
-  std::vector<Instruction> instructions_;
-  std::vector<Region> regions_;
-  std::vector<LoopMarker> markers_;
-  std::vector<UnmodelledWork> unmodelled_;
+  std::vector<TensorInfo> Tensors;
+  std::vector<Instruction> Instructions;
+  std::vector<Region> Regions;
+  std::vector<LoopMarker> Markers;
+  std::vector<UnmodelledWork> Unmodelled;
 };
 
 } // namespace accelopt::perf

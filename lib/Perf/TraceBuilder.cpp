@@ -2,10 +2,10 @@
 
 #include "NKI/Rules.h"
 
-#include "llvm/Support/MathExtras.h"
+#include "NKI/OpTable.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
-#include "NKI/OpTable.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <limits>
@@ -100,91 +100,89 @@ struct TileFacts {
 
 class Builder {
 public:
-  Builder(const Kernel &k, const TraceBuildOptions &options) : k_(k), options_(options) {}
+  Builder(const Kernel &k, const TraceBuildOptions &options) : K(k), Options(options) {}
 
   llvm::Expected<Trace> run() {
     if (llvm::Error err = checkShapes()) return err;
-    tensorIds_.assign(k_.tensors.size(), kUnmapped);
-    templates_.resize(k_.stmts.size());
-    for (const Statement &s : k_.stmts)
+    TensorIds.assign(K.tensors.size(), kUnmapped);
+    Templates.resize(K.stmts.size());
+    for (const Statement &s : K.stmts)
       if (llvm::Error err = compileWithNestedCalls(s)) return err;
     noteUnknownCalls();
-    std::stable_sort(unmodelled_.begin(), unmodelled_.end(),
+    std::stable_sort(Unmodelled.begin(), Unmodelled.end(),
                      [](const UnmodelledWork &a, const UnmodelledWork &b) { return a.stmt < b.stmt; });
-    for (UnmodelledWork &w : unmodelled_) BuiltTrace.addUnmodelled(std::move(w));
+    for (UnmodelledWork &w : Unmodelled) BuiltTrace.addUnmodelled(std::move(w));
 
     // A loop whose body emits no instruction is not walked at all: 4096^3 empty iterations once took
     // 10 GB of loop markers and never ended (reliability report D5).
-    loopEmits_.assign(k_.loops.size(), false);
-    for (const Statement &s : k_.stmts)
-      if (!templates_[s.id].empty())
-        for (int l = s.parent; l >= 0 && !loopEmits_[l]; l = k_.loops[l].parent) loopEmits_[l] = true;
+    LoopEmits.assign(K.loops.size(), false);
+    for (const Statement &s : K.stmts)
+      if (!Templates[s.id].empty())
+        for (int l = s.parent; l >= 0 && !LoopEmits[l]; l = K.loops[l].parent) LoopEmits[l] = true;
 
     uint64_t total = 0, regions = 0;
-    for (const Statement &s : k_.stmts) {
-      uint64_t n = llvm::SaturatingMultiply(instancesOf(s.parent), uint64_t(templates_[s.id].size()));
+    for (const Statement &s : K.stmts) {
+      uint64_t n = llvm::SaturatingMultiply(instancesOf(s.parent), uint64_t(Templates[s.id].size()));
       total = llvm::SaturatingAdd(total, n);
-      for (const InstructionTemplate &t : templates_[s.id])
+      for (const InstructionTemplate &t : Templates[s.id])
         regions = llvm::SaturatingAdd(
             regions, llvm::SaturatingMultiply(instancesOf(s.parent), uint64_t(t.reads.size() + t.writes.size())));
     }
     // Loop markers are trace entries too: one per iteration plus the exit, per instance of the loop.
     uint64_t markers = 0;
-    for (const nki::Loop &l : k_.loops)
-      if (loopEmits_[l.id] && trip(l.id) > 0)
-        markers = llvm::SaturatingAdd(
-            markers, llvm::SaturatingMultiply(instancesOf(l.parent), uint64_t(trip(l.id)) + 1));
-    if (llvm::SaturatingAdd(total, markers) > options_.maxInstructions)
-      return fail("kernel '" + k_.name + "': the trace would have " + llvm::Twine(total) + " instructions and " +
+    for (const nki::Loop &l : K.loops)
+      if (LoopEmits[l.id] && trip(l.id) > 0)
+        markers =
+            llvm::SaturatingAdd(markers, llvm::SaturatingMultiply(instancesOf(l.parent), uint64_t(trip(l.id)) + 1));
+    if (llvm::SaturatingAdd(total, markers) > Options.maxInstructions)
+      return fail("kernel '" + K.name + "': the trace would have " + llvm::Twine(total) + " instructions and " +
                   llvm::Twine(markers) + " loop events, more than the limit of " +
-                  llvm::Twine(options_.maxInstructions));
+                  llvm::Twine(Options.maxInstructions));
     BuiltTrace.reserve(total, regions);
-    counters_.assign(std::max<size_t>(k_.loops.size(), 1), 0);
-    walk(k_.body);
+    Counters.assign(std::max<size_t>(K.loops.size(), 1), 0);
+    walk(K.body);
     return std::move(BuiltTrace);
   }
 
 private:
-  std::vector<bool> loopEmits_;  // per loop: some statement in its body emits instructions
-  std::vector<UnmodelledWork> unmodelled_; // in statement order once the templates are compiled
+  std::vector<bool> LoopEmits;            // per loop: some statement in its body emits instructions
+  std::vector<UnmodelledWork> Unmodelled; // in statement order once the templates are compiled
   static constexpr TensorId kUnmapped = std::numeric_limits<TensorId>::max();
 
-  const Kernel &k_;
-  const TraceBuildOptions &options_;
+  const Kernel &K;
+  const TraceBuildOptions &Options;
   Trace BuiltTrace;
-  std::vector<TensorId> tensorIds_;
-  std::vector<std::vector<InstructionTemplate>> templates_;
-  std::vector<int64_t> counters_;
-  llvm::SmallVector<Region, 8> readBuf_, writeBuf_;
+  std::vector<TensorId> TensorIds;
+  std::vector<std::vector<InstructionTemplate>> Templates;
+  std::vector<int64_t> Counters;
+  llvm::SmallVector<Region, 8> ReadBuf, WriteBuf;
 
   // --- shapes -------------------------------------------------------------
 
   llvm::Error checkShapes() const {
     // Code CPython would stop on (a module never imported) has no trace: say so, never estimate 0 ms.
-    for (const nki::Diagnostic &d : k_.diagnostics)
+    for (const nki::Diagnostic &d : K.diagnostics)
       if (d.severity == nki::Diagnostic::Error && d.rule == nki::Rule::Imports)
-        return fail((k_.source ? k_.source->location(d.offset) : k_.name) + ": error: " + d.message +
+        return fail((K.source ? K.source->location(d.offset) : K.name) + ": error: " + d.message +
                     "; nothing to estimate");
     auto needShapes = [&](const llvm::Twine &what) {
-      return fail("kernel '" + k_.name + "' needs input shapes to build a trace (" + what +
+      return fail("kernel '" + K.name + "' needs input shapes to build a trace (" + what +
                   " is unknown); give --inputs, --reference or --case");
     };
-    for (const nki::Loop &l : k_.loops)
+    for (const nki::Loop &l : K.loops)
       if (!l.tripCount.isKnown() || *l.tripCount.value < 0)
-        return needShapes("the trip count of L" + llvm::Twine(l.id) + " '" + l.tripCount.str() +
-                          "'");
-    for (const nki::KernelParam &p : k_.params)
-      if (p.tensor >= 0 && !k_.tensors[p.tensor].shapeKnown)
-        return needShapes("the shape of argument '" + p.name + "'");
+        return needShapes("the trip count of L" + llvm::Twine(l.id) + " '" + l.tripCount.str() + "'");
+    for (const nki::KernelParam &p : K.params)
+      if (p.tensor >= 0 && !K.tensors[p.tensor].shapeKnown) return needShapes("the shape of argument '" + p.name + "'");
     return llvm::Error::success();
   }
 
-  int64_t trip(int loop) const { return *k_.loops[loop].tripCount.value; }
+  int64_t trip(int loop) const { return *K.loops[loop].tripCount.value; }
 
   /// Instances of a statement or tensor scope directly inside `loop`.
   uint64_t instancesOf(int loop) const {
     uint64_t n = 1;
-    for (int l = loop; l >= 0; l = k_.loops[l].parent) n = llvm::SaturatingMultiply(n, static_cast<uint64_t>(trip(l)));
+    for (int l = loop; l >= 0; l = K.loops[l].parent) n = llvm::SaturatingMultiply(n, static_cast<uint64_t>(trip(l)));
     return n;
   }
 
@@ -192,12 +190,12 @@ private:
   /// affine/static loop (the compiler rotates them); the iterations of a
   /// sequential loop reuse one buffer, so they are ordered by its reuse.
   bool rotatesBuffers(int loop) const {
-    nki::LoopKind kind = k_.loops[loop].kind;
+    nki::LoopKind kind = K.loops[loop].kind;
     return kind != nki::LoopKind::Sequential && kind != nki::LoopKind::PyRange;
   }
   uint64_t buffersOf(int loop) const {
     uint64_t n = 1;
-    for (int l = loop; l >= 0; l = k_.loops[l].parent)
+    for (int l = loop; l >= 0; l = K.loops[l].parent)
       if (rotatesBuffers(l)) n *= static_cast<uint64_t>(trip(l));
     return n;
   }
@@ -205,7 +203,7 @@ private:
   /// The linear buffer index inside `loop` (outermost counter slowest), scaled.
   void addInstanceIndex(Form &f, int loop, int64_t scale) const {
     int64_t stride = scale;
-    for (int l = loop; l >= 0; l = k_.loops[l].parent) {
+    for (int l = loop; l >= 0; l = K.loops[l].parent) {
       if (!rotatesBuffers(l)) continue;
       f.add(l, stride);
       stride *= trip(l);
@@ -213,20 +211,18 @@ private:
   }
 
   int storageOf(int t) const {
-    while (k_.tensors[t].aliasOf >= 0 && k_.tensors[t].aliasOf != t) t = k_.tensors[t].aliasOf;
+    while (K.tensors[t].aliasOf >= 0 && K.tensors[t].aliasOf != t) t = K.tensors[t].aliasOf;
     return t;
   }
 
-  static Buffer bufferOf(const Tensor &t) {
-    return t.buffer == Buffer::Unknown ? Buffer::SBUF : t.buffer;
-  }
+  static Buffer bufferOf(const Tensor &t) { return t.buffer == Buffer::Unknown ? Buffer::SBUF : t.buffer; }
 
   llvm::Expected<std::vector<int64_t>> shapeOf(const Tensor &t) const {
     std::vector<int64_t> shape;
     for (const nki::SymInt &d : t.shape) {
       if (!d.isKnown() || *d.value < 0)
-        return fail("kernel '" + k_.name + "' needs input shapes to build a trace (the shape of '" +
-                    t.name + "' is " + t.shapeString() + ")");
+        return fail("kernel '" + K.name + "' needs input shapes to build a trace (the shape of '" + t.name + "' is " +
+                    t.shapeString() + ")");
       shape.push_back(*d.value);
     }
     return shape;
@@ -257,8 +253,8 @@ private:
 
   llvm::Expected<TensorId> tensorId(int id) {
     int storage = storageOf(id);
-    if (tensorIds_[storage] != kUnmapped) return tensorIds_[storage];
-    const Tensor &t = k_.tensors[storage];
+    if (TensorIds[storage] != kUnmapped) return TensorIds[storage];
+    const Tensor &t = K.tensors[storage];
     Buffer buffer = bufferOf(t);
     TensorInfo info;
     info.buffer = buffer;
@@ -284,15 +280,14 @@ private:
       info.bytesPerPartition = l->bytesPerPartition;
     }
     TensorId id2 = BuiltTrace.addTensor(std::move(info));
-    tensorIds_[storage] = id2;
+    TensorIds[storage] = id2;
     return id2;
   }
 
   // --- accesses -----------------------------------------------------------
 
   /// Element range [lo, hi] of one index dimension relative to its base.
-  static void dimExtent(const nki::IndexDim &d, int64_t size, bool &useBase, int64_t &lo,
-                        int64_t &hi) {
+  static void dimExtent(const nki::IndexDim &d, int64_t size, bool &useBase, int64_t &lo, int64_t &hi) {
     if (d.full || !d.base.known) {
       useBase = false;
       lo = 0;
@@ -313,7 +308,7 @@ private:
   llvm::Expected<RegionForm> compileAccess(const Access &a) {
     auto id = tensorId(a.tensor);
     if (!id) return id.takeError();
-    const Tensor &view = k_.tensors[a.tensor];
+    const Tensor &view = K.tensors[a.tensor];
     auto shape = shapeOf(view);
     if (!shape) return shape.takeError();
     const TensorInfo &info = BuiltTrace.tensors()[*id];
@@ -357,7 +352,7 @@ private:
       }
       blockStride *= (*shape)[d];
     }
-    const Tensor &storage = k_.tensors[storageOf(a.tensor)];
+    const Tensor &storage = K.tensors[storageOf(a.tensor)];
     if (!storage.isArgument && storage.scope >= 0) addInstanceIndex(f.block, storage.scope, blockStride);
     return f;
   }
@@ -368,15 +363,15 @@ private:
     if (!id) return id.takeError();
     const TensorInfo &info = BuiltTrace.tensors()[*id];
     RegionForm f = wholeBlockOf(*id, info);
-    const Tensor &t = k_.tensors[tensor];
+    const Tensor &t = K.tensors[tensor];
     if (t.scope >= 0 && !nki::isHBM(info.buffer))
       addInstanceIndex(f.block, t.scope, info.numBlocks / std::max<uint64_t>(buffersOf(t.scope), 1));
     return f;
   }
 
   /// A compiler temporary of one statement: one block per statement instance.
-  llvm::Expected<RegionForm> scratch(const Statement &s, Buffer buffer, uint32_t partitions,
-                                     uint64_t bytesPerPartition, const char *what) {
+  llvm::Expected<RegionForm> scratch(const Statement &s, Buffer buffer, uint32_t partitions, uint64_t bytesPerPartition,
+                                     const char *what) {
     TensorInfo info;
     info.buffer = buffer;
     uint64_t instances = std::max<uint64_t>(buffersOf(s.parent), 1);
@@ -393,16 +388,15 @@ private:
 
   TileFacts facts(const Access &a) const {
     TileFacts t;
-    const Tensor &tensor = k_.tensors[a.tensor];
+    const Tensor &tensor = K.tensors[a.tensor];
     t.dtype = tensor.dtype;
-    t.onChip = nki::isOnChip(bufferOf(k_.tensors[storageOf(a.tensor)]));
+    t.onChip = nki::isOnChip(bufferOf(K.tensors[storageOf(a.tensor)]));
     std::vector<int64_t> shape = a.tileShape;
     if (shape.empty() || std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d <= 0; })) {
       // Fall back to the tensor's own tile shape.
       shape.clear();
       int start = std::max(0, tensor.blockDims());
-      for (size_t d = start; d < tensor.shape.size(); ++d)
-        shape.push_back(tensor.shape[d].value.value_or(1));
+      for (size_t d = start; d < tensor.shape.size(); ++d) shape.push_back(tensor.shape[d].value.value_or(1));
     }
     if (shape.empty()) return t;
     t.partitions = static_cast<uint32_t>(std::max<int64_t>(shape[0], 1));
@@ -412,19 +406,17 @@ private:
 
   // --- unmodelled work -----------------------------------------------------
 
-  int32_t lineOf(uint32_t offset) const {
-    return k_.source ? static_cast<int32_t>(k_.source->lineCol(offset).line) : -1;
-  }
+  int32_t lineOf(uint32_t offset) const { return K.source ? static_cast<int32_t>(K.source->lineCol(offset).line) : -1; }
   std::string textOf(syntax::ByteRange range) const {
-    std::string text = k_.source ? k_.source->slice(range).str() : std::string();
+    std::string text = K.source ? K.source->slice(range).str() : std::string();
     std::replace(text.begin(), text.end(), '\n', ' ');
     if (text.size() > 90) text = text.substr(0, 87) + "...";
     return text;
   }
   void unmodelled(const Statement &s, syntax::ByteRange what, const std::string &reason) {
-    for (const UnmodelledWork &w : unmodelled_)
+    for (const UnmodelledWork &w : Unmodelled)
       if (w.stmt == s.id && w.reason == reason) return;
-    unmodelled_.push_back({s.id, lineOf(s.range.begin), textOf(what.empty() ? s.range : what), reason});
+    Unmodelled.push_back({s.id, lineOf(s.range.begin), textOf(what.empty() ? s.range : what), reason});
   }
   llvm::Error skipped(const Statement &s, const std::string &reason) {
     unmodelled(s, s.range, reason);
@@ -434,10 +426,10 @@ private:
   /// Calls the front end does not know and code it could not analyse at trace time (a condition
   /// it cannot decide) leave their work out of the trace.
   void noteUnknownCalls() {
-    for (const nki::Diagnostic &d : k_.diagnostics) {
+    for (const nki::Diagnostic &d : K.diagnostics) {
       bool unknownCall = d.rule == "unknown-api";
       if (!unknownCall && !(d.rule == "trace-time" && d.severity == nki::Diagnostic::Warning)) continue;
-      for (const Statement &s : k_.stmts)
+      for (const Statement &s : K.stmts)
         if (s.range.contains(d.offset)) {
           syntax::ByteRange at{d.offset, std::max(d.offset, d.endOffset)};
           unmodelled(s, at,
@@ -460,28 +452,27 @@ private:
     // A call statement of a function the kernel defines (`body(i)`) runs code the model does not see.
     if (!s.op && s.kind == nki::StmtKind::Python && s.syntax && s.syntax->kind == syntax::StmtKind::Expr &&
         s.syntax->value && s.syntax->value->kind == syntax::ExprKind::Call) {
-      llvm::StringRef callee = k_.source ? k_.source->slice(s.syntax->value->range) : llvm::StringRef();
+      llvm::StringRef callee = K.source ? K.source->slice(s.syntax->value->range) : llvm::StringRef();
       callee = callee.take_until([](char c) { return c == '('; }).trim();
-      if (callee != "print" && callee != "pass")
-        unmodelled(s, s.range, "a call the model does not trace into");
+      if (callee != "print" && callee != "pass") unmodelled(s, s.range, "a call the model does not trace into");
     }
     for (const Access &a : s.reads)
       if (!a.exact) unmodelled(s, a.range, "an access the model cannot size (an index it does not resolve)");
     for (const Access &a : s.writes)
       if (!a.exact) unmodelled(s, a.range, "an access the model cannot size (an index it does not resolve)");
     auto ownTile = [&](int t) {
-      const Tensor &tensor = k_.tensors[t];
+      const Tensor &tensor = K.tensors[t];
       return tensor.isTile && tensor.definedBy == s.id;
     };
     bool nested = std::any_of(s.reads.begin(), s.reads.end(), [&](const Access &a) { return ownTile(a.tensor); });
     if (!nested) return compileStatement(s);
 
-    std::vector<bool> claimed(s.reads.size(), false), readTile(k_.tensors.size(), false);
+    std::vector<bool> claimed(s.reads.size(), false), readTile(K.tensors.size(), false);
     for (size_t i = 0; i < s.reads.size(); ++i) {
       const Access &a = s.reads[i];
       if (!ownTile(a.tensor) || readTile[a.tensor]) continue;
       readTile[a.tensor] = true;
-      const Tensor &tile = k_.tensors[a.tensor];
+      const Tensor &tile = K.tensors[a.tensor];
       auto inside = [&](const Access &r) {
         return r.range.begin >= tile.range.begin && r.range.end <= tile.range.end && !r.range.empty();
       };
@@ -497,7 +488,7 @@ private:
           inner.reads.push_back(s.reads[j]);
           claimed[j] = true;
         }
-      llvm::StringRef call = k_.source ? k_.source->slice(tile.range) : llvm::StringRef();
+      llvm::StringRef call = K.source ? K.source->slice(tile.range) : llvm::StringRef();
       std::string callee = call.take_until([](char c) { return c == '('; }).trim().str();
       inner.op = nki::lookupOp(callee);
       // A tile method (`row.broadcast_to(shape)`) is in the op table as "tile.<method>".
@@ -517,7 +508,7 @@ private:
     // The statement's own result is the one tile of its own it does not read.
     if (outer.definesTensor >= 0 && ownTile(outer.definesTensor) && readTile[outer.definesTensor]) {
       outer.definesTensor = -1;
-      for (const Tensor &t : k_.tensors)
+      for (const Tensor &t : K.tensors)
         if (ownTile(t.id) && !readTile[t.id]) outer.definesTensor = t.id;
     }
     return compileStatement(outer);
@@ -525,9 +516,7 @@ private:
 
   // --- statements ---------------------------------------------------------
 
-  llvm::StringRef sourceOf(const Statement &s) const {
-    return k_.source ? k_.source->slice(s.range) : llvm::StringRef();
-  }
+  llvm::StringRef sourceOf(const Statement &s) const { return K.source ? K.source->slice(s.range) : llvm::StringRef(); }
 
   /// The read of the parameter that supplies `slot` in the statement's op-table row.
   const Access *readSlot(const Statement &s, nki::Slot slot) const {
@@ -550,8 +539,8 @@ private:
     for (size_t i = 0; i < s.reads.size(); ++i) {
       const Access &a = s.reads[i];
       if (a.isAccumulate) continue; // loop_reduce's destination
-      if (s.kind == nki::StmtKind::Accumulate && !s.writes.empty() && i + 1 == s.reads.size() &&
-          a.param.empty() && a.tensor == s.writes.front().tensor)
+      if (s.kind == nki::StmtKind::Accumulate && !s.writes.empty() && i + 1 == s.reads.size() && a.param.empty() &&
+          a.tensor == s.writes.front().tensor)
         continue;
       out.push_back(&a);
     }
@@ -559,8 +548,8 @@ private:
   }
 
   llvm::Error compileStatement(const Statement &s) {
-    std::vector<InstructionTemplate> &out = templates_[s.id];
-    int32_t line = k_.source ? static_cast<int32_t>(k_.source->lineCol(s.range.begin).line) : -1;
+    std::vector<InstructionTemplate> &out = Templates[s.id];
+    int32_t line = K.source ? static_cast<int32_t>(K.source->lineCol(s.range.begin).line) : -1;
     auto base = [&](OpKind op) {
       Instruction inst;
       inst.op = op;
@@ -595,7 +584,7 @@ private:
     };
     auto destBuffer = [&]() -> Buffer {
       int t = dest ? dest->tensor : s.definesTensor;
-      return t >= 0 ? bufferOf(k_.tensors[storageOf(t)]) : Buffer::SBUF;
+      return t >= 0 ? bufferOf(K.tensors[storageOf(t)]) : Buffer::SBUF;
     };
     bool hasDest = dest || s.definesTensor >= 0;
     // Issues `t` writing the destination.
@@ -654,8 +643,8 @@ private:
     };
     // SBUF `+=` (and PSUM `+=` of a non-matmul): the op's result goes to a
     // temporary and a VectorE add folds it into the destination.
-    bool accumulateWithAdd = s.kind == nki::StmtKind::Accumulate && dest &&
-                             !(kind == nki::OpKind::Matmul && destBuffer() == Buffer::PSUM);
+    bool accumulateWithAdd =
+        s.kind == nki::StmtKind::Accumulate && dest && !(kind == nki::OpKind::Matmul && destBuffer() == Buffer::PSUM);
 
     auto finish = [&](InstructionTemplate t, const TileFacts &resultFacts) -> llvm::Error {
       if (!hasDest) {
@@ -683,7 +672,7 @@ private:
       // nl.zeros / nl.full in SBUF fill every block; PSUM accumulators start
       // with an overwriting matmul (lazy_initialization), so cost nothing.
       if (s.op->instr != OpKind::Memset || s.definesTensor < 0) return llvm::Error::success();
-      const Tensor &t = k_.tensors[s.definesTensor];
+      const Tensor &t = K.tensors[s.definesTensor];
       if (bufferOf(t) != Buffer::SBUF) return llvm::Error::success();
       auto id = tensorId(s.definesTensor);
       if (!id) return id.takeError();
@@ -723,18 +712,18 @@ private:
       // Bytes moved: the HBM side's elements (a load with dtype= reads the source dtype and casts on
       // the way in, RC13); the destination's for on-chip copies.
       const Access *hbmSide = !sf.onChip ? src : (!df.onChip ? dest : nullptr);
-      nki::DType movedDType = hbmSide ? k_.tensors[hbmSide->tensor].dtype : df.dtype;
+      nki::DType movedDType = hbmSide ? K.tensors[hbmSide->tensor].dtype : df.dtype;
       uint64_t perPartition = tile.freeElems * nki::dtypeBytes(movedDType);
       t.inst.bytes = perPartition * tile.partitions;
       // Descriptor size: the contiguous run on the HBM side.
       uint64_t run = perPartition;
-      if (hbmSide) run = std::min(run, contiguousBytesPerPartition(k_.tensors[hbmSide->tensor], *hbmSide));
+      if (hbmSide) run = std::min(run, contiguousBytesPerPartition(K.tensors[hbmSide->tensor], *hbmSide));
       // A transposing load (nl.load_transpose2d) gathers every element of a partition from another HBM row.
       if (s.op->shape == nki::ShapeRule::TransposePF) run = nki::dtypeBytes(movedDType);
       t.inst.bytesPerPartition = static_cast<uint32_t>(std::clamp<uint64_t>(run, 1, UINT32_MAX));
 
-      if (kind == nki::OpKind::Store && nki::isOnChip(bufferOf(k_.tensors[storageOf(src->tensor)])) &&
-          bufferOf(k_.tensors[storageOf(src->tensor)]) == Buffer::PSUM) {
+      if (kind == nki::OpKind::Store && nki::isOnChip(bufferOf(K.tensors[storageOf(src->tensor)])) &&
+          bufferOf(K.tensors[storageOf(src->tensor)]) == Buffer::PSUM) {
         // A PSUM value is first copied to SBUF by the compiler (NKI.md §1.8).
         InstructionTemplate copy = compute(OpKind::TensorCopy, sf);
         if (llvm::Error err = addReads(copy, {src})) return err;
@@ -788,8 +777,7 @@ private:
       mm.inst.inputDType = mv.dtype;
       mm.inst.stationaryDType = st.dtype;
       if (s.flag("is_transpose")) mm.inst.flags |= IsTranspose;
-      if (s.flag("is_stationary_onezero") || s.flag("is_moving_onezero"))
-        mm.inst.flags |= OneZeroOperand;
+      if (s.flag("is_stationary_onezero") || s.flag("is_moving_onezero")) mm.inst.flags |= OneZeroOperand;
       mm.reads.push_back(stationaryForm);
       auto mf = compileAccess(*moving);
       if (!mf) return mf.takeError();
@@ -850,9 +838,7 @@ private:
       }
       if (tiles < 2 || (narrowest == 1 && widest > 1)) op = OpKind::TensorScalar;
     }
-    if (op == OpKind::Memset || op == OpKind::Iota || !first) {
-      main = destFacts(in);
-    }
+    if (op == OpKind::Memset || op == OpKind::Iota || !first) { main = destFacts(in); }
     InstructionTemplate t = compute(op, main);
     // A row that fixes its ALU op (nl.add) is a language-level op the compiler lowers itself.
     if (op == OpKind::TensorTensor && s.op->numerics.alu) t.inst.flags |= LanguageLevel;
@@ -864,13 +850,13 @@ private:
   // --- the walk -----------------------------------------------------------
 
   void emit(const Statement &s) {
-    const int64_t *n = counters_.data();
-    for (const InstructionTemplate &t : templates_[s.id]) {
-      readBuf_.clear();
-      writeBuf_.clear();
-      for (const RegionForm &f : t.reads) readBuf_.push_back(f.eval(n));
-      for (const RegionForm &f : t.writes) writeBuf_.push_back(f.eval(n));
-      BuiltTrace.addInstruction(t.inst, readBuf_, writeBuf_);
+    const int64_t *n = Counters.data();
+    for (const InstructionTemplate &t : Templates[s.id]) {
+      ReadBuf.clear();
+      WriteBuf.clear();
+      for (const RegionForm &f : t.reads) ReadBuf.push_back(f.eval(n));
+      for (const RegionForm &f : t.writes) WriteBuf.push_back(f.eval(n));
+      BuiltTrace.addInstruction(t.inst, ReadBuf, WriteBuf);
     }
   }
 
@@ -887,21 +873,21 @@ private:
   void walk(const std::vector<nki::NodeRef> &body) {
     for (const nki::NodeRef &node : body) {
       if (!node.isLoop) {
-        if (!templates_[node.index].empty()) emit(k_.stmts[node.index]);
+        if (!Templates[node.index].empty()) emit(K.stmts[node.index]);
         continue;
       }
-      const nki::Loop &loop = k_.loops[node.index];
+      const nki::Loop &loop = K.loops[node.index];
       int64_t n = trip(loop.id);
-      if (n <= 0 || !loopEmits_[loop.id]) continue;
+      if (n <= 0 || !LoopEmits[loop.id]) continue;
       LoopKind kind = traceKind(loop.kind);
       BuiltTrace.enterLoop(kind, loop.id);
       for (int64_t i = 0; i < n; ++i) {
         if (i > 0) BuiltTrace.nextIteration(kind, loop.id);
-        counters_[loop.id] = i;
+        Counters[loop.id] = i;
         walk(loop.body);
       }
       BuiltTrace.exitLoop(kind, loop.id);
-      counters_[loop.id] = 0;
+      Counters[loop.id] = 0;
     }
   }
 };

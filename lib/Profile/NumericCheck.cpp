@@ -15,8 +15,8 @@ std::string outputsText(size_t n) { return std::to_string(n) + " output" + (n ==
 } // namespace
 
 llvm::Expected<SeedBaseline> captureSeed(const nki::KernelFile &file, const nki::Kernel &kernel, uint64_t seed,
-                                         std::vector<interp::KernelArg> inputs,
-                                         std::vector<interp::NDArray> reference, const interp::RunOptions &run) {
+                                         std::vector<interp::KernelArg> inputs, std::vector<interp::NDArray> reference,
+                                         const interp::RunOptions &run) {
   auto copy = interp::cloneArgs(inputs);
   if (!copy) return copy.takeError();
   auto result = interp::runKernel(file, kernel, std::move(*copy), run);
@@ -36,7 +36,7 @@ llvm::Expected<std::vector<interp::KernelArg>> candidateInputs(const SeedBaselin
   // The candidate gets the original's inputs under its own parameter names.
   std::vector<interp::KernelArg> args;
   for (size_t i = 0; i < kernel.params.size() && i < binding.size(); ++i) {
-    if (size_t(binding[i]) >= copy->size()) continue;  // an input the reference leaves to the default
+    if (size_t(binding[i]) >= copy->size()) continue; // an input the reference leaves to the default
     interp::KernelArg a = std::move((*copy)[binding[i]]);
     a.name = kernel.params[i].name;
     args.push_back(std::move(a));
@@ -86,9 +86,7 @@ SeedCheck compareOutputs(const SeedBaseline &baseline, const std::vector<interp:
       // Against numpy, AccelOpt's criterion: relative L2 error under the bound.
       o.originalVsReference = interp::compareArrays(expected, baseline.reference[i], options.tolerance);
       o.candidateVsReference = interp::compareArrays(actual, baseline.reference[i], options.tolerance);
-      auto passes = [&](const interp::Comparison &r) {
-        return r.shapesMatch && r.relL2 < options.tolerance.relL2;
-      };
+      auto passes = [&](const interp::Comparison &r) { return r.shapesMatch && r.relL2 < options.tolerance.relL2; };
       o.originalMatchesReference = passes(*o.originalVsReference);
       o.candidateMatchesReference = passes(*o.candidateVsReference);
     }
@@ -108,14 +106,11 @@ bool SeedCheck::equal() const {
 
 std::string SeedCheck::firstDifference() const {
   switch (outcome) {
-  case InputsFailed:
-    return firstLine(error);
-  case CandidateFailed:
-    return "fails on the interpreter: " + firstLine(error);
+  case InputsFailed: return firstLine(error);
+  case CandidateFailed: return "fails on the interpreter: " + firstLine(error);
   case OutputCount:
     return "returns " + outputsText(candidateOutputs) + ", the original " + std::to_string(originalOutputs);
-  case Compared:
-    break;
+  case Compared: break;
   }
   for (const OutputCheck &o : outputs) {
     if (!o.vsOriginal.shapesMatch)
@@ -137,18 +132,13 @@ std::string SeedCheck::firstDifference() const {
 
 void SeedCheck::render(llvm::raw_ostream &os, const interp::Tolerance &tolerance) const {
   switch (outcome) {
-  case InputsFailed:
-    os << "seed " << seed << ": " << firstLine(error) << "\n";
-    return;
-  case CandidateFailed:
-    os << "seed " << seed << ": candidate failed: " << error << "\n";
-    return;
+  case InputsFailed: os << "seed " << seed << ": " << firstLine(error) << "\n"; return;
+  case CandidateFailed: os << "seed " << seed << ": candidate failed: " << error << "\n"; return;
   case OutputCount:
     os << llvm::formatv("seed {0}: original returns {1} outputs, candidate {2}\n", seed, originalOutputs,
                         candidateOutputs);
     return;
-  case Compared:
-    break;
+  case Compared: break;
   }
   for (const OutputCheck &o : outputs) {
     const interp::Comparison &c = o.vsOriginal;
@@ -167,8 +157,8 @@ void SeedCheck::render(llvm::raw_ostream &os, const interp::Tolerance &tolerance
       const interp::Comparison &r = **cmp;
       os << llvm::formatv("seed {0}: output {1} of the {2} vs the numpy reference: relative L2 {3:E3}{4}, "
                           "max |error| {5:E3}: {6}\n",
-                          seed, o.index, who, r.relL2, r.shapesMatch ? "" : " (element counts differ)",
-                          r.maxAbsError, matches ? "pass" : "FAIL");
+                          seed, o.index, who, r.relL2, r.shapesMatch ? "" : " (element counts differ)", r.maxAbsError,
+                          matches ? "pass" : "FAIL");
     }
   }
 }

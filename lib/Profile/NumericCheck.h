@@ -49,8 +49,8 @@ struct SeedBaseline {
 /// Runs the original `kernel` of `file` on `inputs` (seed `seed`). Fails with
 /// OriginalFailedError when the kernel fails on the interpreter.
 llvm::Expected<SeedBaseline> captureSeed(const nki::KernelFile &file, const nki::Kernel &kernel, uint64_t seed,
-                                         std::vector<interp::KernelArg> inputs,
-                                         std::vector<interp::NDArray> reference, const interp::RunOptions &run);
+                                         std::vector<interp::KernelArg> inputs, std::vector<interp::NDArray> reference,
+                                         const interp::RunOptions &run);
 
 struct NumericCheckOptions {
   NumericCheckOptions() = default;
@@ -70,8 +70,8 @@ struct NumericCheckOptions {
 struct OutputCheck {
   size_t index = 0;
   std::vector<int64_t> candidateShape, originalShape;
-  int64_t elements = 0;           ///< of the original's output
-  interp::Comparison vsOriginal;  ///< candidate vs original
+  int64_t elements = 0;          ///< of the original's output
+  interp::Comparison vsOriginal; ///< candidate vs original
   /// Against the numpy reference (relative L2 under tolerance.relL2), when it gave this output.
   std::optional<interp::Comparison> originalVsReference, candidateVsReference;
   bool originalMatchesReference = true, candidateMatchesReference = true;

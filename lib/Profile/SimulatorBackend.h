@@ -4,8 +4,8 @@
 // summarised as a Profile labelled `sim-<target>`: an estimate.
 #pragma once
 
-#include "Profile/Backend.h"
 #include "Perf/TimingModel.h"
+#include "Profile/Backend.h"
 
 #include <memory>
 #include <mutex>

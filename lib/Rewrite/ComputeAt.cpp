@@ -21,13 +21,14 @@ std::string loopId(int loop) { return "L" + std::to_string(loop); }
 class ComputeAt final : public CompositeOp {
 public:
   ComputeAt()
-      : CompositeOp({"compute_at",
-            "move a consumer loop into a producer loop of the nest before it (fission, interchange, then fuse; "
-            "legal when each consumer iteration reads only what the matching producer iteration wrote)",
-            {{"consumer", FieldKind::Loop, "the consumer loop, directly after the producer's nest"},
-             {"at", FieldKind::Loop,
-              "the producer loop inside that nest, with the consumer's trip count, the last node of each loop "
-              "around it"}}}) {}
+      : CompositeOp(
+            {"compute_at",
+             "move a consumer loop into a producer loop of the nest before it (fission, interchange, then fuse; "
+             "legal when each consumer iteration reads only what the matching producer iteration wrote)",
+             {{"consumer", FieldKind::Loop, "the consumer loop, directly after the producer's nest"},
+              {"at", FieldKind::Loop,
+               "the producer loop inside that nest, with the consumer's trip count, the last node of each loop "
+               "around it"}}}) {}
 
   OpResult apply(const Kernel &k, const nlohmann::json &j) const override {
     std::vector<nlohmann::json> unused;
@@ -70,26 +71,26 @@ private:
     if (k.encloses(*consumer, NodeRef{true, *at}))
       return refuse(llvm::formatv("{0} is inside the consumer {1}", loopLabel(k, *at), loopLabel(k, *consumer)).str());
     if (producer.parent == c.parent)
-      return refuse(llvm::formatv("{0} and {1} are in the same block (fuse merges sibling loops)",
-                                  loopLabel(k, *at), loopLabel(k, *consumer))
+      return refuse(llvm::formatv("{0} and {1} are in the same block (fuse merges sibling loops)", loopLabel(k, *at),
+                                  loopLabel(k, *consumer))
                         .str());
-    std::vector<int> chain;  // outermost first, the producer excluded
+    std::vector<int> chain; // outermost first, the producer excluded
     for (int l = producer.parent; l != -1; l = k.loops[l].parent) {
       chain.insert(chain.begin(), l);
       if (k.loops[l].parent == c.parent) break;
     }
     if (chain.empty() || k.loops[chain.front()].parent != c.parent)
-      return refuse(llvm::formatv("{0} is not inside a loop of the block of {1}", loopLabel(k, *at),
-                                  loopLabel(k, *consumer))
-                        .str());
+      return refuse(
+          llvm::formatv("{0} is not inside a loop of the block of {1}", loopLabel(k, *at), loopLabel(k, *consumer))
+              .str());
     int top = chain.front();
     if (!directlyFollows(k, NodeRef{true, top}, NodeRef{true, *consumer}))
       return refuse(llvm::formatv("{0} does not directly follow {1}, the nest of {2}", loopLabel(k, *consumer),
                                   loopLabel(k, top), loopLabel(k, *at))
                         .str());
     if (producer.tripCount.isKnown() && c.tripCount.isKnown() && *producer.tripCount.value != *c.tripCount.value)
-      return refuse(llvm::formatv("the trip counts differ ({0} and {1})", loopLabel(k, *at), loopLabel(k, *consumer))
-                        .str());
+      return refuse(
+          llvm::formatv("the trip counts differ ({0} and {1})", loopLabel(k, *at), loopLabel(k, *consumer)).str());
 
     // Code after the producer in a loop around it would run after the consumer: refused.
     std::vector<bool> codeBefore(chain.size());

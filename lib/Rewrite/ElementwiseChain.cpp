@@ -120,8 +120,8 @@ std::string ModuleSpelling::spell(std::string_view canonicalName) const {
 
 std::optional<std::string_view> functionRowName(ActFunc f) {
   for (const OpInfo &row : nki::allOps())
-    if (row.numerics.act == f && row.numerics.scale == 1.0f && llvm::StringRef(row.name.data(), row.name.size()).startswith("nl.") &&
-        isFunctionValue(row.name))
+    if (row.numerics.act == f && row.numerics.scale == 1.0f &&
+        llvm::StringRef(row.name.data(), row.name.size()).startswith("nl.") && isFunctionValue(row.name))
       return row.name;
   return std::nullopt;
 }
@@ -150,9 +150,12 @@ std::optional<UnaryFunction> unaryFunction(const Kernel &, const CallView &call,
   u.func = *fn->numerics.act;
   u.data = call.slot(Slot::Data);
   u.bias = call.absent("bias") ? nullptr : call.arg("bias");
-  if (call.absent("scale")) u.scale = fn->numerics.scale;
-  else if (auto s = constantNumber(call.arg("scale"))) u.scale = *s * fn->numerics.scale;
-  else u.scaleExpr = call.arg("scale");
+  if (call.absent("scale"))
+    u.scale = fn->numerics.scale;
+  else if (auto s = constantNumber(call.arg("scale")))
+    u.scale = *s * fn->numerics.scale;
+  else
+    u.scaleExpr = call.arg("scale");
   return u.data ? std::optional(u) : std::nullopt;
 }
 
@@ -255,9 +258,9 @@ int singleUseProducer(const Kernel &k, const Statement &consumer, const Expr *op
   bool same = readText == writeText ||
               (w && (sameElements(*w, *read) || (wholeTensor(k, *w, nullptr) && wholeTensor(k, *read, operand))));
   if (!same) {
-    why = llvm::formatv("S{0} reads {1} as `{2}` but S{3} writes `{4}`", consumer.id, name, readText, producer,
-                        writeText)
-              .str();
+    why =
+        llvm::formatv("S{0} reads {1} as `{2}` but S{3} writes `{4}`", consumer.id, name, readText, producer, writeText)
+            .str();
     return -1;
   }
   int reads = 0;
@@ -287,7 +290,8 @@ bool readsZeroFill(const Kernel &k, const Statement &s, const Expr *operand, con
     for (const Access &a : w.writes) writes |= storageOf(k, a.tensor) == t;
     if (!writes) continue;
     ++writers;
-    if (w.op && w.op->numerics.fill) zero = *w.op->numerics.fill == 0.0f;
+    if (w.op && w.op->numerics.fill)
+      zero = *w.op->numerics.fill == 0.0f;
     else if (w.op && w.op->slot(Slot::Fill) && w.syntax && w.syntax->value && w.syntax->value->kind == ExprKind::Call)
       zero = constantNumber(CallView{&w, w.syntax->value, w.op}.slot(Slot::Fill)) == 0.0;
   }

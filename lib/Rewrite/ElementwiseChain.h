@@ -55,9 +55,9 @@ private:
 struct UnaryFunction {
   nki::ActFunc func;
   const syntax::Expr *data = nullptr;
-  std::optional<double> scale;          // the input scale when constant (1 when not given)
-  const syntax::Expr *scaleExpr = nullptr;  // non-constant scale
-  const syntax::Expr *bias = nullptr;   // null when absent or None
+  std::optional<double> scale;             // the input scale when constant (1 when not given)
+  const syntax::Expr *scaleExpr = nullptr; // non-constant scale
+  const syntax::Expr *bias = nullptr;      // null when absent or None
 };
 std::optional<UnaryFunction> unaryFunction(const nki::Kernel &k, const CallView &call, const ModuleSpelling &names);
 /// The canonical name of the nl.* row fixing `f` ("nl.sigmoid"), used as nisa.activation's op=.

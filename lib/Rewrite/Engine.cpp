@@ -40,9 +40,12 @@ llvm::Expected<std::vector<nlohmann::json>> parseOps(llvm::StringRef text) {
     return inputError(llvm::Twine("error: invalid JSON in op list: ") + e.what());
   }
   std::vector<nlohmann::json> ops;
-  if (j.is_object()) ops.push_back(j);
-  else if (j.is_array()) ops.assign(j.begin(), j.end());
-  else return inputError("error: an op is a JSON object and a candidate a JSON array of objects");
+  if (j.is_object())
+    ops.push_back(j);
+  else if (j.is_array())
+    ops.assign(j.begin(), j.end());
+  else
+    return inputError("error: an op is a JSON object and a candidate a JSON array of objects");
   for (size_t i = 0; i < ops.size(); ++i)
     if (!ops[i].is_object() || !ops[i].contains("op") || !ops[i]["op"].is_string())
       return inputError(llvm::formatv("error: op {0}: expected an object with a string field \"op\"", i + 1));
@@ -57,8 +60,7 @@ std::string formatOp(const nlohmann::json &op) {
   for (const FieldSpec &f : declared.fields)
     if (op.contains(f.name)) out += ",\"" + std::string(f.name) + "\":" + op[f.name].dump();
   for (auto it = op.begin(); it != op.end(); ++it)
-    if (it.key() != "op" && !declared.field(it.key()))
-      out += ",\"" + it.key() + "\":" + it.value().dump();
+    if (it.key() != "op" && !declared.field(it.key())) out += ",\"" + it.key() + "\":" + it.value().dump();
   return out + "}";
 }
 
@@ -103,8 +105,8 @@ llvm::Expected<KernelFile> rebuild(const KernelFile &previous, const std::string
 
 llvm::Expected<const Kernel *> pickKernel(const KernelFile &f) {
   if (f.kernels.size() != 1)
-    return inputError(llvm::formatv("{0}: error: the file has {1} kernels; choose one with --kernel",
-                                    f.source().path(), f.kernels.size()));
+    return inputError(llvm::formatv("{0}: error: the file has {1} kernels; choose one with --kernel", f.source().path(),
+                                    f.kernels.size()));
   return &f.kernels.front();
 }
 
@@ -116,9 +118,9 @@ std::map<std::string, int> errorCounts(const std::vector<Diagnostic> &diags) {
 }
 
 std::string formatRefusal(const Kernel &k, const Refusal &r) {
-  std::string out = llvm::formatv("{0}: error: {1} {2} refused: {3} [accelopt-{1}]\n", where(k, r.offset), r.op,
-                                  r.ids, r.reason)
-                        .str();
+  std::string out =
+      llvm::formatv("{0}: error: {1} {2} refused: {3} [accelopt-{1}]\n", where(k, r.offset), r.op, r.ids, r.reason)
+          .str();
   for (const Note &n : r.notes) out += where(k, n.offset) + ": note: " + n.message + "\n";
   return out;
 }
@@ -136,8 +138,8 @@ clang::tooling::Replacements withLineEndingsOf(llvm::StringRef text, const clang
   for (const clang::tooling::Replacement &e : edits) {
     size_t lineEnd = text.find('\n', e.getOffset());
     bool crlf = lineEnd != llvm::StringRef::npos ? lineEnd > 0 && text[lineEnd - 1] == '\r'
-                                                 : text.rfind('\n') != llvm::StringRef::npos &&
-                                                       text.rfind('\n') > 0 && text[text.rfind('\n') - 1] == '\r';
+                                                 : text.rfind('\n') != llvm::StringRef::npos && text.rfind('\n') > 0 &&
+                                                       text[text.rfind('\n') - 1] == '\r';
     std::string replacement = e.getReplacementText().str();
     if (crlf) {
       std::string converted;
@@ -147,7 +149,8 @@ clang::tooling::Replacements withLineEndingsOf(llvm::StringRef text, const clang
       }
       replacement = std::move(converted);
     }
-    llvm::consumeError(out.add(clang::tooling::Replacement(e.getFilePath(), e.getOffset(), e.getLength(), replacement)));
+    llvm::consumeError(
+        out.add(clang::tooling::Replacement(e.getFilePath(), e.getOffset(), e.getLength(), replacement)));
   }
   return out;
 }
@@ -168,7 +171,7 @@ CandidateResult run(const PreparedKernel &prepared, const std::vector<nlohmann::
   if (ops.empty()) return bad(0, path + ": error: no ops given");
   const Kernel *k = &prepared.kernel();
   const KernelFile *current = &prepared.file();
-  std::optional<KernelFile> file;  // the IR of the latest intermediate text
+  std::optional<KernelFile> file; // the IR of the latest intermediate text
 
   std::string text = res.text;
   clang::tooling::Replacements total;
@@ -262,9 +265,8 @@ CandidateResult run(const PreparedKernel &prepared, const std::vector<nlohmann::
     std::vector<nlohmann::json> steps = composite->steps(*k, j);
     for (size_t n = 0; n < steps.size(); ++n) {
       const nlohmann::json &stepOp = steps[n];
-      const Op *stepImpl = stepOp.contains("op") && stepOp["op"].is_string()
-                               ? findOp(stepOp["op"].get<std::string>())
-                               : nullptr;
+      const Op *stepImpl =
+          stepOp.contains("op") && stepOp["op"].is_string() ? findOp(stepOp["op"].get<std::string>()) : nullptr;
       if (!stepImpl) return bad(i, prefix + ": internal error: unknown step " + stepOp.dump());
       OpResult step = stepImpl->apply(*k, stepOp);
       std::optional<Refusal> stepRefusal;
@@ -281,9 +283,9 @@ CandidateResult run(const PreparedKernel &prepared, const std::vector<nlohmann::
       }
       if (stepRefusal) {
         Refusal ref = *stepRefusal;
-        ref.reason = llvm::formatv("step {0} of {1}, {2}: {3}", n + 1, steps.size(), formatOp(stepOp),
-                                   stepRefusal->reason)
-                         .str();
+        ref.reason =
+            llvm::formatv("step {0} of {1}, {2}: {3}", n + 1, steps.size(), formatOp(stepOp), stepRefusal->reason)
+                .str();
         ref.op = name;
         ref.ids = r.refusal.ids;
         res.status = Status::Refused;
@@ -291,9 +293,8 @@ CandidateResult run(const PreparedKernel &prepared, const std::vector<nlohmann::
         res.refusal = ref;
         res.message = formatRefusal(*k, ref);
         if (n > 0)
-          res.message += llvm::formatv("{0}: note: locations refer to the text after step {1} of op {2}\n", path, n,
-                                       i + 1)
-                             .str();
+          res.message +=
+              llvm::formatv("{0}: note: locations refer to the text after step {1} of op {2}\n", path, n, i + 1).str();
         else if (i > 0)
           res.message += llvm::formatv("{0}: note: op {1} of the candidate; locations refer to the text after "
                                        "the first {2} op(s)\n",
@@ -316,7 +317,7 @@ CandidateResult run(const PreparedKernel &prepared, const std::vector<nlohmann::
 } // namespace
 
 llvm::Expected<PreparedKernel> PreparedKernel::prepare(const syntax::SourceBuffer &source,
-                                                      const CandidateOptions &options) {
+                                                       const CandidateOptions &options) {
   auto file = build(source.path(), source.text().str(), options);
   if (!file) return file.takeError();
   auto kernel = pickKernel(*file);

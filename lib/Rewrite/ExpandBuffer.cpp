@@ -69,9 +69,9 @@ public:
         return no(llvm::formatv("'{0}' is used at {1}, outside {2}", T.name, where(k, at), loopLabel(k, L)).str(),
                   {here});
       if (!u.access)
-        return no(llvm::formatv("'{0}' is used at {1} other than as an operand (S{2})", T.name, where(k, at), u.stmt)
-                      .str(),
-                  {here});
+        return no(
+            llvm::formatv("'{0}' is used at {1} other than as an operand (S{2})", T.name, where(k, at), u.stmt).str(),
+            {here});
       if (u.subscript && u.subscript->elts.size() == 1 && u.subscript->elts[0]->kind == syntax::ExprKind::Tuple)
         return no("'" + T.name + "' is indexed by a tuple at " + where(k, at), {here});
     }
@@ -82,9 +82,9 @@ public:
       // The allocation is created fresh in every iteration: it must be directly in
       // L's body and computable before the loop.
       if (A.parent != L)
-        return no(llvm::formatv("S{0} is inside a loop nested in {1}; expand it along that loop first", A.id,
-                                loopLabel(k, L))
-                      .str());
+        return no(
+            llvm::formatv("S{0} is inside a loop nested in {1}; expand it along that loop first", A.id, loopLabel(k, L))
+                .str());
       for (int q : loopsIn(k, L))
         if (std::find(A.uses.begin(), A.uses.end(), k.loops[q].iv) != A.uses.end())
           return no("S" + std::to_string(A.id) + " uses the induction variable '" + k.loops[q].iv + "'");
@@ -117,7 +117,9 @@ public:
           return no(llvm::formatv("'{0}' is allocated before {1} and its first use in the loop, the {2} at {3} (S{4}), "
                                   "does not overwrite all of it: a value may flow from one iteration to the next",
                                   T.name, loopLabel(k, L),
-                                  a.isAccumulate ? "accumulation" : a.isWrite ? "write" : "read",
+                                  a.isAccumulate ? "accumulation"
+                                  : a.isWrite    ? "write"
+                                                 : "read",
                                   where(k, first->name->range.begin), first->stmt)
                         .str(),
                     {{first->name->range.begin, first->name->range.end, "first use of '" + T.name + "'"}});
@@ -131,8 +133,8 @@ public:
     std::vector<std::tuple<uint32_t, uint32_t, std::string>> shapeEdits;
     shapeEdits.push_back({e0->range.begin, e0->range.begin, count + ", "});
     if (T.parDim == 0) {
-      bool marked = e0->kind == syntax::ExprKind::Call && e0->base &&
-                    llvm::StringRef(e0->base->dottedName()).endswith("par_dim");
+      bool marked =
+          e0->kind == syntax::ExprKind::Call && e0->base && llvm::StringRef(e0->base->dottedName()).endswith("par_dim");
       if (!marked) {
         const syntax::Expr *callee = A.syntax->value->base;
         if (!callee || callee->kind != syntax::ExprKind::Attribute || !callee->base)
@@ -149,8 +151,10 @@ public:
       for (auto &[b, e, w] : shapeEdits) edits.replace(b, e - b, w);
     }
     for (const TensorUse &u : uses) {
-      if (u.subscript) edits.insert(u.subscript->elts.front()->range.begin, l.iv + ", ");
-      else edits.replace(u.name->range, T.name + "[" + l.iv + "]");
+      if (u.subscript)
+        edits.insert(u.subscript->elts.front()->range.begin, l.iv + ", ");
+      else
+        edits.replace(u.name->range, T.name + "[" + l.iv + "]");
     }
     return applied(name(), ids, k, edits,
                    llvm::formatv("expand_buffer {0} along {1}{2}", T.name, loopLabel(k, L),
@@ -166,7 +170,8 @@ public:
       const Statement &A = k.stmts[t.definedBy];
       if (A.kind != StmtKind::Alloc) continue;
       std::string ref = tensorRef(k, t);
-      if (A.parent >= 0) out.push_back({{"op", "expand_buffer"}, {"tensor", ref}, {"loop", "L" + std::to_string(A.parent)}});
+      if (A.parent >= 0)
+        out.push_back({{"op", "expand_buffer"}, {"tensor", ref}, {"loop", "L" + std::to_string(A.parent)}});
       // Loops after the allocation enclosing every use.
       auto uses = tensorUses(k, t.id);
       if (uses.empty() || uses.front().stmt < 0) continue;

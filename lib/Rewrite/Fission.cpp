@@ -40,7 +40,8 @@ public:
     auto atRef = p.string("at");
     if (!p.ok()) return p.error();
     auto at = k.resolve(*atRef);
-    if (!at) return badInput(name(), "'" + *atRef + "' (field 'at') is not a statement or loop of kernel '" + k.name + "'");
+    if (!at)
+      return badInput(name(), "'" + *atRef + "' (field 'at') is not a statement or loop of kernel '" + k.name + "'");
     const Loop &l = k.loops[*loop];
     llvm::StringRef text = k.source->text();
     std::string atId = (at->isLoop ? "L" : "S") + std::to_string(at->index);
@@ -76,11 +77,11 @@ public:
         for (auto &u : k.stmts[s].uses)
           if (bound.count(u) && !local.count(u)) {
             const Statement &st = k.stmts[s];
-            return refuse(name(), ids, anchor,
-                          llvm::formatv("S{0} at {1} reads '{2}', which the {3} part binds", s,
-                                        where(k, st.range.begin), u, what)
-                              .str(),
-                          {{st.range.begin, st.range.end, "'" + u + "' read here"}});
+            return refuse(
+                name(), ids, anchor,
+                llvm::formatv("S{0} at {1} reads '{2}', which the {3} part binds", s, where(k, st.range.begin), u, what)
+                    .str(),
+                {{st.range.begin, st.range.end, "'" + u + "' read here"}});
           }
         for (auto &d : boundNames(k.stmts[s])) local.insert(d);
       }
@@ -120,17 +121,17 @@ public:
       insertAt = prev;
     }
     EditList edits;
-    edits.insert(insertAt,
-                 indentAt(text, l.range.begin) + k.source->slice(l.headerRange).str() + "\n");
-    return applied(name(), ids, k, edits,
-                   llvm::formatv("fission {0} before {1}", loopLabel(k, *loop), atId).str(), anchor);
+    edits.insert(insertAt, indentAt(text, l.range.begin) + k.source->slice(l.headerRange).str() + "\n");
+    return applied(name(), ids, k, edits, llvm::formatv("fission {0} before {1}", loopLabel(k, *loop), atId).str(),
+                   anchor);
   }
 
   std::vector<nlohmann::json> instances(const Kernel &k) const override {
     std::vector<nlohmann::json> out;
     for (const Loop &l : k.loops)
       for (size_t i = 1; i < l.body.size(); ++i)
-        out.push_back({{"op", "fission"}, {"loop", "L" + std::to_string(l.id)},
+        out.push_back({{"op", "fission"},
+                       {"loop", "L" + std::to_string(l.id)},
                        {"at", (l.body[i].isLoop ? "L" : "S") + std::to_string(l.body[i].index)}});
     return out;
   }

@@ -24,8 +24,8 @@ llvm::Error exportFixes(llvm::StringRef yamlPath, llvm::StringRef mainSourceFile
     // Replacements carry the path they were made with; the YAML needs the absolute one.
     clang::tooling::Replacements fixed;
     for (const auto &r : d.edits)
-      if (auto err = fixed.add(clang::tooling::Replacement(d.absPath, r.getOffset(), r.getLength(),
-                                                           r.getReplacementText())))
+      if (auto err =
+              fixed.add(clang::tooling::Replacement(d.absPath, r.getOffset(), r.getLength(), r.getReplacementText())))
         return err;
     if (!fixed.empty()) msg.Fix.insert({d.absPath, std::move(fixed)});
     tu.Diagnostics.emplace_back(d.name, msg, llvm::SmallVector<clang::tooling::DiagnosticMessage, 1>{},

@@ -56,10 +56,10 @@ public:
                                   loopLabel(k, *first))
                         .str());
     if (a.kind != b.kind)
-      return refuse(name(), ids, anchor,
-                    llvm::formatv("the loops are of different kinds ({0} and {1})", loopKindName(a.kind),
-                                  loopKindName(b.kind))
-                        .str());
+      return refuse(
+          name(), ids, anchor,
+          llvm::formatv("the loops are of different kinds ({0} and {1})", loopKindName(a.kind), loopKindName(b.kind))
+              .str());
     const syntax::Expr *ca = iterCall(a), *cb = iterCall(b);
     bool sameIter = ca && cb && oneLineText(k, ca) == oneLineText(k, cb);
     bool sameTrip = a.tripCount.isKnown() && b.tripCount.isKnown() && *a.tripCount.value == *b.tripCount.value &&
@@ -95,9 +95,9 @@ public:
                           .str());
     for (auto &n : freeA)
       if (defB.count(n))
-        return refuse(name(), ids, anchor,
-                      llvm::formatv("{0} reads '{1}', which {2} binds", loopLabel(k, *first), n, loopLabel(k, *second))
-                          .str());
+        return refuse(
+            name(), ids, anchor,
+            llvm::formatv("{0} reads '{1}', which {2} binds", loopLabel(k, *first), n, loopLabel(k, *second)).str());
     if (a.iv != b.iv && (defB.count(a.iv) > 0 || !namesInBody(b, a.iv).empty()))
       return refuse(name(), ids, anchor,
                     llvm::formatv("{0} already uses the name '{1}'; renaming its induction variable would capture it",
@@ -126,8 +126,7 @@ public:
     // Blank lines and comments between the loops go away with the header: keep
     // them only if they are not blank (comments stay, re-indented into the body).
     uint32_t gapStart = nextLineBegin(text, a.range.end);
-    for (uint32_t ls : nonBlankLineStarts(text, gapStart, headerLine))
-      edits.insert(ls, unitA);
+    for (uint32_t ls : nonBlankLineStarts(text, gapStart, headerLine)) edits.insert(ls, unitA);
     edits.remove(headerLine, bodyStart);
     for (uint32_t ls : nonBlankLineStarts(text, bodyStart, b.range.end)) {
       if (unitB != unitA) {
@@ -146,7 +145,8 @@ public:
     std::vector<nlohmann::json> out;
     for (auto [x, y] : adjacentNodes(k))
       if (x.isLoop && y.isLoop)
-        out.push_back({{"op", "fuse"}, {"first", "L" + std::to_string(x.index)}, {"second", "L" + std::to_string(y.index)}});
+        out.push_back(
+            {{"op", "fuse"}, {"first", "L" + std::to_string(x.index)}, {"second", "L" + std::to_string(y.index)}});
     return out;
   }
 

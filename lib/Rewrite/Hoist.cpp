@@ -8,21 +8,19 @@ namespace accelopt::rewrite {
 
 using namespace nki;
 
-std::optional<OpResult> checkMovable(const Kernel &k, int stmt, int loop, llvm::StringRef name,
-                                     const std::string &ids, uint32_t anchor) {
+std::optional<OpResult> checkMovable(const Kernel &k, int stmt, int loop, llvm::StringRef name, const std::string &ids,
+                                     uint32_t anchor) {
   const Statement &s = k.stmts[stmt];
   llvm::StringRef text = k.source->text();
   bool inside = k.encloses(loop, NodeRef{false, stmt});
   if (s.kind == StmtKind::Return || s.kind == StmtKind::Assert || s.kind == StmtKind::Python || !s.syntax ||
       (s.syntax->kind != syntax::StmtKind::Assign && s.syntax->kind != syntax::StmtKind::AnnAssign))
-    return refuse(name, ids, anchor,
-                  llvm::formatv("S{0} is not an assignment of a new value ('{1}' statement)", stmt,
-                                stmtKindName(s.kind))
-                      .str());
+    return refuse(
+        name, ids, anchor,
+        llvm::formatv("S{0} is not an assignment of a new value ('{1}' statement)", stmt, stmtKindName(s.kind)).str());
   if (!startsLine(text, s.range.begin) || !endsLine(text, s.range.end))
     return refuse(name, ids, anchor, "S" + std::to_string(stmt) + " shares its line with other code");
-  if (hasMultilineString(s.syntax, text))
-    return refuse(name, ids, anchor, "the statement has a multi-line string");
+  if (hasMultilineString(s.syntax, text)) return refuse(name, ids, anchor, "the statement has a multi-line string");
   if (s.defines.empty() || (!s.writes.empty() && s.definesTensor < 0))
     return refuse(name, ids, anchor,
                   "S" + std::to_string(stmt) + " writes into an existing tensor; " + name.str() +
@@ -30,8 +28,8 @@ std::optional<OpResult> checkMovable(const Kernel &k, int stmt, int loop, llvm::
   for (const Access &w : s.writes)
     if (w.tensor != s.definesTensor)
       return refuse(name, ids, anchor,
-                    "S" + std::to_string(stmt) + " writes into '" + tensorName(k, w.tensor) +
-                        "'; " + name.str() + " moves only statements that bind a new value");
+                    "S" + std::to_string(stmt) + " writes into '" + tensorName(k, w.tensor) + "'; " + name.str() +
+                        " moves only statements that bind a new value");
   int parent = s.parent;
   if (inside && parent == loop && k.loops[parent].body.size() == 1)
     return refuse(name, ids, anchor, "S" + std::to_string(stmt) + " is the only statement of " + loopLabel(k, parent));
@@ -47,14 +45,13 @@ std::optional<OpResult> checkMovable(const Kernel &k, int stmt, int loop, llvm::
     for (auto &u : s.uses)
       if (u == k.loops[q].iv)
         return refuse(name, ids, anchor,
-                      q == loop
-                          ? llvm::formatv("S{0} is not invariant in {1}: it uses its induction variable '{2}'",
-                                          stmt, loopLabel(k, loop), u)
-                                .str()
-                          : llvm::formatv("S{0} is not invariant in {1}: it uses '{2}', the induction variable "
-                                          "of the enclosed {3}",
-                                          stmt, loopLabel(k, loop), u, loopLabel(k, q))
-                                .str(),
+                      q == loop ? llvm::formatv("S{0} is not invariant in {1}: it uses its induction variable '{2}'",
+                                                stmt, loopLabel(k, loop), u)
+                                      .str()
+                                : llvm::formatv("S{0} is not invariant in {1}: it uses '{2}', the induction variable "
+                                                "of the enclosed {3}",
+                                                stmt, loopLabel(k, loop), u, loopLabel(k, q))
+                                      .str(),
                       {{s.range.begin, s.range.end, "S" + std::to_string(stmt) + " uses '" + u + "'"}});
   for (int other : inLoop) {
     if (other == stmt) continue;
@@ -76,8 +73,8 @@ std::optional<OpResult> checkMovable(const Kernel &k, int stmt, int loop, llvm::
                       {{o.range.begin, o.range.end, "'" + d + "' modified here"}});
       if (std::find(s.defines.begin(), s.defines.end(), d) != s.defines.end())
         return refuse(name, ids, anchor,
-                      llvm::formatv("'{0}' is also bound by S{1} at {2} inside {3}", d, other,
-                                    where(k, o.range.begin), loopLabel(k, loop))
+                      llvm::formatv("'{0}' is also bound by S{1} at {2} inside {3}", d, other, where(k, o.range.begin),
+                                    loopLabel(k, loop))
                           .str(),
                       {{o.range.begin, o.range.end, "'" + d + "' bound here"}});
     }
@@ -110,10 +107,10 @@ std::optional<OpResult> checkMovable(const Kernel &k, int stmt, int loop, llvm::
   }
   for (int inner : loopsIn(k, loop))
     if (std::find(s.uses.begin(), s.uses.end(), k.loops[inner].iv) != s.uses.end())
-      return refuse(name, ids, anchor,
-                    llvm::formatv("S{0} uses '{1}', the induction variable of {2}", stmt, k.loops[inner].iv,
-                                  loopLabel(k, inner))
-                        .str());
+      return refuse(
+          name, ids, anchor,
+          llvm::formatv("S{0} uses '{1}', the induction variable of {2}", stmt, k.loops[inner].iv, loopLabel(k, inner))
+              .str());
   return std::nullopt;
 }
 

@@ -48,8 +48,8 @@ public:
     Refuser refuse(name(), ids, s.range.begin);
 
     if (!s.op || !matmulTransposesStationary(*s.op, s.flag("transpose_x")))
-      return refuse(llvm::formatv("S{0} is not an nl.matmul that transposes its x operand (transpose_x unset)", s.id)
-                        .str());
+      return refuse(
+          llvm::formatv("S{0} is not an nl.matmul that transposes its x operand (transpose_x unset)", s.id).str());
     if (!k.encloses(*loop, NodeRef{false, *stmt}))
       return refuse(llvm::formatv("S{0} is not inside {1}", s.id, loopLabel(k, *loop)).str());
     const syntax::Expr *call = s.syntax ? s.syntax->value : nullptr;
@@ -59,8 +59,7 @@ public:
     for (const syntax::Keyword &kw : call->keywords) lastArgEnd = std::max(lastArgEnd, kw.range.end);
     if (text[call->range.end - 1] != ')' || text.slice(lastArgEnd, call->range.end).contains(','))
       return refuse("the call does not end in its last argument and ')'");
-    if (call->keyword("transpose_x"))
-      return refuse("the call already passes transpose_x");
+    if (call->keyword("transpose_x")) return refuse("the call already passes transpose_x");
     const syntax::Expr *x = call->elts[0];
     const Access *xa = nullptr;
     for (const Access &a : s.reads)
@@ -69,13 +68,14 @@ public:
       return refuse("the address of the x operand is not affine in the loop counters");
     if (xa->tileShape.size() != 2 || xa->tileShape[0] <= 0 || xa->tileShape[1] <= 0)
       return refuse("the x operand is not a 2-D tile of known shape");
-    int64_t rows = xa->tileShape[0], cols = xa->tileShape[1];  // transposed: cols partitions, rows free
+    int64_t rows = xa->tileShape[0], cols = xa->tileShape[1]; // transposed: cols partitions, rows free
     const Tensor &t = k.tensors[xa->tensor];
     if (t.buffer != Buffer::SBUF || !t.dtypeKnown)
-      return refuse(llvm::formatv("the x operand '{0}' is not an SBUF tensor of known dtype", tensorName(k, t.id)).str());
+      return refuse(
+          llvm::formatv("the x operand '{0}' is not an SBUF tensor of known dtype", tensorName(k, t.id)).str());
     if (t.definedBy >= 0 && k.encloses(*loop, NodeRef{false, t.definedBy}))
-      return refuse(llvm::formatv("the x operand '{0}' is created inside {1}", tensorName(k, t.id), loopLabel(k, *loop))
-                        .str());
+      return refuse(
+          llvm::formatv("the x operand '{0}' is created inside {1}", tensorName(k, t.id), loopLabel(k, *loop)).str());
 
     // Invariance: nothing in the loop writes what the operand reads (the one dependence test, any
     // iterations), and its address uses no name the loop binds but the counters of crossed loops.
@@ -113,15 +113,16 @@ public:
       const Loop &bl = k.loops[c];
       if (!bl.tripCount.isKnown()) return refuse(unknownTripReason(k, c));
       if (!singleStopArg(bl) || k.source->slice(bl.headerRange).contains('\n'))
-        return refuse(llvm::formatv("{0} is not a one-line loop over <kind>(N) (its counter indexes the buffer)",
-                                    loopLabel(k, c))
-                          .str());
+        return refuse(
+            llvm::formatv("{0} is not a one-line loop over <kind>(N) (its counter indexes the buffer)", loopLabel(k, c))
+                .str());
       bool headerUsesInside = false;
       forEachExpr(bl.syntax->value, [&](const syntax::Expr *e) {
         if (e->kind == syntax::ExprKind::Name && boundInside.count(e->name)) headerUsesInside = true;
       });
       if (headerUsesInside)
-        return refuse(llvm::formatv("the bounds of {0} use a name {1} binds", loopLabel(k, c), loopLabel(k, *loop)).str());
+        return refuse(
+            llvm::formatv("the bounds of {0} use a name {1} binds", loopLabel(k, c), loopLabel(k, *loop)).str());
       blocks *= *bl.tripCount.value;
     }
     int64_t bytes = blocks * rows * dtypeBytes(t.dtype);
@@ -151,9 +152,9 @@ public:
       lines += at + k.source->slice(k.loops[c].headerRange).str() + "\n";
       at += unit;
     }
-    lines += llvm::formatv("{0}{1}[{2}{3}] = nl.copy(nl.transpose({4}))\n", at, buf, index, tile,
-                           k.source->slice(x->range))
-                 .str();
+    lines +=
+        llvm::formatv("{0}{1}[{2}{3}] = nl.copy(nl.transpose({4}))\n", at, buf, index, tile, k.source->slice(x->range))
+            .str();
     // Above the comment lines that lead into the loop.
     uint32_t insertAt = lineBegin(text, l.range.begin);
     while (insertAt > 0) {
@@ -177,8 +178,8 @@ public:
     for (const Statement &s : k.stmts)
       if (s.op && matmulTransposesStationary(*s.op, s.flag("transpose_x")))
         for (int l = s.parent; l != -1; l = k.loops[l].parent)
-          out.push_back({{"op", "hoist_transpose"}, {"stmt", "S" + std::to_string(s.id)},
-                         {"out_of", "L" + std::to_string(l)}});
+          out.push_back(
+              {{"op", "hoist_transpose"}, {"stmt", "S" + std::to_string(s.id)}, {"out_of", "L" + std::to_string(l)}});
     return out;
   }
 };

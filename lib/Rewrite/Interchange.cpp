@@ -43,9 +43,9 @@ public:
       if (e->kind == syntax::ExprKind::Name && e->name == lo.iv) dependsOnOuter = true;
     });
     if (dependsOnOuter)
-      return refuse(name(), ids, anchor,
-                    llvm::formatv("the bounds of {0} use '{1}' (not a rectangular nest)", loopLabel(k, *inner), lo.iv)
-                        .str());
+      return refuse(
+          name(), ids, anchor,
+          llvm::formatv("the bounds of {0} use '{1}' (not a rectangular nest)", loopLabel(k, *inner), lo.iv).str());
     if (k.source->slice(lo.headerRange).contains('\n') || k.source->slice(li.headerRange).contains('\n'))
       return refuse(name(), ids, anchor, "a loop header spans several lines");
 
@@ -89,7 +89,8 @@ public:
     std::vector<nlohmann::json> out;
     for (const Loop &l : k.loops)
       if (l.body.size() == 1 && l.body[0].isLoop)
-        out.push_back({{"op", "interchange"}, {"outer", "L" + std::to_string(l.id)},
+        out.push_back({{"op", "interchange"},
+                       {"outer", "L" + std::to_string(l.id)},
                        {"inner", "L" + std::to_string(l.body[0].index)}});
     return out;
   }

@@ -33,10 +33,10 @@ Params::Params(const Kernel &k, const nlohmann::json &j, const OpSpec &spec) : K
     Error = "an op is a JSON object";
     return;
   }
-  std::vector<std::string> fields;  // the fields this op may carry
+  std::vector<std::string> fields; // the fields this op may carry
   for (size_t i = 0; i < spec.fields.size(); ++i) {
     const FieldSpec &f = spec.fields[i];
-    if (f.alternative) continue;  // decided with the field before it
+    if (f.alternative) continue; // decided with the field before it
     if (i + 1 == spec.fields.size() || !spec.fields[i + 1].alternative) {
       fields.push_back(f.name);
       continue;
@@ -89,8 +89,7 @@ std::optional<int> Params::loop(const char *field) {
   auto n = K.resolve(ref);
   if (!n || !n->isLoop) {
     Error = "'" + ref + "' (field '" + field + "') is not a loop of kernel '" + K.name + "'" +
-            (K.loops.empty() ? " (it has no loops)"
-                             : " (loops are L0..L" + std::to_string(K.loops.size() - 1) + ")");
+            (K.loops.empty() ? " (it has no loops)" : " (loops are L0..L" + std::to_string(K.loops.size() - 1) + ")");
     return std::nullopt;
   }
   return n->index;
@@ -179,7 +178,7 @@ llvm::Expected<clang::tooling::Replacements> EditList::build(llvm::StringRef pat
   std::vector<Edit> sorted = Edits;
   std::stable_sort(sorted.begin(), sorted.end(), [](const Edit &a, const Edit &b) {
     if (a.offset != b.offset) return a.offset < b.offset;
-    if ((a.length == 0) != (b.length == 0)) return a.length == 0;  // insertions first
+    if ((a.length == 0) != (b.length == 0)) return a.length == 0; // insertions first
     return a.seq < b.seq;
   });
   // Merge everything starting at one offset into one replacement.
@@ -200,8 +199,8 @@ llvm::Expected<clang::tooling::Replacements> EditList::build(llvm::StringRef pat
   return out;
 }
 
-OpResult applied(llvm::StringRef op, std::string ids, const Kernel &k, const EditList &edits,
-                 std::string description, uint32_t anchor) {
+OpResult applied(llvm::StringRef op, std::string ids, const Kernel &k, const EditList &edits, std::string description,
+                 uint32_t anchor) {
   auto reps = edits.build(k.source->path());
   if (!reps) {
     std::string msg = llvm::toString(reps.takeError());
@@ -377,8 +376,7 @@ std::vector<TensorUse> tensorUses(const Kernel &k, int tensor) {
         ByteRange r = sub ? sub->range : n->range;
         for (const auto *list : {&st->reads, &st->writes})
           for (const Access &a : *list)
-            if (a.range.begin == r.begin && a.range.end == r.end && storageOf(k, a.tensor) == tensor)
-              u.access = &a;
+            if (a.range.begin == r.begin && a.range.end == r.end && storageOf(k, a.tensor) == tensor) u.access = &a;
       }
       out.push_back(u);
     }

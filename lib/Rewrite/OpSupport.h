@@ -26,8 +26,7 @@ namespace accelopt::rewrite {
 // --- results -----------------------------------------------------------------
 
 OpResult badInput(llvm::StringRef op, const std::string &message);
-OpResult refuse(llvm::StringRef op, std::string ids, uint32_t offset, std::string reason,
-                std::vector<Note> notes = {});
+OpResult refuse(llvm::StringRef op, std::string ids, uint32_t offset, std::string reason, std::vector<Note> notes = {});
 
 /// The refusals of one application of an op, which all carry its ids and anchor.
 class Refuser {
@@ -105,8 +104,12 @@ std::vector<Note> conflictNotes(const nki::Kernel &k, const Conflict &c);
 /// (insertions at one offset are concatenated in the order added).
 class EditList {
 public:
-  void replace(uint32_t offset, uint32_t length, std::string text) { Edits.push_back({offset, length, std::move(text), Seq++}); }
-  void replace(syntax::ByteRange range, std::string text) { replace(range.begin, range.end - range.begin, std::move(text)); }
+  void replace(uint32_t offset, uint32_t length, std::string text) {
+    Edits.push_back({offset, length, std::move(text), Seq++});
+  }
+  void replace(syntax::ByteRange range, std::string text) {
+    replace(range.begin, range.end - range.begin, std::move(text));
+  }
   void insert(uint32_t offset, std::string text) { replace(offset, 0, std::move(text)); }
   void remove(uint32_t begin, uint32_t end) { replace(begin, end - begin, ""); }
   llvm::Expected<clang::tooling::Replacements> build(llvm::StringRef path) const;
@@ -143,7 +146,8 @@ protected:
   /// `spec` declares "stmt" then the loop field.
   explicit StmtMoveOp(OpSpec spec) : Op(std::move(spec)), LoopField(this->spec().fields.at(1).name) {}
   virtual std::optional<std::string> placementRefusal(const nki::Kernel &k, int stmt, int loop) const = 0;
-  virtual OpResult applyMove(const nki::Kernel &k, int stmt, int loop, const std::string &ids, uint32_t anchor) const = 0;
+  virtual OpResult applyMove(const nki::Kernel &k, int stmt, int loop, const std::string &ids,
+                             uint32_t anchor) const = 0;
 
 private:
   const char *LoopField;
@@ -189,10 +193,10 @@ private:
 
 /// The parts of a `for i in <kind>(N)` loop that split and unroll rewrite.
 struct CountedLoop {
-  const syntax::Expr *call = nullptr;  // <kind>(N)
-  const syntax::Expr *stop = nullptr;  // N
-  std::string bodyUnit;                // the body's indentation beyond the header's
-  std::string refusal;                 // why the loop is not of that form ("" when it is)
+  const syntax::Expr *call = nullptr; // <kind>(N)
+  const syntax::Expr *stop = nullptr; // N
+  std::string bodyUnit;               // the body's indentation beyond the header's
+  std::string refusal;                // why the loop is not of that form ("" when it is)
 };
 CountedLoop countedLoop(const nki::Kernel &k, int loop, llvm::StringRef op);
 /// {"op": op, "loop": L, "factor": f} for each loop of known trip count and each
@@ -217,7 +221,7 @@ int resolveTensor(const nki::Kernel &k, const std::string &ref, std::string &err
 /// statement's target): `subscript` is the `t[...]` around it, if any, and
 /// `access` the IR access that use produced (null for other uses).
 struct TensorUse {
-  int stmt = -1;                              // -1 for a loop header
+  int stmt = -1; // -1 for a loop header
   const syntax::Expr *name = nullptr;
   const syntax::Expr *subscript = nullptr;
   const nki::Access *access = nullptr;

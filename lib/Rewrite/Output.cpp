@@ -27,9 +27,9 @@ std::vector<llvm::StringRef> splitLines(llvm::StringRef text) {
 }
 
 struct DiffLine {
-  char tag;  // ' ', '-', '+'
+  char tag; // ' ', '-', '+'
   llvm::StringRef text;
-  size_t oldLine, newLine;  // 0-based positions before this line
+  size_t oldLine, newLine; // 0-based positions before this line
 };
 
 } // namespace
@@ -109,6 +109,5 @@ std::string unifiedDiff(llvm::StringRef oldText, llvm::StringRef newText, llvm::
   }
   return os.str();
 }
-
 
 } // namespace accelopt::rewrite

@@ -21,10 +21,12 @@ public:
              {"code", FieldKind::Code, "the new code (one or more lines)"}}}) {}
 
   OpResult apply(const Kernel &k, const nlohmann::json &j) const override {
-    Params p(k, j, spec());  // exactly one of "stmt" and "loop"
+    Params p(k, j, spec()); // exactly one of "stmt" and "loop"
     std::optional<int> stmt, loop;
-    if (j.is_object() && j.contains("stmt")) stmt = p.stmt("stmt");
-    else loop = p.loop("loop");
+    if (j.is_object() && j.contains("stmt"))
+      stmt = p.stmt("stmt");
+    else
+      loop = p.loop("loop");
     auto code = p.string("code");
     if (!p.ok()) return p.error();
     llvm::StringRef text = k.source->text();
@@ -32,7 +34,8 @@ public:
     std::string ids = stmt ? "S" + std::to_string(*stmt) : "L" + std::to_string(*loop);
     uint32_t anchor = site.begin;
     Refuser no(name(), ids, anchor);
-    if (!startsLine(text, site.begin) || !endsLine(text, site.end)) return no(ids + " shares its lines with other code");
+    if (!startsLine(text, site.begin) || !endsLine(text, site.end))
+      return no(ids + " shares its lines with other code");
     if (stmt && k.stmts[*stmt].syntax && k.stmts[*stmt].syntax->kind == syntax::StmtKind::FunctionDef)
       return no(ids + " is a function definition");
 
@@ -85,8 +88,10 @@ public:
       }
     }
     std::vector<int> inSite;
-    if (stmt) inSite.push_back(*stmt);
-    else inSite = stmtsIn(k, *loop);
+    if (stmt)
+      inSite.push_back(*stmt);
+    else
+      inSite = stmtsIn(k, *loop);
     std::set<std::string> siteBinds;
     for (int s : inSite)
       for (auto &d : boundNames(k.stmts[s])) siteBinds.insert(d);

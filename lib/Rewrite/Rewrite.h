@@ -29,10 +29,10 @@ struct Note {
 
 /// Why an op was refused; offsets point into the text the op was checked on.
 struct Refusal {
-  std::string op;       // "split"
-  std::string ids;      // "L3", "L1 L2", "S12 L5"
-  std::string reason;   // names the dependence or limit
-  uint32_t offset = 0;  // primary location
+  std::string op;      // "split"
+  std::string ids;     // "L3", "L1 L2", "S12 L5"
+  std::string reason;  // names the dependence or limit
+  uint32_t offset = 0; // primary location
   std::vector<Note> notes;
 };
 
@@ -41,30 +41,30 @@ enum class Status { Applied, Refused, BadInput };
 /// The outcome of one op on one kernel.
 struct OpResult {
   Status status = Status::BadInput;
-  clang::tooling::Replacements edits;  // when Applied
-  Refusal refusal;                     // when Refused
-  std::string error;                   // when BadInput
-  std::string description;             // "split L2 (h, trip 2) by 2"
-  uint32_t anchor = 0;                 // where the op acts (for later diagnostics)
+  clang::tooling::Replacements edits; // when Applied
+  Refusal refusal;                    // when Refused
+  std::string error;                  // when BadInput
+  std::string description;            // "split L2 (h, trip 2) by 2"
+  uint32_t anchor = 0;                // where the op acts (for later diagnostics)
 };
 
 /// What a field of an op holds: how the engine reads it and how the catalogue shows it.
 enum class FieldKind {
-  Loop,     // a loop id ("L3") or a unique induction variable name
-  Stmt,     // a statement id ("S12")
-  Node,     // a statement or loop id
-  Tensor,   // a tensor as `show` lists it, or the id of the statement allocating it
-  Integer,  // a JSON integer
-  Choice,   // one of the field's `choices`
-  Code,     // NKI source text
+  Loop,    // a loop id ("L3") or a unique induction variable name
+  Stmt,    // a statement id ("S12")
+  Node,    // a statement or loop id
+  Tensor,  // a tensor as `show` lists it, or the id of the statement allocating it
+  Integer, // a JSON integer
+  Choice,  // one of the field's `choices`
+  Code,    // NKI source text
 };
 
 /// One field of an op besides "op".
 struct FieldSpec {
   const char *name;
   FieldKind kind;
-  const char *doc;  // one line
-  std::vector<const char *> choices = {};  // FieldKind::Choice only
+  const char *doc;                        // one line
+  std::vector<const char *> choices = {}; // FieldKind::Choice only
   /// Given instead of the field before it: exactly one of the two appears.
   bool alternative = false;
 };
@@ -75,7 +75,7 @@ struct FieldSpec {
 struct OpSpec {
   const char *name;
   const char *summary;
-  std::vector<FieldSpec> fields;  // in canonical order
+  std::vector<FieldSpec> fields; // in canonical order
   const FieldSpec *field(llvm::StringRef name) const;
 };
 
@@ -121,7 +121,7 @@ llvm::Expected<std::vector<nlohmann::json>> parseOps(llvm::StringRef text);
 
 struct CandidateOptions {
   const nki::InputSpecs *inputs = nullptr;
-  std::string kernelName;  // "" = the only kernel of the file
+  std::string kernelName; // "" = the only kernel of the file
   /// `replace` inserts arbitrary code. Ops from an LLM, the optimization memory or a pattern file are
   /// applied with this off unless the user passes --allow-replace; the user's own ops keep it on.
   bool allowReplace = true;
@@ -129,10 +129,10 @@ struct CandidateOptions {
 
 struct CandidateResult {
   Status status = Status::BadInput;
-  std::string text;                     // the rewritten text (== original unless Applied)
-  clang::tooling::Replacements edits;   // all ops merged, relative to the original text
+  std::string text;                   // the rewritten text (== original unless Applied)
+  clang::tooling::Replacements edits; // all ops merged, relative to the original text
   std::vector<std::string> descriptions;
-  size_t failedOp = 0;                  // index of the refused / bad op
+  size_t failedOp = 0; // index of the refused / bad op
   /// Human-readable report of a refusal or bad input: "FILE:line:col: error: ..."
   /// plus notes (refusals point into the text the failing op was checked on).
   std::string message;
@@ -188,9 +188,9 @@ llvm::Error exportFixes(llvm::StringRef yamlPath, llvm::StringRef absPath, llvm:
 
 /// One clang-apply-replacements diagnostic: `edits` (any path) applied to `absPath`.
 struct FixDiagnostic {
-  std::string name;     // "accelopt-<op>"
+  std::string name; // "accelopt-<op>"
   std::string message;
-  std::string absPath;  // clang-apply-replacements ignores relative paths
+  std::string absPath; // clang-apply-replacements ignores relative paths
   uint32_t offset = 0;
   clang::tooling::Replacements edits;
 };
@@ -212,6 +212,5 @@ struct FixFileEdits {
 /// Reads clang-apply-replacements YAML (TranslationUnitDiagnostics, as --export-fixes writes it and
 /// clang-tidy does), grouped by source file.
 llvm::Expected<std::vector<FixFileEdits>> readFixes(llvm::ArrayRef<std::string> yamlFiles);
-
 
 } // namespace accelopt::rewrite

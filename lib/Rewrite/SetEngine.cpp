@@ -28,8 +28,8 @@ const OpInfo *instructionFor(ActFunc f, Engine engine) {
   for (const OpInfo &row : nki::allOps()) {
     if (row.engine != engine || !row.slot(Slot::Data) || row.kind == OpKind::Alloc) continue;
     bool fixed = row.numerics.act == f && row.numerics.scale == 1.0f;
-    bool takesFunction = row.kind == OpKind::Activation && row.slot(Slot::Func) && !row.numerics.act &&
-                         functionRowName(f);
+    bool takesFunction =
+        row.kind == OpKind::Activation && row.slot(Slot::Func) && !row.numerics.act && functionRowName(f);
     if (!fixed && !takesFunction) continue;
     int rank = (llvm::StringRef(row.name.data(), row.name.size()).startswith("nisa.") ? 0 : 2) + (fixed ? 0 : 1);
     if (rank < bestRank) best = &row, bestRank = rank;
@@ -72,9 +72,9 @@ public:
     if (call->op->engine == target) return no(ids + " already runs on the " + *engineText + " engine");
     const OpInfo *row = instructionFor(f->func, target);
     if (!row)
-      return no(llvm::formatv("the op table has no {0} engine instruction computing {1}", *engineText,
-                              functionName(f->func))
-                    .str());
+      return no(
+          llvm::formatv("the op table has no {0} engine instruction computing {1}", *engineText, functionName(f->func))
+              .str());
     for (const std::string &given : call->givenParams())
       if (given != "op" && given != call->op->slot(Slot::Data)->name && given != "scale" && !row->param(given))
         return no(llvm::formatv("{0} passes {1}=, which {2} does not take", ids, given, std::string(row->name)).str());
@@ -86,8 +86,10 @@ public:
       first = false;
     };
     for (const ParamInfo &param : row->params) {
-      if (param.slot == Slot::Func) add(param.name, names.spell(*functionRowName(f->func)));
-      else if (param.slot == Slot::Data) add(param.name, exprText(k, f->data));
+      if (param.slot == Slot::Func)
+        add(param.name, names.spell(*functionRowName(f->func)));
+      else if (param.slot == Slot::Data)
+        add(param.name, exprText(k, f->data));
       else if (param.name == "mask" || param.name == "dtype") {
         if (const Expr *e = call->arg(param.name)) add(param.name, exprText(k, e));
       }

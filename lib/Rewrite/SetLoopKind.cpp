@@ -40,8 +40,7 @@ public:
       : Op({"set_loop_kind",
             "change a loop's iterator (affine_range only without loop-carried dependences)",
             {{"loop", FieldKind::Loop, "the loop"},
-             {"kind", FieldKind::Choice, "the new iterator", {"affine_range", "sequential_range", "static_range"}}}}) {
-  }
+             {"kind", FieldKind::Choice, "the new iterator", {"affine_range", "sequential_range", "static_range"}}}}) {}
 
   OpResult apply(const Kernel &k, const nlohmann::json &j) const override {
     Params p(k, j, spec());
@@ -53,8 +52,7 @@ public:
     const syntax::Expr *call = iterCall(l);
     uint32_t anchor = l.iterRange.begin;
     if (!call || !call->base) return refuse(name(), ids, anchor, "the loop iterator is not a call");
-    if (loopKindName(l.kind) == *kind)
-      return refuse(name(), ids, anchor, loopLabel(k, *loop) + " already is " + *kind);
+    if (loopKindName(l.kind) == *kind) return refuse(name(), ids, anchor, loopLabel(k, *loop) + " already is " + *kind);
 
     if (*kind == "affine_range") {
       if (auto c = carriedConflict(k, *loop))

@@ -27,8 +27,7 @@ public:
             "drop a block dimension of an SBUF/PSUM buffer used one block per loop iteration (allocated inside "
             "that loop)",
             {{"tensor", FieldKind::Tensor, "the buffer"},
-             {"dim", FieldKind::Integer,
-              "the block dimension to drop (an index before the partition dimension)"}}}) {}
+             {"dim", FieldKind::Integer, "the block dimension to drop (an index before the partition dimension)"}}}) {}
 
   OpResult apply(const Kernel &k, const nlohmann::json &j) const override {
     Params p(k, j, spec());
@@ -41,12 +40,12 @@ public:
     const Tensor &T = k.tensors[t];
     int64_t dim = *dimP;
     if (dim < 0 || dim >= T.blockDims())
-      return badInput(name(), llvm::formatv("dim {0} is not a block dimension of '{1}' (shape {2}; {3})", dim,
-                                            T.name, T.shapeString(),
-                                            T.blockDims() == 0 ? std::string("it has none")
-                                                               : "block dimensions are 0.." +
-                                                                     std::to_string(T.blockDims() - 1))
-                                  .str());
+      return badInput(name(),
+                      llvm::formatv("dim {0} is not a block dimension of '{1}' (shape {2}; {3})", dim, T.name,
+                                    T.shapeString(),
+                                    T.blockDims() == 0 ? std::string("it has none")
+                                                       : "block dimensions are 0.." + std::to_string(T.blockDims() - 1))
+                          .str());
     std::string ids = llvm::formatv("{0} dim {1}", T.name, dim).str();
     uint32_t anchor = tensorAnchor(k, T);
     Refuser no(name(), ids, anchor);
@@ -77,8 +76,12 @@ public:
       uint32_t at = u.name->range.begin;
       std::string loc = where(k, at);
       Note here{at, u.subscript ? u.subscript->range.end : u.name->range.end, "'" + T.name + "' used here"};
-      if (at < A.range.begin) return no("'" + T.name + "' is used at " + loc + " before S" + std::to_string(A.id), {here});
-      std::string kind = !u.access ? "use" : u.access->isAccumulate ? "accumulation into" : u.access->isWrite ? "write of" : "read of";
+      if (at < A.range.begin)
+        return no("'" + T.name + "' is used at " + loc + " before S" + std::to_string(A.id), {here});
+      std::string kind = !u.access                ? "use"
+                         : u.access->isAccumulate ? "accumulation into"
+                         : u.access->isWrite      ? "write of"
+                                                  : "read of";
       if (u.stmt < 0 || !k.encloses(L, NodeRef{false, u.stmt}))
         return no(llvm::formatv("the {0} '{1}'{2} at {3} is outside {4}: a block must outlive the "
                                 "iteration of the loop that uses it",
@@ -87,14 +90,15 @@ public:
                       .str(),
                   {here});
       if (!u.subscript || !u.access)
-        return no(llvm::formatv("the {0} '{1}' (S{2}) at {3} does not index its blocks", kind, T.name, u.stmt, loc)
-                      .str(),
-                  {here});
+        return no(
+            llvm::formatv("the {0} '{1}' (S{2}) at {3} does not index its blocks", kind, T.name, u.stmt, loc).str(),
+            {here});
       const auto &elts = u.subscript->elts;
       if (int(elts.size()) <= dim || (elts.size() == 1 && elts[0]->kind == syntax::ExprKind::Tuple))
-        return no(llvm::formatv("the {0} '{1}' (S{2}) at {3} does not index dimension {4}", kind, T.name, u.stmt, loc, dim)
-                      .str(),
-                  {here});
+        return no(
+            llvm::formatv("the {0} '{1}' (S{2}) at {3} does not index dimension {4}", kind, T.name, u.stmt, loc, dim)
+                .str(),
+            {here});
       for (int64_t i = 0; i <= dim; ++i)
         if (elts[i]->kind == syntax::ExprKind::Ellipsis)
           return no(llvm::formatv("the {0} '{1}' (S{2}) at {3} uses '...' before dimension {4}", kind, T.name, u.stmt,
@@ -137,16 +141,17 @@ public:
       // The shape must evaluate to the same thing at the top of L's body.
       for (int q = L; q >= 0 && !k.encloses(q, NodeRef{false, A.id}); q = k.loops[q].parent)
         if (std::find(A.uses.begin(), A.uses.end(), k.loops[q].iv) != A.uses.end())
-          return no(llvm::formatv("S{0} uses '{1}', the induction variable of {2}", A.id, k.loops[q].iv,
-                                  loopLabel(k, q))
-                        .str());
+          return no(
+              llvm::formatv("S{0} uses '{1}', the induction variable of {2}", A.id, k.loops[q].iv, loopLabel(k, q))
+                  .str());
       for (const Statement &s : k.stmts) {
         if (s.id == A.id || s.range.begin < A.range.begin || s.range.begin > l.range.end) continue;
         for (auto &d : s.defines)
           if (std::find(A.uses.begin(), A.uses.end(), d) != A.uses.end())
-            return no(llvm::formatv("S{0} uses '{1}', which S{2} at {3} binds between the allocation and the body of {4}",
-                                    A.id, d, s.id, where(k, s.range.begin), loopLabel(k, L))
-                          .str());
+            return no(
+                llvm::formatv("S{0} uses '{1}', which S{2} at {3} binds between the allocation and the body of {4}",
+                              A.id, d, s.id, where(k, s.range.begin), loopLabel(k, L))
+                    .str());
       }
     }
 
@@ -154,7 +159,7 @@ public:
     const syntax::Expr *shape = allocShapeTuple(A);
     auto shapeEdit = [&]() -> std::tuple<uint32_t, uint32_t, std::string> {
       std::vector<const syntax::Expr *> elts(shape->elts.begin(), shape->elts.end());
-      if (elts.size() == 2)  // keep a one-element tuple a tuple
+      if (elts.size() == 2) // keep a one-element tuple a tuple
         return {shape->range.begin, shape->range.end, "(" + exprText(k, elts[1 - dim]) + ",)"};
       return dropElement(elts, dim);
     };

@@ -22,7 +22,8 @@ public:
     std::vector<nlohmann::json> out;
     for (auto [x, y] : adjacentNodes(k))
       if (!x.isLoop && y.isLoop)
-        out.push_back({{"op", "sink"}, {"stmt", "S" + std::to_string(x.index)}, {"into", "L" + std::to_string(y.index)}});
+        out.push_back(
+            {{"op", "sink"}, {"stmt", "S" + std::to_string(x.index)}, {"into", "L" + std::to_string(y.index)}});
     return out;
   }
 

@@ -53,8 +53,7 @@ private:
     std::string headerIndent = indentAt(text, l.range.begin);
     std::string callee = k.source->slice(header.call->base->range).str();
     uint32_t bodyStart = nextLineBegin(text, l.headerRange.end);
-    edits.insert(bodyStart,
-                 headerIndent + unit + "for " + inner + " in " + callee + "(" + std::to_string(f) + "):\n");
+    edits.insert(bodyStart, headerIndent + unit + "for " + inner + " in " + callee + "(" + std::to_string(f) + "):\n");
     // Re-indent the body one level.
     for (uint32_t ls : nonBlankLineStarts(text, bodyStart, l.range.end)) edits.insert(ls, unit);
     // i -> (io * f + ii)

@@ -19,7 +19,7 @@ namespace {
 struct Match {
   std::vector<int> chain;
   std::string call;
-  std::string what;  // "exp -> +1 -> reciprocal => sigmoid"
+  std::string what; // "exp -> +1 -> reciprocal => sigmoid"
 };
 
 using Matcher = std::variant<Match, std::string> (*)(const Kernel &, const CallView &, const ModuleSpelling &);
@@ -34,7 +34,8 @@ struct Rule {
 /// (the chain's statements all have the same mask).
 std::string emitCall(const Kernel &k, const ModuleSpelling &names, std::string_view row,
                      std::vector<std::pair<std::string, std::string>> args, const CallView &from) {
-  if (const Expr *dtype = from.absent("dtype") ? nullptr : from.arg("dtype")) args.push_back({"dtype", exprText(k, dtype)});
+  if (const Expr *dtype = from.absent("dtype") ? nullptr : from.arg("dtype"))
+    args.push_back({"dtype", exprText(k, dtype)});
   if (const Expr *mask = from.absent("mask") ? nullptr : from.arg("mask")) args.push_back({"mask", exprText(k, mask)});
   const OpInfo *info = lookupOp(row);
   std::string out = names.spell(row) + "(";
@@ -129,15 +130,19 @@ std::variant<Match, std::string> matchScaleBias(const Kernel &k, const CallView 
   if (ts.op->kind != OpKind::TensorScalar)
     return sid(tsId) + ", which computes the activation's input, is not a tensor_scalar";
   std::optional<std::string> scale, bias;
-  for (auto [op, operand, reverse] : {std::tuple{"op0", "operand0", "reverse0"}, std::tuple{"op1", "operand1", "reverse1"}}) {
+  for (auto [op, operand, reverse] :
+       {std::tuple{"op0", "operand0", "reverse0"}, std::tuple{"op1", "operand1", "reverse1"}}) {
     if (ts.absent(op)) continue;
     std::optional<AluOp> alu = aluOf(ts.arg(op), names);
     const Expr *value = ts.arg(operand);
-    if (alu == AluOp::Multiply && !scale && !bias && constantNumber(value)) scale = numberText(*constantNumber(value));
-    else if (alu == AluOp::Add && !bias && !constantNumber(value)) bias = exprText(k, value);
+    if (alu == AluOp::Multiply && !scale && !bias && constantNumber(value))
+      scale = numberText(*constantNumber(value));
+    else if (alu == AluOp::Add && !bias && !constantNumber(value))
+      bias = exprText(k, value);
     else if (alu == AluOp::Add)
       return sid(tsId) + " adds a constant; NKI's activation takes its bias as a (P, 1) tile";
-    else return sid(tsId) + "'s " + op + " is not a constant scale followed by a bias tile";
+    else
+      return sid(tsId) + "'s " + op + " is not a constant scale followed by a bias tile";
     (void)reverse;
   }
   if (!scale && !bias) return sid(tsId) + " has no scale or bias to fold";
@@ -197,7 +202,8 @@ public:
       : Op({"substitute",
             "replace a chain of single-use elementwise statements ending at stmt by one instruction (rule)",
             {{"stmt", FieldKind::Stmt, "the last statement of the chain (its call is rewritten)"},
-             {"rule", FieldKind::Choice, "which rule of the closed list applies (rewrites/substitute.md)", ruleNames()}}}) {}
+             {"rule", FieldKind::Choice, "which rule of the closed list applies (rewrites/substitute.md)",
+              ruleNames()}}}) {}
 
   OpResult apply(const Kernel &k, const nlohmann::json &j) const override {
     Params p(k, j, spec());
@@ -237,8 +243,8 @@ public:
     edits.replace(call->call->range, m.call);
     std::string chainIds;
     for (int c : m.chain) chainIds += (chainIds.empty() ? "" : " ") + sid(c);
-    return applied(name(), ids, k, edits,
-                   llvm::formatv("substitute {0} ({1}) by one call", chainIds, m.what).str(), s.range.begin);
+    return applied(name(), ids, k, edits, llvm::formatv("substitute {0} ({1}) by one call", chainIds, m.what).str(),
+                   s.range.begin);
   }
 
   std::vector<nlohmann::json> instances(const Kernel &k) const override {

@@ -17,12 +17,12 @@ constexpr int64_t MaxCopies = 64;
 class Unroll final : public LoopFactorOp {
 public:
   Unroll()
-      : LoopFactorOp({"unroll",
-                      "replicate a loop body factor times (factor == trip count unrolls fully)",
-                      {{"loop", FieldKind::Loop, "the loop to unroll"},
-                       {"factor", FieldKind::Integer,
-                        "the number of copies of the body, 2..64, dividing the trip count"}}},
-                     MaxCopies) {}
+      : LoopFactorOp(
+            {"unroll",
+             "replicate a loop body factor times (factor == trip count unrolls fully)",
+             {{"loop", FieldKind::Loop, "the loop to unroll"},
+              {"factor", FieldKind::Integer, "the number of copies of the body, 2..64, dividing the trip count"}}},
+            MaxCopies) {}
 
   std::vector<nlohmann::json> instances(const Kernel &k) const override {
     return divisorInstances(k, name(), 8, /*belowTrip=*/false);
@@ -34,9 +34,9 @@ private:
     const Loop &l = k.loops[loop];
     llvm::StringRef text = k.source->text();
     if (trip % f != 0)
-      return refuse(name(), ids, anchor,
-                    llvm::formatv("factor {0} does not divide the trip count {1} of {2}", f, trip, loopLabel(k, loop))
-                        .str());
+      return refuse(
+          name(), ids, anchor,
+          llvm::formatv("factor {0} does not divide the trip count {1} of {2}", f, trip, loopLabel(k, loop)).str());
     bool full = f == trip;
     CountedLoop header = countedLoop(k, loop, name());
     if (!header.refusal.empty()) return refuse(name(), ids, anchor, header.refusal);
@@ -98,7 +98,8 @@ private:
     }
     return applied(name(), ids, k, edits,
                    full ? llvm::formatv("unroll {0} fully ({1} copies)", loopLabel(k, loop), f).str()
-                        : llvm::formatv("unroll {0} by {1} into {2} (trip {3}) with {1} body copies", loopLabel(k, loop), f, outer, trip / f)
+                        : llvm::formatv("unroll {0} by {1} into {2} (trip {3}) with {1} body copies",
+                                        loopLabel(k, loop), f, outer, trip / f)
                               .str(),
                    anchor);
   }

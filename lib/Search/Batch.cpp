@@ -16,8 +16,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ThreadPool.h"
 
-#include <malloc.h>
 #include <algorithm>
+#include <malloc.h>
 #include <set>
 
 #ifndef ACCELOPT_SOURCE_DIR
@@ -62,69 +62,69 @@ namespace {
 /// number (reliability report D14).
 class GlobMatcher {
 public:
-  GlobMatcher(llvm::StringRef glob, llvm::StringRef text) : glob0_(glob), text0_(text) {}
-  bool matches() { return match(glob0_, text0_); }
+  GlobMatcher(llvm::StringRef glob, llvm::StringRef text) : Glob0(glob), Text0(text) {}
+  bool matches() { return match(Glob0, Text0); }
 
 private:
-  llvm::StringRef glob0_, text0_;
-  llvm::DenseSet<std::pair<unsigned, unsigned>> failed_;
+  llvm::StringRef Glob0, Text0;
+  llvm::DenseSet<std::pair<unsigned, unsigned>> Failed;
 
   bool match(llvm::StringRef glob, llvm::StringRef text) {
-    std::pair<unsigned, unsigned> state(unsigned(glob.data() - glob0_.data()), unsigned(text.data() - text0_.data()));
-    if (failed_.count(state)) return false;
+    std::pair<unsigned, unsigned> state(unsigned(glob.data() - Glob0.data()), unsigned(text.data() - Text0.data()));
+    if (Failed.count(state)) return false;
     if (matchFrom(glob, text)) return true;
-    failed_.insert(state);
+    Failed.insert(state);
     return false;
   }
 
   bool matchFrom(llvm::StringRef glob, llvm::StringRef text) {
-  while (!glob.empty()) {
-    char c = glob.front();
-    if (c == '*') {
-      bool anyDepth = glob.startswith("**");
-      llvm::StringRef rest = glob.drop_front(anyDepth ? 2 : 1);
-      // "**/x" also matches "x" (zero directories).
-      if (anyDepth && rest.startswith("/") && match(rest.drop_front(), text)) return true;
-      for (size_t i = 0; i <= text.size(); ++i) {
-        if (match(rest, text.drop_front(i))) return true;
-        if (i < text.size() && !anyDepth && text[i] == '/') return false;
-      }
-      return false;
-    }
-    if (text.empty()) return false;
-    if (c == '?') {
-      if (text.front() == '/') return false;
-    } else if (c == '[') {
-      size_t start = 1;
-      bool negated = start < glob.size() && (glob[start] == '!' || glob[start] == '^');
-      if (negated) ++start;
-      size_t close = start < glob.size() ? glob.find(']', start + 1) : llvm::StringRef::npos;
-      if (close != llvm::StringRef::npos) {
-        llvm::StringRef set = glob.slice(start, close);
-        bool in = false;
-        for (size_t i = 0; i < set.size(); ++i) {
-          if (i + 2 < set.size() && set[i + 1] == '-') {
-            in |= set[i] <= text.front() && text.front() <= set[i + 2];
-            i += 2;
-          } else {
-            in |= set[i] == text.front();
-          }
+    while (!glob.empty()) {
+      char c = glob.front();
+      if (c == '*') {
+        bool anyDepth = glob.startswith("**");
+        llvm::StringRef rest = glob.drop_front(anyDepth ? 2 : 1);
+        // "**/x" also matches "x" (zero directories).
+        if (anyDepth && rest.startswith("/") && match(rest.drop_front(), text)) return true;
+        for (size_t i = 0; i <= text.size(); ++i) {
+          if (match(rest, text.drop_front(i))) return true;
+          if (i < text.size() && !anyDepth && text[i] == '/') return false;
         }
-        if (in == negated || text.front() == '/') return false;
-        glob = glob.drop_front(close + 1);
-        text = text.drop_front();
-        continue;
+        return false;
       }
-      if (text.front() != '[') return false;  // no closing bracket: a literal '['
-    } else {
-      if (c == '\\' && glob.size() > 1) glob = glob.drop_front();
-      if (glob.front() != text.front()) return false;
+      if (text.empty()) return false;
+      if (c == '?') {
+        if (text.front() == '/') return false;
+      } else if (c == '[') {
+        size_t start = 1;
+        bool negated = start < glob.size() && (glob[start] == '!' || glob[start] == '^');
+        if (negated) ++start;
+        size_t close = start < glob.size() ? glob.find(']', start + 1) : llvm::StringRef::npos;
+        if (close != llvm::StringRef::npos) {
+          llvm::StringRef set = glob.slice(start, close);
+          bool in = false;
+          for (size_t i = 0; i < set.size(); ++i) {
+            if (i + 2 < set.size() && set[i + 1] == '-') {
+              in |= set[i] <= text.front() && text.front() <= set[i + 2];
+              i += 2;
+            } else {
+              in |= set[i] == text.front();
+            }
+          }
+          if (in == negated || text.front() == '/') return false;
+          glob = glob.drop_front(close + 1);
+          text = text.drop_front();
+          continue;
+        }
+        if (text.front() != '[') return false; // no closing bracket: a literal '['
+      } else {
+        if (c == '\\' && glob.size() > 1) glob = glob.drop_front();
+        if (glob.front() != text.front()) return false;
+      }
+      glob = glob.drop_front();
+      text = text.drop_front();
     }
-    glob = glob.drop_front();
-    text = text.drop_front();
+    return text.empty();
   }
-  return text.empty();
-}
 };
 
 } // namespace
@@ -176,8 +176,7 @@ bool hasKernel(llvm::StringRef path) {
   return !buf || (*buf)->getBuffer().contains("@nki.jit");
 }
 
-void walk(llvm::StringRef dir, IgnoreRules &rules, std::vector<std::string> &out,
-          std::vector<std::string> &problems) {
+void walk(llvm::StringRef dir, IgnoreRules &rules, std::vector<std::string> &out, std::vector<std::string> &problems) {
   rules.addDirectory(dir);
   std::error_code ec;
   llvm::sys::fs::directory_iterator it(dir, ec, /*follow_symlinks=*/false), end;
@@ -205,15 +204,14 @@ void walk(llvm::StringRef dir, IgnoreRules &rules, std::vector<std::string> &out
 } // namespace
 
 llvm::Expected<std::vector<std::string>> findKernelFiles(llvm::ArrayRef<std::string> paths,
-                                                        std::vector<std::string> *problems) {
+                                                         std::vector<std::string> *problems) {
   std::vector<std::string> unreadable;
   std::vector<std::string> out;
   for (const std::string &given : paths) {
     llvm::StringRef root = llvm::StringRef(given).rtrim('/');
-    if (root.empty()) root = given;  // "/"
+    if (root.empty()) root = given; // "/"
     llvm::sys::fs::file_status st;
-    if (auto ec = llvm::sys::fs::status(root, st))
-      return error(given + ": error: " + ec.message());
+    if (auto ec = llvm::sys::fs::status(root, st)) return error(given + ": error: " + ec.message());
     if (st.type() == llvm::sys::fs::file_type::directory_file) {
       IgnoreRules rules;
       walk(root, rules, out, unreadable);
@@ -255,9 +253,7 @@ llvm::Expected<NamedPattern> loadPatternFile(llvm::StringRef path) {
   json j;
   try {
     j = json::parse((*buf)->getBuffer().begin(), (*buf)->getBuffer().end());
-  } catch (const json::exception &e) {
-    return error(path + ": error: invalid JSON: " + e.what());
-  }
+  } catch (const json::exception &e) { return error(path + ": error: invalid JSON: " + e.what()); }
   auto pattern = memory::Pattern::fromJson(j);
   if (!pattern) return error(path + ": " + llvm::toString(pattern.takeError()));
   // Every placeholder must be declared, or instantiation fails on every kernel.
@@ -316,9 +312,10 @@ llvm::Expected<NamedPattern> findPattern(llvm::ArrayRef<std::string> dirs, llvm:
 llvm::Expected<std::vector<NamedPattern>> memoryPatterns(memory::Store &store, size_t limit) {
   auto records = store.listPatterns();
   if (!records) return records.takeError();
-  std::stable_sort(records->begin(), records->end(), [](const memory::PatternRecord &a, const memory::PatternRecord &b) {
-    return a.winRate() != b.winRate() ? a.winRate() > b.winRate() : a.id < b.id;
-  });
+  std::stable_sort(records->begin(), records->end(),
+                   [](const memory::PatternRecord &a, const memory::PatternRecord &b) {
+                     return a.winRate() != b.winRate() ? a.winRate() > b.winRate() : a.id < b.id;
+                   });
   std::vector<NamedPattern> out;
   for (const memory::PatternRecord &r : *records) {
     if (out.size() >= limit) break;
@@ -334,7 +331,7 @@ llvm::Expected<std::vector<NamedPattern>> memoryPatterns(memory::Store &store, s
 // ------------------------------------------------------------- pipeline
 
 unsigned originalOffset(const clang::tooling::Replacements &edits, unsigned newOffset) {
-  int64_t shift = 0;  // (new - old) length before the current replacement
+  int64_t shift = 0; // (new - old) length before the current replacement
   for (const clang::tooling::Replacement &r : edits) {
     int64_t newStart = int64_t(r.getOffset()) + shift;
     if (int64_t(newOffset) < newStart) break;
@@ -347,8 +344,8 @@ unsigned originalOffset(const clang::tooling::Replacements &edits, unsigned newO
 namespace {
 
 struct Message {
-  uint32_t offset = 0;  // in the original text
-  std::string text;     // "note: ...", without the location
+  uint32_t offset = 0; // in the original text
+  std::string text;    // "note: ...", without the location
 };
 
 /// One kernel of a file: its input shapes and, when they are known, the
@@ -357,11 +354,11 @@ struct KernelContext {
   std::string name;
   uint32_t defOffset = 0;
   std::optional<nki::InputSpecs> inputs;
-  std::string inputsLabel;          // "case X", "--inputs"
+  std::string inputsLabel; // "case X", "--inputs"
   bool numeric = false;
-  std::string verification;         // for the summary
+  std::string verification; // for the summary
   std::optional<profile::NumericBaseline> baseline;
-  std::map<std::string, std::string> verdicts;  // rewritten text -> "" (equal) or the mismatch
+  std::map<std::string, std::string> verdicts; // rewritten text -> "" (equal) or the mismatch
   int verifierErrors = 0;
   const nki::InputSpecs *specs() const { return inputs ? &*inputs : nullptr; }
 };
@@ -370,9 +367,9 @@ struct KernelContext {
 struct Group {
   const KernelContext *kernel = nullptr;
   BatchFix fix;
-  std::vector<Message> applied;   // one per applied site
-  std::vector<Message> refused;   // the sites still refused at the end
-  std::vector<Message> remarks;   // neither applied nor refused (iteration bound)
+  std::vector<Message> applied; // one per applied site
+  std::vector<Message> refused; // the sites still refused at the end
+  std::vector<Message> remarks; // neither applied nor refused (iteration bound)
 };
 
 llvm::Expected<nki::KernelFile> parseText(llvm::StringRef path, llvm::StringRef text, const KernelContext &k) {
@@ -437,14 +434,17 @@ void makeBaseline(KernelContext &ctx, const nki::KernelFile &file, const nki::Ke
     std::string why;
     llvm::handleAllErrors(
         baseline.takeError(),
-        [&](const profile::OriginalFailedError &e) { why = "the original fails on the interpreter: " + firstLine(e.message()); },
+        [&](const profile::OriginalFailedError &e) {
+          why = "the original fails on the interpreter: " + firstLine(e.message());
+        },
         [&](const llvm::ErrorInfoBase &e) { why = firstLine(e.message()); });
     ctx.verification = "not verified numerically (" + why + ")";
     return;
   }
   ctx.baseline = std::move(*baseline);
   ctx.numeric = true;
-  ctx.verification = "verified numerically (" + plural(options.seeds, "seed") + ", inputs from " + ctx.inputsLabel + ")";
+  ctx.verification =
+      "verified numerically (" + plural(options.seeds, "seed") + ", inputs from " + ctx.inputsLabel + ")";
 }
 
 /// "" when `text`'s kernel matches the baseline on every seed, else why not.
@@ -472,7 +472,7 @@ Group runPattern(llvm::StringRef path, const std::string &original, KernelContex
   g.fix.pattern = pattern.name;
   const std::string tag = " [" + pattern.name + "]";
   std::string text = original;
-  clang::tooling::Replacements merged;  // relative to the original
+  clang::tooling::Replacements merged; // relative to the original
   // Text this pattern wrote, in the current text: a site that would edit it
   // again is a rewrite of a rewrite (unroll the unrolled loop), not a new site.
   std::vector<std::pair<unsigned, unsigned>> produced;
@@ -495,7 +495,7 @@ Group runPattern(llvm::StringRef path, const std::string &original, KernelContex
     syntax::SourceBuffer source(path.str(), text);
     auto prepared = rewrite::PreparedKernel::prepare(source, co);
     if (!prepared) {
-      llvm::consumeError(prepared.takeError());  // the engine re-parsed it: not expected
+      llvm::consumeError(prepared.takeError()); // the engine re-parsed it: not expected
       break;
     }
     const nki::Kernel &k = prepared->kernel();
@@ -524,8 +524,8 @@ Group runPattern(llvm::StringRef path, const std::string &original, KernelContex
         if (ctx.numeric) {
           std::string bad = numericMismatch(ctx, path, res.text, options);
           if (!bad.empty()) {
-            g.refused.push_back({at, "note: " + g.fix.diagnosticName + " dropped: " + what +
-                                         ": numeric mismatch: " + bad + tag});
+            g.refused.push_back(
+                {at, "note: " + g.fix.diagnosticName + " dropped: " + what + ": numeric mismatch: " + bad + tag});
             continue;
           }
         }
@@ -556,15 +556,15 @@ Group runPattern(llvm::StringRef path, const std::string &original, KernelContex
         // Bad input: e.g. an --ops id that this kernel does not have.
         std::string msg = firstLine(res.message);
         if (size_t e = msg.find("error: "); e != std::string::npos) msg = msg.substr(e + 7);
-        g.refused.push_back({ctx.defOffset, "note: " + g.fix.diagnosticName + " not applicable to kernel '" +
-                                                ctx.name + "': " + msg + tag});
+        g.refused.push_back({ctx.defOffset, "note: " + g.fix.diagnosticName + " not applicable to kernel '" + ctx.name +
+                                                "': " + msg + tag});
       }
     }
     if (!progressed) break;
   }
   if (round == options.maxSitesPerPattern)
-    g.remarks.push_back({ctx.defOffset, "note: " + g.fix.diagnosticName + ": stopped after " +
-                                            plural(round, "site") + " (--max-sites)" + tag});
+    g.remarks.push_back({ctx.defOffset, "note: " + g.fix.diagnosticName + ": stopped after " + plural(round, "site") +
+                                            " (--max-sites)" + tag});
   g.fix.edits = std::move(merged);
   g.fix.offset = g.fix.edits.empty() ? 0 : g.fix.edits.begin()->getOffset();
   return g;
@@ -657,7 +657,7 @@ FileResult processFile(llvm::StringRef path, const BatchOptions &options) {
       groups.push_back(runPattern(path, r.original, ctx, pattern, options));
 
   std::vector<Message> messages;
-  std::vector<size_t> kept;  // indices into groups, in merge order
+  std::vector<size_t> kept; // indices into groups, in merge order
   clang::tooling::Replacements all;
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     Group &g = groups[gi];
@@ -665,7 +665,7 @@ FileResult processFile(llvm::StringRef path, const BatchOptions &options) {
     messages.insert(messages.end(), g.remarks.begin(), g.remarks.end());
     if (g.fix.sites == 0) continue;
     // A fix overlapping a kept one is reported and dropped, never merged.
-    std::optional<std::pair<size_t, uint32_t>> conflict;  // kept group, offset
+    std::optional<std::pair<size_t, uint32_t>> conflict; // kept group, offset
     for (const clang::tooling::Replacement &mine : g.fix.edits) {
       for (size_t ki : kept)
         for (const clang::tooling::Replacement &theirs : groups[ki].fix.edits)

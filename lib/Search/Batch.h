@@ -51,7 +51,7 @@ public:
 
 private:
   struct Rule {
-    std::string base;  // directory of the .gitignore, "" for the current directory
+    std::string base; // directory of the .gitignore, "" for the current directory
     std::string glob;
     bool negated = false, directoryOnly = false, anchored = false;
   };
@@ -66,19 +66,19 @@ private:
 /// Fails when a path does not exist. A directory that cannot be read is added to
 /// `problems` ("DIR: cannot read the directory: CAUSE; ...") when given.
 llvm::Expected<std::vector<std::string>> findKernelFiles(llvm::ArrayRef<std::string> paths,
-                                                        std::vector<std::string> *problems = nullptr);
+                                                         std::vector<std::string> *problems = nullptr);
 
 // ------------------------------------------------------------- patterns
 
 /// A rewrite to try on every kernel: a generalised pattern (whose sites are
 /// found per kernel) or a concrete op list (ids as `show` prints them).
 struct NamedPattern {
-  std::string name;         // "hoist-invariant-load", "memory-p3", "ops.json"
+  std::string name; // "hoist-invariant-load", "memory-p3", "ops.json"
   std::string description;
   /// The user's own ops (--ops FILE); ops of shipped, remembered or imported patterns are not.
   bool trusted = false;
   std::optional<memory::Pattern> pattern;
-  std::vector<nlohmann::json> concreteOps;  // when there is no pattern
+  std::vector<nlohmann::json> concreteOps; // when there is no pattern
 
   /// "accelopt-<op>" when every op is the same kind, else "accelopt-candidate".
   std::string diagnosticName() const;
@@ -101,14 +101,14 @@ llvm::Expected<std::vector<NamedPattern>> memoryPatterns(memory::Store &store, s
 
 struct BatchOptions {
   std::vector<NamedPattern> patterns;
-  unsigned jobs = 0;                 // 0: hardware concurrency
-  bool allowReplace = false;         // accept `replace` from untrusted patterns (--allow-replace)
-  size_t maxSitesPerPattern = 32;    // bounds the greedy loop per kernel and pattern
+  unsigned jobs = 0;              // 0: hardware concurrency
+  bool allowReplace = false;      // accept `replace` from untrusted patterns (--allow-replace)
+  size_t maxSitesPerPattern = 32; // bounds the greedy loop per kernel and pattern
   // Numeric check of every applied site against the original kernel.
   bool numericCheck = true;
-  unsigned seeds = 2;                // AccelOpt's seeds 0, 21, ...
+  unsigned seeds = 2; // AccelOpt's seeds 0, 21, ...
   interp::Tolerance tolerance;
-  double timeoutSeconds = 60;        // per interpreter run
+  double timeoutSeconds = 60; // per interpreter run
   /// Shapes for kernels whose parameters are exactly these names (--inputs).
   std::optional<nki::InputSpecs> inputs;
   /// Suite cases: a kernel gets a case's shapes when the case's kernel is this
@@ -119,18 +119,18 @@ struct BatchOptions {
 /// One fix kept for a file: a pattern's sites on one kernel, relative to the
 /// original text.
 struct BatchFix {
-  std::string diagnosticName;  // accelopt-<op>
+  std::string diagnosticName; // accelopt-<op>
   std::string pattern;
-  std::string message;         // the applied ops' descriptions
-  uint32_t offset = 0;         // first edit, in the original text
+  std::string message; // the applied ops' descriptions
+  uint32_t offset = 0; // first edit, in the original text
   clang::tooling::Replacements edits;
   int sites = 0;
 };
 
 struct FileResult {
-  std::string path;            // as discovered
+  std::string path; // as discovered
   std::string absolutePath;
-  bool failed = false;         // unreadable, does not parse, no kernel
+  bool failed = false; // unreadable, does not parse, no kernel
   std::string original, rewritten;
   /// "path:line:col: note|warning|error: ..." lines, in source order.
   std::vector<std::string> messages;

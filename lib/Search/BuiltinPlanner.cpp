@@ -25,7 +25,7 @@ struct Verdict {
 
 /// What a signal predicate reads.
 struct SignalFacts {
-  const perf::Profile *profile;  // null when the kernel could not be profiled
+  const perf::Profile *profile; // null when the kernel could not be profiled
   const nki::Kernel &kernel;
 };
 
@@ -60,8 +60,8 @@ bool hasSiblingNests(const nki::Kernel &k) {
 Verdict spillsAcrossSiblingNests(const SignalFacts &f) {
   double spilled = f.profile ? f.profile->spillSaveBytes : 0;
   bool siblings = hasSiblingNests(f.kernel);
-  return {spilled > 0 && siblings, llvm::formatv("spill_save_bytes {0:F0}, sibling nests: {1}", spilled,
-                                                 siblings ? "yes" : "no").str()};
+  return {spilled > 0 && siblings,
+          llvm::formatv("spill_save_bytes {0:F0}, sibling nests: {1}", spilled, siblings ? "yes" : "no").str()};
 }
 
 Verdict spills(const SignalFacts &f) {
@@ -101,9 +101,9 @@ Verdict hbmReadsAboveCompulsory(const SignalFacts &f) {
   bool invariant = hasLoopInvariantLoad(f.kernel);
   // A few percent over compulsory is tile padding, not a second pass over the data.
   bool above = compulsory > 0 && read > 1.05 * compulsory;
-  return {above && invariant,
-          llvm::formatv("hbm_read_bytes {0:F0} = {1:F2}x compulsory, loop-invariant load: {2}", read,
-                        compulsory > 0 ? read / compulsory : 0.0, invariant ? "yes" : "no").str()};
+  return {above && invariant, llvm::formatv("hbm_read_bytes {0:F0} = {1:F2}x compulsory, loop-invariant load: {2}",
+                                            read, compulsory > 0 ? read / compulsory : 0.0, invariant ? "yes" : "no")
+                                  .str()};
 }
 
 Verdict transposesAbovePeFlops(const SignalFacts &f) {
@@ -118,8 +118,8 @@ Verdict busyEngineNextToIdle(const SignalFacts &f) {
   double engines[] = {p.vectorEngineActiveTimePercent, p.scalarEngineActiveTimePercent};
   double busy = *std::max_element(std::begin(engines), std::end(engines));
   double idle = *std::min_element(std::begin(engines), std::end(engines));
-  return {busy > 0.5 && idle < 0.1,
-          "vector " + percent(p.vectorEngineActiveTimePercent) + ", scalar " + percent(p.scalarEngineActiveTimePercent)};
+  return {busy > 0.5 && idle < 0.1, "vector " + percent(p.vectorEngineActiveTimePercent) + ", scalar " +
+                                        percent(p.scalarEngineActiveTimePercent)};
 }
 
 /// Bytes one load or store moves, largest over the kernel.
@@ -156,22 +156,50 @@ Verdict noSignal(const SignalFacts &) { return {false, "not a signal: offered on
 
 const std::vector<SignalRow> &signalTable() {
   static const std::vector<SignalRow> Rows = {
-      {"spills-across-sibling-nests", spillsAcrossSiblingNests, {"compute_at", "fission", "fuse", "interchange"}, 4, 1,
+      {"spills-across-sibling-nests",
+       spillsAcrossSiblingNests,
+       {"compute_at", "fission", "fuse", "interchange"},
+       4,
+       1,
        "a tile spilled between sibling nests stays on chip once the consumer runs inside the producer's loop"},
       {"spills", spills, {"shrink_buffer"}, 6, 1, "the profile spills: drop block dimensions so fewer tiles are live"},
-      {"hbm-reads-above-compulsory", hbmReadsAboveCompulsory, {"stage", "cse_load", "hoist"}, 5, 4,
+      {"hbm-reads-above-compulsory",
+       hbmReadsAboveCompulsory,
+       {"stage", "cse_load", "hoist"},
+       5,
+       4,
        "loads re-read the same HBM bytes each iteration: load once outside the loop"},
-      {"transposes-above-5%-of-pe-flops", transposesAbovePeFlops, {"hoist_transpose"}, 4, 0,
+      {"transposes-above-5%-of-pe-flops",
+       transposesAbovePeFlops,
+       {"hoist_transpose"},
+       4,
+       0,
        "transposes recomputed per outer iteration: compute them once"},
-      {"busy-engine-next-to-idle", busyEngineNextToIdle, {"set_engine", "substitute"}, 4, 0.5,
+      {"busy-engine-next-to-idle",
+       busyEngineNextToIdle,
+       {"set_engine", "substitute"},
+       4,
+       0.5,
        "move work from the busy engine to the idle one"},
-      {"small-instructions-and-dmas", smallInstructionsAndDmas, {"widen"}, 4, 0.5,
+      {"small-instructions-and-dmas",
+       smallInstructionsAndDmas,
+       {"widen"},
+       4,
+       0.5,
        "coarser tiles amortise the fixed cost of each instruction and DMA"},
       {"sequential-loops", sequentialLoops, {"set_loop_kind"}, 4, 1, "let independent iterations overlap"},
-      {"low-engine-overlap", lowEngineOverlap, {"fuse", "interchange"}, 3, 1.5,
+      {"low-engine-overlap",
+       lowEngineOverlap,
+       {"fuse", "interchange"},
+       3,
+       1.5,
        "keep intermediates on chip and overlap engines"},
       {"explore", noSignal, {"sink", "split"}, 1, 1, "move work next to its use, tile a loop"},
-      {"explore-rarely", noSignal, {"unroll", "expand_buffer"}, 0.5, 0.5,
+      {"explore-rarely",
+       noSignal,
+       {"unroll", "expand_buffer"},
+       0.5,
+       0.5,
        "unroll a short loop, give parallel iterations private buffers"},
   };
   return Rows;
@@ -181,7 +209,7 @@ struct Weighted {
   std::string op;
   double weight;
   std::string why;
-  std::string signal;  // the signal row that set the weight, when it shows
+  std::string signal; // the signal row that set the weight, when it shows
 };
 
 class BuiltinPlanner : public Planner {
@@ -258,8 +286,10 @@ private:
         if (weight <= 0 || it == byKind.end() || it->second.empty()) continue;
         auto known = llvm::find_if(out, [&](const Weighted &w) { return w.op == op; });
         Weighted entry{op, weight, row.why, verdict.seen ? row.name : ""};
-        if (known == out.end()) out.push_back(entry);
-        else if (weight > known->weight) *known = entry;
+        if (known == out.end())
+          out.push_back(entry);
+        else if (weight > known->weight)
+          *known = entry;
       }
     }
     return out;

@@ -32,8 +32,10 @@ public:
       std::string why = llvm::toString(proposed.takeError());
       llvm::errs() << "accelopt-rewrite: warning: the LLM planner gave no plans: " << why << "\n";
       // Retried until exhausted (5xx, timeouts) may pass; not retried (401, 403, 404) is the configuration.
-      if (why.find("(retries exhausted)") != std::string::npos) ++TransientFailures;
-      else ++FailedCalls;
+      if (why.find("(retries exhausted)") != std::string::npos)
+        ++TransientFailures;
+      else
+        ++FailedCalls;
       LastFailure = std::move(why);
       return out;
     }
@@ -48,8 +50,8 @@ public:
     }
     // The executor's ops must apply to this very candidate: that is the check.
     agent::OpsValidator validate = [&](const nlohmann::json &ops) -> llvm::Error {
-      std::vector<nlohmann::json> list = ops.is_array() ? ops.get<std::vector<nlohmann::json>>()
-                                                        : std::vector<nlohmann::json>{ops};
+      std::vector<nlohmann::json> list =
+          ops.is_array() ? ops.get<std::vector<nlohmann::json>>() : std::vector<nlohmann::json>{ops};
       auto res = rewrite::applyCandidate(*prepared, list);
       if (res.status == rewrite::Status::Applied) return llvm::Error::success();
       return llvm::createStringError(llvm::inconvertibleErrorCode(), res.message);
@@ -97,7 +99,7 @@ private:
     opts.kernelName = k.name;
     if (auto menu = rewrite::legalOps(file.source(), opts)) {
       for (auto &m : *menu) {
-        if (ctx.menu.size() >= MaxMenu) break;  // keep prompts within the context window
+        if (ctx.menu.size() >= MaxMenu) break; // keep prompts within the context window
         ctx.menu.push_back({m.op, m.description});
       }
     } else {

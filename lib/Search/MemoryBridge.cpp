@@ -13,8 +13,9 @@ static memory::CandidateStatus toStore(Candidate::Status s) {
   switch (s) {
   case Candidate::Correct: return memory::CandidateStatus::Correct;
   case Candidate::Incorrect: return memory::CandidateStatus::Incorrect;
-  case Candidate::Invalid: case Candidate::Refused: return memory::CandidateStatus::Refused;
-  default: return memory::CandidateStatus::Applied;  // profiled, not (yet) checked numerically
+  case Candidate::Invalid:
+  case Candidate::Refused: return memory::CandidateStatus::Refused;
+  default: return memory::CandidateStatus::Applied; // profiled, not (yet) checked numerically
   }
 }
 
@@ -55,8 +56,10 @@ llvm::Expected<std::unique_ptr<MemoryBridge>> MemoryBridge::open(memory::Store &
 
 void MemoryBridge::note(llvm::Error err) {
   if (!err) return;
-  if (!FirstError) FirstError = std::move(err);
-  else llvm::consumeError(std::move(err));
+  if (!FirstError)
+    FirstError = std::move(err);
+  else
+    llvm::consumeError(std::move(err));
 }
 
 std::optional<Candidate> MemoryBridge::known(const std::string &hash) {
@@ -73,12 +76,14 @@ std::optional<Candidate> MemoryBridge::known(const std::string &hash) {
   c.error = (*rec)->error;
   if (auto profiles = S.profilesOf((*rec)->id)) {
     for (auto &p : *profiles)
-      if (auto parsed = perf::Profile::fromJSON(p.profile)) c.profile = *parsed;
-      else llvm::consumeError(parsed.takeError());
+      if (auto parsed = perf::Profile::fromJSON(p.profile))
+        c.profile = *parsed;
+      else
+        llvm::consumeError(parsed.takeError());
   } else {
     note(profiles.takeError());
   }
-  if (c.status == Candidate::Correct && !c.profile) return std::nullopt;  // incomplete: evaluate again
+  if (c.status == Candidate::Correct && !c.profile) return std::nullopt; // incomplete: evaluate again
   ++Reused;
   return c;
 }
@@ -141,7 +146,8 @@ void MemoryBridge::iterationDone(int iteration, const Candidate &, size_t, size_
     p.to = DbId[id];
     p.fromLatencyMs = parent.latency();
     p.toLatencyMs = child.latency();
-    std::vector<nlohmann::json> step(child.ops.begin() + std::min(parent.ops.size(), child.ops.size()), child.ops.end());
+    std::vector<nlohmann::json> step(child.ops.begin() + std::min(parent.ops.size(), child.ops.size()),
+                                     child.ops.end());
     p.ops = step;
     std::string opsText;
     for (auto &op : step) opsText += (opsText.empty() ? "" : ", ") + rewrite::formatOp(op);
@@ -197,8 +203,8 @@ SuggestionSource MemoryBridge::suggestions(size_t limit) {
       return out;
     }
     for (auto &s : *found)
-      out.push_back({s.pattern, llvm::formatv("pattern p{0} from memory (win rate {1:F2})", s.pattern, s.winRate).str(),
-                     s.ops});
+      out.push_back(
+          {s.pattern, llvm::formatv("pattern p{0} from memory (win rate {1:F2})", s.pattern, s.winRate).str(), s.ops});
     return out;
   };
 }

@@ -47,9 +47,9 @@ private:
   int64_t Kernel = 0, Run = 0;
   bool Resumed = false;
   size_t Reused = 0;
-  std::string Input;                   // the kernel file path, to re-parse candidates
-  std::map<int, int64_t> DbId;         // search id -> candidate row
-  std::map<int, Candidate> Seen;       // search id -> candidate (for experiences)
+  std::string Input;             // the kernel file path, to re-parse candidates
+  std::map<int, int64_t> DbId;   // search id -> candidate row
+  std::map<int, Candidate> Seen; // search id -> candidate (for experiences)
   std::vector<int> ThisIteration;
   llvm::Error FirstError = llvm::Error::success();
 };

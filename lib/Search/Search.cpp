@@ -47,7 +47,8 @@ std::string enabledKey(const rewrite::LegalOp &m) {
   std::string key;
   for (size_t i = 0; i < d.size();) {
     bool wordStart = i == 0 || !std::isalnum(static_cast<unsigned char>(d[i - 1]));
-    if (wordStart && (d[i] == 'L' || d[i] == 'S') && i + 1 < d.size() && std::isdigit(static_cast<unsigned char>(d[i + 1]))) {
+    if (wordStart && (d[i] == 'L' || d[i] == 'S') && i + 1 < d.size() &&
+        std::isdigit(static_cast<unsigned char>(d[i + 1]))) {
       size_t j = i + 1;
       while (j < d.size() && std::isdigit(static_cast<unsigned char>(d[j]))) ++j;
       if (j == d.size() || !std::isalnum(static_cast<unsigned char>(d[j]))) {
@@ -105,9 +106,9 @@ CandidateEvaluator::~CandidateEvaluator() = default;
 const Candidate &CandidateEvaluator::original() const { return S->Original; }
 
 llvm::Expected<std::unique_ptr<CandidateEvaluator>> CandidateEvaluator::create(llvm::StringRef path,
-                                                                                llvm::StringRef text,
-                                                                                const nki::InputSpecs &inputs,
-                                                                                const SearchOptions &options) {
+                                                                               llvm::StringRef text,
+                                                                               const nki::InputSpecs &inputs,
+                                                                               const SearchOptions &options) {
   auto st = std::make_unique<State>();
   st->O = options;
   st->Inputs = inputs;
@@ -246,8 +247,9 @@ public:
       Result.iterations.push_back(rec);
       stalled = best == previousBest ? stalled + 1 : 0;
       previousBest = best;
-      if (Obs) Obs->iterationDone(it, Result.candidates[best], Result.candidates.size() - 1,
-                                  size_t(O.iterations) * O.beam * O.plans * O.samples);
+      if (Obs)
+        Obs->iterationDone(it, Result.candidates[best], Result.candidates.size() - 1,
+                           size_t(O.iterations) * O.beam * O.plans * O.samples);
       if (O.stallIterations > 0 && stalled >= O.stallIterations) break;
     }
     Result.bestId = bestCorrect();
@@ -265,7 +267,7 @@ private:
   std::unique_ptr<CandidateEvaluator> Evaluator;
   SearchResult Result;
   std::map<std::string, int> Seen;
-  std::set<int> ClosuresScored;  // beam members whose structural closures were scored
+  std::set<int> ClosuresScored; // beam members whose structural closures were scored
   std::chrono::steady_clock::time_point Start = std::chrono::steady_clock::now();
 
   bool budgetSpent() const {
@@ -294,7 +296,7 @@ private:
   }
 
   struct Closure {
-    std::vector<nlohmann::json> ops;  // the structural op, then the follow-ups kept
+    std::vector<nlohmann::json> ops; // the structural op, then the follow-ups kept
     std::string text;
     double latency = 0;
   };
@@ -304,8 +306,7 @@ private:
   /// valley: fission -> interchange is slower, the fuse after it is not). Returns the fastest
   /// state along the way; every state is scored on the model only.
   std::optional<Closure> scoreClosure(const rewrite::PreparedKernel &parent, const std::string &parentHash,
-                                      const std::set<std::string> &parentKeys, const nlohmann::json &first,
-                                      int steps) {
+                                      const std::set<std::string> &parentKeys, const nlohmann::json &first, int steps) {
     auto applied = rewrite::applyCandidate(parent, {first});
     if (applied.status != rewrite::Status::Applied) return std::nullopt;
     auto latency = estimateLatency(applied.text);
@@ -364,7 +365,8 @@ private:
       auto closure = scoreClosure(prepared, parent.hash, keys, m.op, std::min(O.closureSteps, room - 1));
       if (closure && strictlyFaster(closure->latency, parent.latency())) found.push_back(std::move(*closure));
     }
-    std::stable_sort(found.begin(), found.end(), [](const Closure &a, const Closure &b) { return a.latency < b.latency; });
+    std::stable_sort(found.begin(), found.end(),
+                     [](const Closure &a, const Closure &b) { return a.latency < b.latency; });
     for (auto &closure : found) {
       if (int(out.size()) >= O.plans) break;
       Candidate c;
@@ -417,7 +419,7 @@ private:
         for (const auto &ops : plan.realisations) {
           if (ops.empty() || int(parent.ops.size() + ops.size()) > O.maxOpsPerCandidate) continue;
           auto applied = rewrite::applyCandidate(*prepared, ops);
-          if (applied.status != rewrite::Status::Applied) continue;  // refused: never a candidate
+          if (applied.status != rewrite::Status::Applied) continue; // refused: never a candidate
           Candidate c;
           c.parent = parent.id;
           c.iteration = it;
@@ -432,7 +434,7 @@ private:
         }
       for (Candidate &c : closureCandidates(parent, *prepared, it)) made.push_back(std::move(c));
       for (Candidate &c : made) {
-        if (Seen.count(c.hash) || batch.count(c.hash)) continue;  // never re-evaluated
+        if (Seen.count(c.hash) || batch.count(c.hash)) continue; // never re-evaluated
         if (Obs)
           if (auto known = Obs->known(c.hash)) {
             // Evaluated in an earlier (resumed) run: reuse its verdict and profile.

@@ -33,20 +33,20 @@ namespace accelopt::search {
 class RemoteEvaluator;
 
 struct SearchOptions {
-  int iterations = 4;        // T
-  int beam = 2;              // B
-  int plans = 4;             // N plans per beam candidate
-  int samples = 2;           // K realisations per plan
+  int iterations = 4; // T
+  int beam = 2;       // B
+  int plans = 4;      // N plans per beam candidate
+  int samples = 2;    // K realisations per plan
   uint64_t seed = 0;
-  unsigned jobs = 1;         // parallel candidate evaluations
+  unsigned jobs = 1; // parallel candidate evaluations
   std::string target = "trn1";
   /// The profile backend of every candidate (e.g. `--backend neuron`); null:
   /// the simulator for `target`.
   std::shared_ptr<const profile::Backend> backend;
-  unsigned numericSeeds = 2; // seeds of the numeric check (AccelOpt's 0, 21, ...)
-  interp::Tolerance tolerance;  // atol/rtol of the numeric check
-  double candidateTimeout = 120;  // seconds per interpreter run
-  int maxOpsPerCandidate = 8;     // candidates grow by one plan per iteration
+  unsigned numericSeeds = 2;     // seeds of the numeric check (AccelOpt's 0, 21, ...)
+  interp::Tolerance tolerance;   // atol/rtol of the numeric check
+  double candidateTimeout = 120; // seconds per interpreter run
+  int maxOpsPerCandidate = 8;    // candidates grow by one plan per iteration
   /// Numerically check every candidate; otherwise only those the profile says
   /// could enter the beam (the others are never selected, so never accepted).
   bool checkAll = false;
@@ -89,21 +89,19 @@ llvm::ArrayRef<llvm::StringLiteral> structuralOpKinds();
 /// instructions) keep the simpler, original kernel.
 inline constexpr double MinRelativeGain = 1e-3;
 /// True when `latency` beats `reference` by more than MinRelativeGain.
-inline bool strictlyFaster(double latency, double reference) {
-  return latency < reference * (1 - MinRelativeGain);
-}
+inline bool strictlyFaster(double latency, double reference) { return latency < reference * (1 - MinRelativeGain); }
 
 /// One evaluated kernel version.
 struct Candidate {
   int id = -1;
-  int parent = -1;           // -1 for the original
+  int parent = -1; // -1 for the original
   int iteration = 0;
-  std::vector<nlohmann::json> ops;  // from the original kernel
-  std::string plan;          // what the planner intended
-  std::string signal;        // the profile signal that proposed it ("" if none)
-  int64_t patternId = 0;     // the memory pattern it instantiates, if any
+  std::vector<nlohmann::json> ops; // from the original kernel
+  std::string plan;                // what the planner intended
+  std::string signal;              // the profile signal that proposed it ("" if none)
+  int64_t patternId = 0;           // the memory pattern it instantiates, if any
   std::string text;
-  std::string hash;          // normalised source hash
+  std::string hash; // normalised source hash
   /// Slower: profiled as slower than every beam member, so it could not be
   /// selected and its numeric check was skipped (see SearchOptions::checkAll).
   enum Status { Pending, Refused, Invalid, Incorrect, Correct, Slower } status = Pending;
@@ -117,9 +115,9 @@ struct Candidate {
 /// A plan is a step the planner wants tried; realise() turns it into op lists.
 struct Plan {
   std::string description;
-  std::string signal;        // the profile signal behind it (see readSignals), "" if none
-  int64_t patternId = 0;     // set when the plan comes from a memory pattern
-  std::vector<std::vector<nlohmann::json>> realisations;  // each: ops to append to the parent's
+  std::string signal;                                    // the profile signal behind it (see readSignals), "" if none
+  int64_t patternId = 0;                                 // set when the plan comes from a memory pattern
+  std::vector<std::vector<nlohmann::json>> realisations; // each: ops to append to the parent's
 };
 
 /// The planner the loop asks for plans: built-in (heuristics + memory patterns)
@@ -153,16 +151,16 @@ struct IterationRecord {
   int iteration = 0;
   int bestId = -1;
   double bestLatency = 0;
-  size_t evaluated = 0;      // new candidates evaluated this iteration
+  size_t evaluated = 0; // new candidates evaluated this iteration
   size_t correct = 0;
 };
 
 /// One row of the built-in planner's signal table read on a kernel and its profile.
 struct SignalReading {
-  std::string name;                  // "spills-across-sibling-nests", ...
-  bool seen = false;                 // the predicate holds
-  std::string evidence;              // the figures behind the verdict
-  std::vector<std::string> opKinds;  // what the row proposes (kinds not in the menu are skipped)
+  std::string name;                 // "spills-across-sibling-nests", ...
+  bool seen = false;                // the predicate holds
+  std::string evidence;             // the figures behind the verdict
+  std::vector<std::string> opKinds; // what the row proposes (kinds not in the menu are skipped)
   std::string why;
 };
 
@@ -190,9 +188,8 @@ public:
   ~CandidateEvaluator();
   /// `text` is the original kernel (read from `path`); fails when it does not
   /// parse, verify, profile or run.
-  static llvm::Expected<std::unique_ptr<CandidateEvaluator>> create(llvm::StringRef path, llvm::StringRef text,
-                                                                    const nki::InputSpecs &inputs,
-                                                                    const SearchOptions &options);
+  static llvm::Expected<std::unique_ptr<CandidateEvaluator>>
+  create(llvm::StringRef path, llvm::StringRef text, const nki::InputSpecs &inputs, const SearchOptions &options);
   /// The original kernel as the search's first candidate (profiled, Correct).
   const Candidate &original() const;
   /// Parses, verifies and profiles `c`; checks it numerically unless it is
@@ -230,9 +227,10 @@ std::unique_ptr<Planner> makeBuiltinPlanner(const nki::InputSpecs *inputs, Sugge
 
 /// The LLM planner: the planner and executor agents of `session`; the executor's
 /// ops are validated by applying them (refusals go back as fixer feedback).
-std::unique_ptr<Planner> makeLlmPlanner(
-    agent::AgentSession &session, const nki::InputSpecs *inputs, llvm::StringRef referencePath,
-    std::function<std::vector<agent::Experience>(const nki::Kernel &)> experiences = {}, size_t maxMenu = 200);
+std::unique_ptr<Planner>
+makeLlmPlanner(agent::AgentSession &session, const nki::InputSpecs *inputs, llvm::StringRef referencePath,
+               std::function<std::vector<agent::Experience>(const nki::Kernel &)> experiences = {},
+               size_t maxMenu = 200);
 
 /// What a report knows beyond the search itself.
 struct ReportContext {
@@ -240,7 +238,7 @@ struct ReportContext {
   std::string caseName;                 // suite case, if any
   std::optional<double> rooflinePeakMs; // AccelOpt's peak, when the problem is known
   std::string planner = "builtin";
-  nlohmann::json extra;                 // e.g. LLM token and dollar accounting
+  nlohmann::json extra; // e.g. LLM token and dollar accounting
 };
 
 /// Writes report.md, report.json, best.diff and latency.svg into `dir` (atomically).

@@ -9,14 +9,20 @@ size_t jsonNestingDepth(llvm::StringRef text) {
   bool inString = false, escaped = false;
   for (char c : text) {
     if (inString) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') inString = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        inString = false;
       continue;
     }
-    if (c == '"') inString = true;
-    else if (c == '[' || c == '{') deepest = std::max(deepest, ++depth);
-    else if ((c == ']' || c == '}') && depth > 0) --depth;
+    if (c == '"')
+      inString = true;
+    else if (c == '[' || c == '{')
+      deepest = std::max(deepest, ++depth);
+    else if ((c == ']' || c == '}') && depth > 0)
+      --depth;
   }
   return deepest;
 }
@@ -24,10 +30,9 @@ size_t jsonNestingDepth(llvm::StringRef text) {
 llvm::Error checkJsonNesting(llvm::StringRef text, llvm::StringRef what) {
   size_t depth = jsonNestingDepth(text);
   if (depth <= MaxJsonNesting) return llvm::Error::success();
-  return llvm::createStringError(
-      llvm::inconvertibleErrorCode(),
-      llvm::formatv("{0}{1}error: JSON nested {2} levels deep; at most {3} are accepted", what, what.empty() ? "" : ": ",
-                    depth, MaxJsonNesting));
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 llvm::formatv("{0}{1}error: JSON nested {2} levels deep; at most {3} are accepted",
+                                               what, what.empty() ? "" : ": ", depth, MaxJsonNesting));
 }
 
 } // namespace accelopt::syntax

@@ -44,7 +44,7 @@ TSFieldId fieldId(llvm::StringRef name) {
       if (const char *n = ts_language_field_name_for_id(python, id)) out[n] = id;
     return out;
   }();
-  return ids.lookup(name);  // 0 = no such field: the lookup yields a null node
+  return ids.lookup(name); // 0 = no such field: the lookup yields a null node
 }
 
 /// A string literal as a template argument, so each field name is looked up once.
@@ -109,7 +109,10 @@ std::string decodeEscapes(llvm::StringRef raw) {
   out.reserve(raw.size());
   for (size_t i = 0; i < raw.size(); ++i) {
     char c = raw[i];
-    if (c != '\\' || i + 1 == raw.size()) { out += c; continue; }
+    if (c != '\\' || i + 1 == raw.size()) {
+      out += c;
+      continue;
+    }
     char e = raw[++i];
     switch (e) {
     case 'n': out += '\n'; break;
@@ -119,8 +122,11 @@ std::string decodeEscapes(llvm::StringRef raw) {
     case '\\': out += '\\'; break;
     case '\'': out += '\''; break;
     case '"': out += '"'; break;
-    case '\n': break;  // line continuation
-    default: out += '\\'; out += e; break;
+    case '\n': break; // line continuation
+    default:
+      out += '\\';
+      out += e;
+      break;
     }
   }
   return out;
@@ -134,8 +140,10 @@ public:
 
   void run(TSNode root) {
     collectErrors(root);
-    if (!M.Errors.empty()) explainDeepIndentation();
-    else checkIndentation();
+    if (!M.Errors.empty())
+      explainDeepIndentation();
+    else
+      checkIndentation();
     for (TSNode c : namedChildren(root)) convertStmtInto(c, M.Body, nullptr);
   }
 
@@ -146,7 +154,7 @@ public:
   void checkIndentation() {
     llvm::SmallVector<size_t, 32> levels = {0};
     int brackets = 0;
-    char quote = 0;          // the open string's quote character
+    char quote = 0; // the open string's quote character
     bool tripleQuote = false;
     bool continued = false;  // the logical line goes on (backslash, bracket or string)
     bool opensBlock = false; // the last logical line ended with ':'
@@ -175,7 +183,11 @@ public:
           char c = line[k];
           backslash = false;
           if (quote) {
-            if (c == '\\') { ++k; backslash = k >= line.size(); continue; }
+            if (c == '\\') {
+              ++k;
+              backslash = k >= line.size();
+              continue;
+            }
             if (c == quote && (!tripleQuote || line.substr(k).startswith(std::string(3, quote)))) {
               k += tripleQuote ? 2 : 0;
               quote = 0;
@@ -190,12 +202,17 @@ public:
             k += tripleQuote ? 2 : 0;
             continue;
           }
-          if (c == '\\' && k + 1 == line.size()) { backslash = true; break; }
-          if (c == '(' || c == '[' || c == '{') ++brackets;
-          else if ((c == ')' || c == ']' || c == '}') && brackets > 0) --brackets;
+          if (c == '\\' && k + 1 == line.size()) {
+            backslash = true;
+            break;
+          }
+          if (c == '(' || c == '[' || c == '{')
+            ++brackets;
+          else if ((c == ')' || c == ']' || c == '}') && brackets > 0)
+            --brackets;
           if (c != ' ' && c != '\t') last = c;
         }
-        if (quote && !tripleQuote && !backslash) quote = 0;  // an unterminated string: tree-sitter reports it
+        if (quote && !tripleQuote && !backslash) quote = 0; // an unterminated string: tree-sitter reports it
         continued = backslash || brackets > 0 || quote;
         if (!continued) opensBlock = last == ':';
       }
@@ -204,8 +221,8 @@ public:
   }
 
   void indentationError(size_t offset, const char *what) {
-    M.Errors.push_back({static_cast<uint32_t>(offset), std::string("invalid indentation: ") + what +
-                                                           " (Python would raise IndentationError)"});
+    M.Errors.push_back({static_cast<uint32_t>(offset),
+                        std::string("invalid indentation: ") + what + " (Python would raise IndentationError)"});
   }
 
   /// tree-sitter's Python scanner keeps at most a few hundred indentation levels and then fails on the
@@ -242,31 +259,30 @@ private:
   /// code is refused here (10,000 nested parentheses overflowed the stack). No kernel comes near it;
   /// CPython itself refuses 200 nested parentheses.
   static constexpr unsigned MaxNesting = 400;
-  unsigned depth_ = 0;
-  bool tooDeepReported_ = false;
+  unsigned Depth = 0;
+  bool TooDeepReported = false;
 
   /// Counts one level of nesting; false (and one error for the file) past MaxNesting.
   class NestingLevel {
   public:
-    NestingLevel(Converter &c, TSNode n) : c_(c) {
-      if (++c_.depth_ <= MaxNesting || c_.tooDeepReported_) return;
-      c_.tooDeepReported_ = true;
-      c_.M.Errors.push_back({ts_node_start_byte(n), llvm::formatv("code nested more than {0} levels deep (parentheses, "
-                                                                  "operators or blocks); accelopt refuses deeper nesting",
-                                                                  MaxNesting)
-                                                        .str()});
+    NestingLevel(Converter &c, TSNode n) : C(c) {
+      if (++C.Depth <= MaxNesting || C.TooDeepReported) return;
+      C.TooDeepReported = true;
+      C.M.Errors.push_back(
+          {ts_node_start_byte(n), llvm::formatv("code nested more than {0} levels deep (parentheses, "
+                                                "operators or blocks); accelopt refuses deeper nesting",
+                                                MaxNesting)
+                                      .str()});
     }
-    ~NestingLevel() { --c_.depth_; }
-    bool tooDeep() const { return c_.depth_ > MaxNesting; }
+    ~NestingLevel() { --C.Depth; }
+    bool tooDeep() const { return C.Depth > MaxNesting; }
 
   private:
-    Converter &c_;
+    Converter &C;
   };
 
   ByteRange rangeOf(TSNode n) const { return {ts_node_start_byte(n), ts_node_end_byte(n)}; }
-  llvm::StringRef textOf(TSNode n) const {
-    return Text.slice(ts_node_start_byte(n), ts_node_end_byte(n));
-  }
+  llvm::StringRef textOf(TSNode n) const { return Text.slice(ts_node_start_byte(n), ts_node_end_byte(n)); }
 
   void collectErrors(TSNode n) {
     if (!ts_node_has_error(n)) return;
@@ -276,13 +292,13 @@ private:
       std::string tok = textOf(first).take_front(20).str();
       for (char &c : tok)
         if (c == '\n') c = ' ';
-      M.Errors.push_back({ts_node_start_byte(first),
-                          tok.empty() ? "invalid syntax" : "invalid syntax near '" + tok + "'"});
+      M.Errors.push_back(
+          {ts_node_start_byte(first), tok.empty() ? "invalid syntax" : "invalid syntax near '" + tok + "'"});
       return;
     }
     if (ts_node_is_missing(n)) {
-      M.Errors.push_back({ts_node_start_byte(n),
-                          llvm::formatv("invalid syntax: expected '{0}'", ts_node_type(n)).str()});
+      M.Errors.push_back(
+          {ts_node_start_byte(n), llvm::formatv("invalid syntax: expected '{0}'", ts_node_type(n)).str()});
       return;
     }
     uint32_t count = ts_node_child_count(n);
@@ -314,9 +330,12 @@ private:
         if (c != '_') digits += c;
       llvm::StringRef d(digits);
       unsigned radix = 10;
-      if (d.startswith_insensitive("0x")) radix = 16, d = d.drop_front(2);
-      else if (d.startswith_insensitive("0o")) radix = 8, d = d.drop_front(2);
-      else if (d.startswith_insensitive("0b")) radix = 2, d = d.drop_front(2);
+      if (d.startswith_insensitive("0x"))
+        radix = 16, d = d.drop_front(2);
+      else if (d.startswith_insensitive("0o"))
+        radix = 8, d = d.drop_front(2);
+      else if (d.startswith_insensitive("0b"))
+        radix = 2, d = d.drop_front(2);
       if (d.endswith_insensitive("l")) d = d.drop_back();
       long long v = 0;
       if (d.getAsInteger(radix, v)) {
@@ -371,8 +390,7 @@ private:
       if (!ts_node_is_null(args) && is(args, "argument_list")) {
         for (TSNode a : namedChildren(args)) {
           if (is(a, "keyword_argument")) {
-            e->keywords.push_back({textOf(field<"name">(a)).str(), convertExpr(field<"value">(a)),
-                                   rangeOf(a)});
+            e->keywords.push_back({textOf(field<"name">(a)).str(), convertExpr(field<"value">(a)), rangeOf(a)});
           } else if (is(a, "dictionary_splat")) {
             auto kids = namedChildren(a);
             e->keywords.push_back({"", kids.empty() ? nullptr : convertExpr(kids[0]), rangeOf(a)});
@@ -381,7 +399,7 @@ private:
           }
         }
       } else if (!ts_node_is_null(args)) {
-        e->elts.push_back(convertExpr(args));  // generator expression argument
+        e->elts.push_back(convertExpr(args)); // generator expression argument
       }
       return e;
     }
@@ -465,7 +483,7 @@ private:
     }
     if (t == "conditional_expression") {
       Expr *e = expr(ExprKind::IfExp, n);
-      auto kids = namedChildren(n);  // body if test else orelse
+      auto kids = namedChildren(n); // body if test else orelse
       if (kids.size() == 3) e->elts = {convertExpr(kids[1]), convertExpr(kids[0]), convertExpr(kids[2])};
       return e;
     }
@@ -514,8 +532,7 @@ private:
     return s;
   }
 
-  void convertBlock(TSNode block, std::vector<const Stmt *> &out, ByteRange &range,
-                    const Stmt *parent) {
+  void convertBlock(TSNode block, std::vector<const Stmt *> &out, ByteRange &range, const Stmt *parent) {
     if (ts_node_is_null(block)) return;
     range = rangeOf(block);
     for (TSNode c : namedChildren(block)) convertStmtInto(c, out, parent);
@@ -549,7 +566,8 @@ private:
         out.push_back(s);
       } else {
         Stmt *s = stmt(StmtKind::Expr, n, parent);
-        if (kids.size() == 1) s->value = convertExpr(kids[0]);
+        if (kids.size() == 1)
+          s->value = convertExpr(kids[0]);
         else {
           Expr *tuple = expr(ExprKind::Tuple, n);
           for (TSNode k : kids) tuple->elts.push_back(convertExpr(k));
@@ -654,9 +672,18 @@ private:
       out.push_back(s);
       return;
     }
-    if (t == "pass_statement") { out.push_back(stmt(StmtKind::Pass, n, parent)); return; }
-    if (t == "break_statement") { out.push_back(stmt(StmtKind::Break, n, parent)); return; }
-    if (t == "continue_statement") { out.push_back(stmt(StmtKind::Continue, n, parent)); return; }
+    if (t == "pass_statement") {
+      out.push_back(stmt(StmtKind::Pass, n, parent));
+      return;
+    }
+    if (t == "break_statement") {
+      out.push_back(stmt(StmtKind::Break, n, parent));
+      return;
+    }
+    if (t == "continue_statement") {
+      out.push_back(stmt(StmtKind::Continue, n, parent));
+      return;
+    }
     if (t == "import_statement") {
       Stmt *s = stmt(StmtKind::Import, n, parent);
       for (TSNode c : namedChildren(n)) s->imports.push_back(importName(c));
@@ -679,8 +706,7 @@ private:
   }
 
   std::pair<std::string, std::string> importName(TSNode c) {
-    if (is(c, "aliased_import"))
-      return {textOf(field<"name">(c)).str(), textOf(field<"alias">(c)).str()};
+    if (is(c, "aliased_import")) return {textOf(field<"name">(c)).str(), textOf(field<"alias">(c)).str()};
     return {textOf(c).str(), ""};
   }
 
@@ -710,10 +736,13 @@ private:
       s->targets.push_back(convertExpr(field<"left">(cur)));
       TSNode right = field<"right">(cur);
       if (ts_node_is_null(right)) {
-        s->kind = StmtKind::AnnAssign;  // `x: int` without a value
+        s->kind = StmtKind::AnnAssign; // `x: int` without a value
         break;
       }
-      if (is(right, "assignment")) { cur = right; continue; }
+      if (is(right, "assignment")) {
+        cur = right;
+        continue;
+      }
       s->value = convertExpr(right);
       break;
     }
@@ -743,10 +772,8 @@ TSPoint pointOf(const SourceBuffer &buf, uint32_t offset) {
 /// Where a point ends up after inserting `text` at `start`.
 TSPoint pointAfter(TSPoint start, llvm::StringRef text) {
   size_t lastNewline = text.rfind('\n');
-  if (lastNewline == llvm::StringRef::npos)
-    return {start.row, start.column + static_cast<uint32_t>(text.size())};
-  return {start.row + static_cast<uint32_t>(text.count('\n')),
-          static_cast<uint32_t>(text.size() - lastNewline - 1)};
+  if (lastNewline == llvm::StringRef::npos) return {start.row, start.column + static_cast<uint32_t>(text.size())};
+  return {start.row + static_cast<uint32_t>(text.count('\n')), static_cast<uint32_t>(text.size() - lastNewline - 1)};
 }
 
 /// True when applying `edits` to `oldText` can give a text of `newSize` bytes.
@@ -763,7 +790,9 @@ bool editsDescribe(llvm::StringRef oldText, llvm::ArrayRef<TextEdit> edits, size
 
 } // namespace
 
-std::unique_ptr<Module> Module::parse(std::unique_ptr<SourceBuffer> source) { return build(std::move(source), nullptr); }
+std::unique_ptr<Module> Module::parse(std::unique_ptr<SourceBuffer> source) {
+  return build(std::move(source), nullptr);
+}
 
 std::unique_ptr<Module> Module::reparse(const Module &previous, std::unique_ptr<SourceBuffer> source,
                                         llvm::ArrayRef<TextEdit> edits) {

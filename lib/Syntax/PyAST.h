@@ -17,26 +17,34 @@
 namespace accelopt::syntax {
 
 enum class ExprKind : uint8_t {
-  Name, Int, Float, Str, Bool, None, Ellipsis,
-  Attribute,  // base.name
-  Call,       // base(elts..., keywords...)
-  Subscript,  // base[elts...] (one element per comma-separated index)
-  Slice,      // elts = {lower, upper, step}, each may be null
-  Tuple, List, Dict,
-  BinOp,      // elts = {lhs, rhs}, name = operator ("+", "//", "@", ...)
-  UnaryOp,    // base = operand, name = "-", "+", "~", "not"
-  BoolOp,     // elts = operands, name = "and" | "or"
-  Compare,    // elts = operands, ops = operators ("<", "==", "is not", "in", ...)
-  IfExp,      // elts = {test, body, orelse}
-  Starred,    // *base
-  Lambda,     // not evaluated; kept for diagnostics
+  Name,
+  Int,
+  Float,
+  Str,
+  Bool,
+  None,
+  Ellipsis,
+  Attribute, // base.name
+  Call,      // base(elts..., keywords...)
+  Subscript, // base[elts...] (one element per comma-separated index)
+  Slice,     // elts = {lower, upper, step}, each may be null
+  Tuple,
+  List,
+  Dict,
+  BinOp,   // elts = {lhs, rhs}, name = operator ("+", "//", "@", ...)
+  UnaryOp, // base = operand, name = "-", "+", "~", "not"
+  BoolOp,  // elts = operands, name = "and" | "or"
+  Compare, // elts = operands, ops = operators ("<", "==", "is not", "in", ...)
+  IfExp,   // elts = {test, body, orelse}
+  Starred, // *base
+  Lambda,  // not evaluated; kept for diagnostics
   Unsupported,
 };
 
 struct Expr;
 
 struct Keyword {
-  std::string name;  // empty for **kwargs
+  std::string name; // empty for **kwargs
   const Expr *value = nullptr;
   ByteRange range;
 };
@@ -44,8 +52,8 @@ struct Keyword {
 struct Expr {
   ExprKind kind = ExprKind::Unsupported;
   ByteRange range;
-  std::string name;                // Name id, Attribute attr, operator spelling
-  std::string str;                 // Str value (decoded); for f-strings the literal parts are in `parts`
+  std::string name; // Name id, Attribute attr, operator spelling
+  std::string str;  // Str value (decoded); for f-strings the literal parts are in `parts`
   int64_t intValue = 0;
   double floatValue = 0;
   bool boolValue = false;
@@ -53,8 +61,8 @@ struct Expr {
   const Expr *base = nullptr;
   std::vector<const Expr *> elts;
   std::vector<Keyword> keywords;
-  std::vector<std::string> ops;    // Compare operators
-  std::vector<std::string> parts;  // f-string literal pieces: parts[0] elts[0] parts[1] ...
+  std::vector<std::string> ops;   // Compare operators
+  std::vector<std::string> parts; // f-string literal pieces: parts[0] elts[0] parts[1] ...
 
   const Expr *keyword(std::string_view kw) const {
     for (const auto &k : keywords)
@@ -66,33 +74,47 @@ struct Expr {
 };
 
 enum class StmtKind : uint8_t {
-  Expr, Assign, AugAssign, AnnAssign, For, While, If, Return, Assert, Pass, Break, Continue,
-  FunctionDef, Import, ImportFrom, Other,
+  Expr,
+  Assign,
+  AugAssign,
+  AnnAssign,
+  For,
+  While,
+  If,
+  Return,
+  Assert,
+  Pass,
+  Break,
+  Continue,
+  FunctionDef,
+  Import,
+  ImportFrom,
+  Other,
 };
 
 struct Param {
   std::string name;
   const Expr *defaultValue = nullptr;
   ByteRange range;
-  bool isVarArgs = false;  // *args / **kwargs
+  bool isVarArgs = false; // *args / **kwargs
 };
 
 struct Stmt {
   StmtKind kind = StmtKind::Other;
   ByteRange range;
-  std::vector<const Expr *> targets;  // Assign: a = b = v -> {a, b}; AugAssign/For: {target}
-  const Expr *value = nullptr;        // Assign value, Expr, Return, For iter, If/While test, Assert test
-  const Expr *msg = nullptr;          // Assert message
-  std::string op;                     // AugAssign operator without '=' ("+", "-", ...)
+  std::vector<const Expr *> targets; // Assign: a = b = v -> {a, b}; AugAssign/For: {target}
+  const Expr *value = nullptr;       // Assign value, Expr, Return, For iter, If/While test, Assert test
+  const Expr *msg = nullptr;         // Assert message
+  std::string op;                    // AugAssign operator without '=' ("+", "-", ...)
   std::vector<const Stmt *> body;
-  std::vector<const Stmt *> orelse;   // else / elif (an elif is a nested If)
-  ByteRange bodyRange;                // the block of `body`
-  ByteRange headerRange;              // compound statements: from the keyword to the ':'
-  std::string name;                   // FunctionDef name; ImportFrom module
+  std::vector<const Stmt *> orelse; // else / elif (an elif is a nested If)
+  ByteRange bodyRange;              // the block of `body`
+  ByteRange headerRange;            // compound statements: from the keyword to the ':'
+  std::string name;                 // FunctionDef name; ImportFrom module
   std::vector<Param> params;
   std::vector<const Expr *> decorators;
-  std::vector<std::pair<std::string, std::string>> imports;  // (name, alias or "")
-  const Stmt *parent = nullptr;       // enclosing compound statement, null at module level
+  std::vector<std::pair<std::string, std::string>> imports; // (name, alias or "")
+  const Stmt *parent = nullptr;                             // enclosing compound statement, null at module level
 };
 
 struct ParseError {
@@ -137,7 +159,7 @@ private:
   static std::unique_ptr<Module> build(std::unique_ptr<SourceBuffer> source, const TSTree *oldTree);
 
   std::unique_ptr<SourceBuffer> Source;
-  TreePtr Tree;  // kept for incremental reparsing
+  TreePtr Tree; // kept for incremental reparsing
   // Slab allocation: a kernel has thousands of nodes and a deque of these large
   // structs mallocs a block per node or two (the destructor runs every node's).
   llvm::SpecificBumpPtrAllocator<Expr> Exprs;

@@ -14,8 +14,7 @@
 
 namespace accelopt::syntax {
 
-SourceBuffer::SourceBuffer(std::string path, std::string text)
-    : Path(std::move(path)), Text(std::move(text)) {
+SourceBuffer::SourceBuffer(std::string path, std::string text) : Path(std::move(path)), Text(std::move(text)) {
   LineStarts.push_back(0);
   for (uint32_t i = 0; i < Text.size(); ++i)
     if (Text[i] == '\n') LineStarts.push_back(i + 1);
@@ -28,18 +27,16 @@ int64_t findInvalidUtf8(llvm::StringRef text) {
   return cursor - begin;
 }
 
-llvm::Expected<std::unique_ptr<SourceBuffer>> SourceBuffer::fromText(std::string path,
-                                                                     std::string text) {
+llvm::Expected<std::unique_ptr<SourceBuffer>> SourceBuffer::fromText(std::string path, std::string text) {
   if (text.size() > MaxBytes)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        llvm::formatv("{0}: error: file is {1} bytes, larger than the {2} byte limit for a kernel source",
-                      path, text.size(), MaxBytes));
+        llvm::formatv("{0}: error: file is {1} bytes, larger than the {2} byte limit for a kernel source", path,
+                      text.size(), MaxBytes));
   auto buffer = std::make_unique<SourceBuffer>(std::move(path), std::move(text));
   if (int64_t bad = findInvalidUtf8(buffer->text()); bad >= 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   buffer->location(static_cast<uint32_t>(bad)) +
-                                       ": error: file is not valid UTF-8");
+                                   buffer->location(static_cast<uint32_t>(bad)) + ": error: file is not valid UTF-8");
   // CPython reads old-Mac files (lines ended by a lone CR); tree-sitter sees one long line, and every
   // later message would be "no @nki.jit kernel". Name the cause instead.
   if (!buffer->text().contains('\n') && buffer->text().count('\r') > 1)
@@ -47,29 +44,28 @@ llvm::Expected<std::unique_ptr<SourceBuffer>> SourceBuffer::fromText(std::string
                                    buffer->path() + ": error: lines end in a lone CR (old Mac line endings); "
                                                     "convert them to LF or CRLF");
   if (buffer->text().find('\0') != llvm::StringRef::npos)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        buffer->location(static_cast<uint32_t>(buffer->text().find('\0'))) +
-            ": error: file contains a NUL byte (binary file?)");
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   buffer->location(static_cast<uint32_t>(buffer->text().find('\0'))) +
+                                       ": error: file contains a NUL byte (binary file?)");
   return buffer;
 }
 
 llvm::Expected<std::unique_ptr<SourceBuffer>> SourceBuffer::fromFile(llvm::StringRef path) {
   if (llvm::sys::fs::is_directory(path))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   path + ": error: is a directory, not a kernel file");
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), path + ": error: is a directory, not a kernel file");
   // A FIFO or a device would block the read forever or never end.
   llvm::sys::fs::file_status status;
   if (!llvm::sys::fs::status(path, status) && llvm::sys::fs::exists(status) &&
       status.type() != llvm::sys::fs::file_type::regular_file)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   path + ": error: is not a regular file (a FIFO, socket or device), not a kernel file");
+                                   path +
+                                       ": error: is not a regular file (a FIFO, socket or device), not a kernel file");
   uint64_t size = 0;
   if (!llvm::sys::fs::file_size(path, size) && size > MaxBytes)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        llvm::formatv("{0}: error: file is {1} bytes, larger than the {2} byte limit for a kernel source",
-                      path, size, MaxBytes));
+        llvm::formatv("{0}: error: file is {1} bytes, larger than the {2} byte limit for a kernel source", path, size,
+                      MaxBytes));
   auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!file)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -166,7 +162,7 @@ llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef text) {
 }
 
 llvm::Error rewriteFileInPlace(llvm::StringRef path, llvm::StringRef readText, llvm::StringRef text) {
-  llvm::SmallString<256> target;  // through symbolic links: the file the user's name stands for
+  llvm::SmallString<256> target; // through symbolic links: the file the user's name stands for
   if (std::error_code ec = llvm::sys::fs::real_path(path, target)) return fileError(path, "cannot open the file", ec);
   struct stat st;
   if (::stat(target.c_str(), &st) != 0) return fileError(path, "cannot open the file", lastError());
@@ -190,8 +186,8 @@ llvm::Error rewriteFileInPlace(llvm::StringRef path, llvm::StringRef readText, l
   if (!backup) return backup.takeError();
   if (std::error_code ec = syncDirectory(target)) return fileError(path, "cannot flush its directory", ec);
   int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return fileError(path, "cannot open the file for writing (its old text is in " + *backup + ")",
-                               lastError());
+  if (fd < 0)
+    return fileError(path, "cannot open the file for writing (its old text is in " + *backup + ")", lastError());
   std::error_code ec = writeAllAndSync(fd, text);
   if (::close(fd) != 0 && !ec) ec = lastError();
   if (ec) return fileError(path, "cannot write the file (its old text is in " + *backup + ")", ec);

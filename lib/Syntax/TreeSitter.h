@@ -10,8 +10,12 @@ extern "C" const TSLanguage *tree_sitter_python(void);
 
 namespace accelopt::syntax {
 
-struct ParserDeleter { void operator()(TSParser *p) const { ts_parser_delete(p); } };
-struct TreeDeleter { void operator()(TSTree *t) const { ts_tree_delete(t); } };
+struct ParserDeleter {
+  void operator()(TSParser *p) const { ts_parser_delete(p); }
+};
+struct TreeDeleter {
+  void operator()(TSTree *t) const { ts_tree_delete(t); }
+};
 using ParserPtr = std::unique_ptr<TSParser, ParserDeleter>;
 using TreePtr = std::unique_ptr<TSTree, TreeDeleter>;
 

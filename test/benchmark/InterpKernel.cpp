@@ -30,8 +30,8 @@ void interpreterMatmul(benchmark::State &state) {
     }
     benchmark::DoNotOptimize(result->outputs.front().data());
   }
-  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * K * M * N, benchmark::Counter::kIsIterationInvariantRate,
-                                                 benchmark::Counter::kIs1000);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * K * M * N, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
 }
 
 void directSgemm(benchmark::State &state) {
@@ -41,8 +41,8 @@ void directSgemm(benchmark::State &state) {
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, a.data(), M, b.data(), N, 0.0f, c.data(), N);
     benchmark::DoNotOptimize(c.data());
   }
-  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * K * M * N, benchmark::Counter::kIsIterationInvariantRate,
-                                                 benchmark::Counter::kIs1000);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * K * M * N, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
 }
 
 } // namespace

@@ -22,16 +22,16 @@ using namespace accelopt::interp;
 
 namespace {
 
-constexpr int64_t kPartitions = 128;  // K per tile and M (stationary free size)
-constexpr int64_t kMovingFree = 512;  // N (moving free size = one PSUM bank)
-constexpr int64_t kKTiles = 40;       // K = 5120
-constexpr int64_t kRhsWidth = 2048;   // the moving windows are strided views of a wider rhs
+constexpr int64_t kPartitions = 128; // K per tile and M (stationary free size)
+constexpr int64_t kMovingFree = 512; // N (moving free size = one PSUM bank)
+constexpr int64_t kKTiles = 40;      // K = 5120
+constexpr int64_t kRhsWidth = 2048;  // the moving windows are strided views of a wider rhs
 constexpr int64_t kK = kPartitions * kKTiles;
 constexpr double kFlops = 2.0 * kPartitions * kMovingFree * kK;
 
 struct Operands {
-  NDArray lhsT = llvm::cantFail(NDArray::allocate({kK, kPartitions}));  // [K, M]
-  NDArray rhs = llvm::cantFail(NDArray::allocate({kK, kRhsWidth}));     // [K, 2048]
+  NDArray lhsT = llvm::cantFail(NDArray::allocate({kK, kPartitions})); // [K, M]
+  NDArray rhs = llvm::cantFail(NDArray::allocate({kK, kRhsWidth}));    // [K, 2048]
   NDArray out = llvm::cantFail(NDArray::allocate({kPartitions, kMovingFree}));
 
   Operands() {
@@ -40,28 +40,25 @@ struct Operands {
     random.fillNormal(rhs.values(), 0.0f, 1.0f);
   }
   // Column block 1 of the rhs, so every moving tile has row stride 2048.
-  const float* movingBase() const { return rhs.data() + kMovingFree; }
+  const float *movingBase() const { return rhs.data() + kMovingFree; }
 };
 
-const Operands& operands() {
+const Operands &operands() {
   static const Operands instance;
   return instance;
 }
 
-void setGflops(benchmark::State& state) {
-  state.counters["GFLOP/s"] =
-      benchmark::Counter(kFlops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+void setGflops(benchmark::State &state) {
+  state.counters["GFLOP/s"] = benchmark::Counter(kFlops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BM_TileMatmulAccumulationGroup(benchmark::State& state) {
-  const Operands& in = operands();
+void BM_TileMatmulAccumulationGroup(benchmark::State &state) {
+  const Operands &in = operands();
   NDArray out = llvm::cantFail(NDArray::allocate({kPartitions, kMovingFree}));
   for (auto _ : state) {
     for (int64_t t = 0; t < kKTiles; ++t) {
-      ConstTile stationary{in.lhsT.data() + t * kPartitions * kPartitions, kPartitions,
-                           kPartitions, kPartitions};
-      ConstTile moving{in.movingBase() + t * kPartitions * kRhsWidth, kPartitions, kMovingFree,
-                       kRhsWidth};
+      ConstTile stationary{in.lhsT.data() + t * kPartitions * kPartitions, kPartitions, kPartitions, kPartitions};
+      ConstTile moving{in.movingBase() + t * kPartitions * kRhsWidth, kPartitions, kMovingFree, kRhsWidth};
       if (llvm::Error err = matmul(out.asTile(), stationary, moving, /*accumulate=*/t > 0)) {
         state.SkipWithError(llvm::toString(std::move(err)).c_str());
         return;
@@ -73,13 +70,12 @@ void BM_TileMatmulAccumulationGroup(benchmark::State& state) {
   setGflops(state);
 }
 
-void BM_DirectSgemm(benchmark::State& state) {
-  const Operands& in = operands();
+void BM_DirectSgemm(benchmark::State &state) {
+  const Operands &in = operands();
   NDArray out = llvm::cantFail(NDArray::allocate({kPartitions, kMovingFree}));
   for (auto _ : state) {
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, kPartitions, kMovingFree, kK, 1.0f,
-                in.lhsT.data(), kPartitions, in.movingBase(), kRhsWidth, 0.0f, out.data(),
-                kMovingFree);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, kPartitions, kMovingFree, kK, 1.0f, in.lhsT.data(),
+                kPartitions, in.movingBase(), kRhsWidth, 0.0f, out.data(), kMovingFree);
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
@@ -93,9 +89,9 @@ BENCHMARK(BM_DirectSgemm)->Unit(benchmark::kMillisecond);
 /// the mean when repetitions are aggregated, else the (last) single run.
 class RatioReporter : public benchmark::ConsoleReporter {
 public:
-  void ReportRuns(const std::vector<Run>& runs) override {
+  void ReportRuns(const std::vector<Run> &runs) override {
     ConsoleReporter::ReportRuns(runs);
-    for (const Run& run : runs) {
+    for (const Run &run : runs) {
       bool usable = run.aggregate_name.empty() || run.aggregate_name == "mean";
       if (auto counter = run.counters.find("GFLOP/s"); usable && counter != run.counters.end())
         gflops[run.run_name.function_name] = counter->second.value;
@@ -106,20 +102,18 @@ public:
 
 } // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   // One BLAS thread for both sides: the interpreter evaluates candidates in
   // parallel, so per-call threading is not what it gets in practice.
   openblas_set_num_threads(1);
   benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv))
-    return 1;
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   auto tiles = reporter.gflops.find("BM_TileMatmulAccumulationGroup");
   auto direct = reporter.gflops.find("BM_DirectSgemm");
   if (tiles != reporter.gflops.end() && direct != reporter.gflops.end() && direct->second > 0)
-    std::printf("tile matmul / direct sgemm throughput ratio: %.2f (goal >= 0.50)\n",
-                tiles->second / direct->second);
+    std::printf("tile matmul / direct sgemm throughput ratio: %.2f (goal >= 0.50)\n", tiles->second / direct->second);
   return 0;
 }

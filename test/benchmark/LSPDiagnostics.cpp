@@ -33,10 +33,14 @@ struct Fixture {
     text = (*buf)->getBuffer().str();
     // With shapes: the suite manifest knows this kernel's inputs (found by path).
     json options = {{"suiteCases", withShapes}};
-    server.handle({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+    server.handle({{"jsonrpc", "2.0"},
+                   {"id", 1},
+                   {"method", "initialize"},
                    {"params", {{"capabilities", json::object()}, {"initializationOptions", options}}}});
-    server.handle({{"jsonrpc", "2.0"}, {"method", "textDocument/didOpen"},
-                   {"params", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}}}});
+    server.handle(
+        {{"jsonrpc", "2.0"},
+         {"method", "textDocument/didOpen"},
+         {"params", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}}}});
     server.flushDiagnostics();
     auto a = server.analysis(uri);
     ok = a && a->ok() && (a->fileInputs().has_value() == withShapes);
@@ -47,9 +51,11 @@ struct Fixture {
     json range = {{"start", {{"line", 9}, {"character", 23}}},
                   {"end", {{"line", 9}, {"character", version % 2 ? 24 : 23}}}};
     json change = {{"range", range}, {"text", version % 2 ? "" : " "}};
-    server.handle({{"jsonrpc", "2.0"}, {"method", "textDocument/didChange"},
-                   {"params", {{"textDocument", {{"uri", uri}, {"version", version}}},
-                               {"contentChanges", json::array({change})}}}});
+    server.handle(
+        {{"jsonrpc", "2.0"},
+         {"method", "textDocument/didChange"},
+         {"params",
+          {{"textDocument", {{"uri", uri}, {"version", version}}}, {"contentChanges", json::array({change})}}}});
   }
 };
 
@@ -91,7 +97,7 @@ void codeActionsAtLoop(benchmark::State &state) {
   }
   size_t actions = 0;
   auto a = f.server.analysis(f.uri);
-  uint32_t offset = a->index().offset({42, 6});  // "for i0 in nl.affine_range(32):"
+  uint32_t offset = a->index().offset({42, 6}); // "for i0 in nl.affine_range(32):"
   for (auto _ : state) actions = codeActions(*a, offset, {}).size();
   state.counters["actions"] = double(actions);
 }

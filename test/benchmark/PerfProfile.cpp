@@ -94,17 +94,11 @@ void traceOnly(benchmark::State &state, const std::string &caseName) {
 
 } // namespace
 
-BENCHMARK_CAPTURE(profileCase, gqa_full_trn1, "gqa_full_B1_D128_KH8_N4096_QH16", "trn1")
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(profileCase, lora_trn1, "lora_K5120_M4096_N12288_R128", "trn1")
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(profileCase, matmul_trn1, "matmul_K5120_M4096_N12288", "trn1")
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(profileCase, gqa_full_trn2, "gqa_full_B1_D128_KH8_N4096_QH16", "trn2")
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(profileCase, silu_trn1, "silu_M4096_N7168", "trn1")
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(traceOnly, gqa_full, "gqa_full_B1_D128_KH8_N4096_QH16")
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(profileCase, gqa_full_trn1, "gqa_full_B1_D128_KH8_N4096_QH16", "trn1")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(profileCase, lora_trn1, "lora_K5120_M4096_N12288_R128", "trn1")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(profileCase, matmul_trn1, "matmul_K5120_M4096_N12288", "trn1")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(profileCase, gqa_full_trn2, "gqa_full_B1_D128_KH8_N4096_QH16", "trn2")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(profileCase, silu_trn1, "silu_M4096_N7168", "trn1")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(traceOnly, gqa_full, "gqa_full_B1_D128_KH8_N4096_QH16")->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

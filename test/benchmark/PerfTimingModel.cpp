@@ -23,35 +23,26 @@ Trace matmulShapedStream(uint32_t mTiles, uint32_t columnTiles) {
   Trace trace;
   trace.reserve(size_t(nBlocks) * (40 + mTiles * (88 + 41 * columnTiles)),
                 size_t(nBlocks) * (80 + mTiles * (260 + 164 * columnTiles)));
-  TensorId lhsHbm =
-      trace.addTensor({nki::Buffer::SharedHBM, 1, 1, uint64_t(mTiles) * 128 * 5120 * 4, "v1"});
-  TensorId rhsHbm =
-      trace.addTensor({nki::Buffer::SharedHBM, 1, 1, uint64_t(5120) * 12288 * 4, "v2"});
-  TensorId outHbm =
-      trace.addTensor({nki::Buffer::SharedHBM, 1, 1, uint64_t(mTiles) * 128 * 12288 * 4, "v3"});
-  TensorId identityHbm =
-      trace.addTensor({nki::Buffer::SharedHBM, 1, 1, 128 * tile, "identity_const"});
+  TensorId lhsHbm = trace.addTensor({nki::Buffer::SharedHBM, 1, 1, uint64_t(mTiles) * 128 * 5120 * 4, "v1"});
+  TensorId rhsHbm = trace.addTensor({nki::Buffer::SharedHBM, 1, 1, uint64_t(5120) * 12288 * 4, "v2"});
+  TensorId outHbm = trace.addTensor({nki::Buffer::SharedHBM, 1, 1, uint64_t(mTiles) * 128 * 12288 * 4, "v3"});
+  TensorId identityHbm = trace.addTensor({nki::Buffer::SharedHBM, 1, 1, 128 * tile, "identity_const"});
   TensorId identity = trace.addTensor({nki::Buffer::SBUF, 1, 128, tile, "identity"});
   TensorId rhs = trace.addTensor({nki::Buffer::SBUF, nBlocks * kOuter * kInner, 128, row, "rhs"});
-  TensorId lhs =
-      trace.addTensor({nki::Buffer::SBUF, nBlocks * mTiles * kOuter, 128, kInner * tile, "lhs"});
+  TensorId lhs = trace.addTensor({nki::Buffer::SBUF, nBlocks * mTiles * kOuter, 128, kInner * tile, "lhs"});
   TensorId transposedPsum =
       trace.addTensor({nki::Buffer::PSUM, nBlocks * mTiles * kOuter * kInner, 128, tile, "t_psum"});
-  TensorId transposed =
-      trace.addTensor({nki::Buffer::SBUF, nBlocks * mTiles * kOuter, 128, kInner * tile, "lhsT"});
-  TensorId acc =
-      trace.addTensor({nki::Buffer::PSUM, nBlocks * mTiles * columnTiles, 128, 2048, "acc"});
+  TensorId transposed = trace.addTensor({nki::Buffer::SBUF, nBlocks * mTiles * kOuter, 128, kInner * tile, "lhsT"});
+  TensorId acc = trace.addTensor({nki::Buffer::PSUM, nBlocks * mTiles * columnTiles, 128, 2048, "acc"});
   TensorId result = trace.addTensor({nki::Buffer::SBUF, mTiles * nBlocks, 128, row, "res"});
 
-  auto load = [&](TensorId dst, uint32_t block, uint32_t bytesPerPartition, TensorId src,
-                  uint64_t offset) {
+  auto load = [&](TensorId dst, uint32_t block, uint32_t bytesPerPartition, TensorId src, uint64_t offset) {
     Instruction inst;
     inst.op = OpKind::Load;
     inst.partitions = 128;
     inst.bytesPerPartition = bytesPerPartition;
     inst.bytes = uint64_t(128) * bytesPerPartition;
-    trace.addInstruction(inst, {{src, 0, offset, offset + inst.bytes}},
-                         {{dst, block, 0, bytesPerPartition}});
+    trace.addInstruction(inst, {{src, 0, offset, offset + inst.bytes}}, {{dst, block, 0, bytesPerPartition}});
   };
   auto copy = [&](Region from, Region to) {
     Instruction inst;
@@ -65,13 +56,11 @@ Trace matmulShapedStream(uint32_t mTiles, uint32_t columnTiles) {
   for (uint32_t n = 0; n < nBlocks; ++n) {
     if (n) trace.nextIteration(LoopKind::Affine, 0);
     for (uint32_t k = 0; k < kOuter * kInner; ++k)
-      load(rhs, n * kOuter * kInner + k, row, rhsHbm,
-           (uint64_t(k) * 128 * 12288 + n * row / 4) * 4);
+      load(rhs, n * kOuter * kInner + k, row, rhsHbm, (uint64_t(k) * 128 * 12288 + n * row / 4) * 4);
     for (uint32_t m = 0; m < mTiles; ++m) {
       uint32_t nm = n * mTiles + m;
       for (uint32_t ko = 0; ko < kOuter; ++ko) {
-        load(lhs, nm * kOuter + ko, kInner * tile, lhsHbm,
-             (uint64_t(m) * 40 + ko * 8) * 128 * tile);
+        load(lhs, nm * kOuter + ko, kInner * tile, lhsHbm, (uint64_t(m) * 40 + ko * 8) * 128 * tile);
         for (uint32_t ki = 0; ki < kInner; ++ki) {
           Instruction transpose;
           transpose.op = OpKind::NcMatmul;
@@ -80,12 +69,9 @@ Trace matmulShapedStream(uint32_t mTiles, uint32_t columnTiles) {
           transpose.freeElems = 128;
           transpose.stationaryFreeElems = 128;
           uint32_t t = (nm * kOuter + ko) * kInner + ki;
-          trace.addInstruction(
-              transpose,
-              {{lhs, nm * kOuter + ko, ki * tile, (ki + 1) * tile}, {identity, 0, 0, tile}},
-              {{transposedPsum, t, 0, tile}});
-          copy({transposedPsum, t, 0, tile},
-               {transposed, nm * kOuter + ko, ki * tile, (ki + 1) * tile});
+          trace.addInstruction(transpose, {{lhs, nm * kOuter + ko, ki * tile, (ki + 1) * tile}, {identity, 0, 0, tile}},
+                               {{transposedPsum, t, 0, tile}});
+          copy({transposedPsum, t, 0, tile}, {transposed, nm * kOuter + ko, ki * tile, (ki + 1) * tile});
         }
       }
       for (uint32_t column = 0; column < columnTiles; ++column) {
@@ -112,8 +98,7 @@ Trace matmulShapedStream(uint32_t mTiles, uint32_t columnTiles) {
       store.bytesPerPartition = row;
       store.bytes = 128 * row;
       uint64_t offset = (uint64_t(m) * 128 * 12288 + n * row / 4) * 4;
-      trace.addInstruction(store, {{result, m * nBlocks + n, 0, row}},
-                           {{outHbm, 0, offset, offset + 128 * row}});
+      trace.addInstruction(store, {{result, m * nBlocks + n, 0, row}}, {{outHbm, 0, offset, offset + 128 * row}});
     }
   }
   trace.exitLoop(LoopKind::Affine, 0);
@@ -121,8 +106,7 @@ Trace matmulShapedStream(uint32_t mTiles, uint32_t columnTiles) {
 }
 
 void BM_SimulateMatmulShapedStream(benchmark::State &state) {
-  Trace trace = matmulShapedStream(static_cast<uint32_t>(state.range(0)),
-                                   static_cast<uint32_t>(state.range(1)));
+  Trace trace = matmulShapedStream(static_cast<uint32_t>(state.range(0)), static_cast<uint32_t>(state.range(1)));
   auto hw = loadTarget("trn1");
   if (!hw) {
     state.SkipWithError(llvm::toString(hw.takeError()).c_str());

@@ -58,7 +58,7 @@ Fixture &gqa() {
 struct GqaMenu {
   std::optional<rewrite::PreparedKernel> prepared;
   std::vector<rewrite::LegalOp> legal;
-  std::string error;  // why the benchmarks cannot run
+  std::string error; // why the benchmarks cannot run
 };
 
 GqaMenu &gqaMenu() {
@@ -135,9 +135,8 @@ void BM_ApplyEachLegalOpLargest(benchmark::State &state) {
   state.counters["p90_op_ms"] = perOp[perOp.size() * 9 / 10];
   for (const auto &[kind, times] : perKind) state.counters["median_ms_" + kind] = median(times);
   state.counters["legal_ops"] = double(legal.size());
-  state.counters["seconds_per_op"] =
-      benchmark::Counter(double(legal.size()), benchmark::Counter::kIsIterationInvariantRate |
-                                                   benchmark::Counter::kInvert);
+  state.counters["seconds_per_op"] = benchmark::Counter(
+      double(legal.size()), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_ApplyEachLegalOpLargest)->Unit(benchmark::kMillisecond);
 

@@ -48,13 +48,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // Serialised as runStdio does (invalid UTF-8 from the input is replaced, not thrown).
   lsp::Server server([](const json &m) { (void)m.dump(-1, ' ', false, json::error_handler_t::replace); },
                      lsp::ServerOptions{0, /*backgroundDiagnostics=*/false});
-  server.handle({{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"},
-                 {"params", {{"capabilities", json::object()},
-                             {"initializationOptions", {{"inputs", {{"k.py", "x=f32[256,512]"}}}}}}}});
+  server.handle(
+      {{"jsonrpc", "2.0"},
+       {"id", 0},
+       {"method", "initialize"},
+       {"params",
+        {{"capabilities", json::object()}, {"initializationOptions", {{"inputs", {{"k.py", "x=f32[256,512]"}}}}}}}});
   server.handle({{"jsonrpc", "2.0"}, {"method", "initialized"}, {"params", json::object()}});
-  server.handle({{"jsonrpc", "2.0"}, {"method", "textDocument/didOpen"},
-                 {"params", {{"textDocument", {{"uri", "file:///fuzz/k.py"}, {"languageId", "python"},
-                                               {"version", 1}, {"text", Kernel}}}}}});
+  server.handle({{"jsonrpc", "2.0"},
+                 {"method", "textDocument/didOpen"},
+                 {"params",
+                  {{"textDocument",
+                    {{"uri", "file:///fuzz/k.py"}, {"languageId", "python"}, {"version", 1}, {"text", Kernel}}}}}});
   std::FILE *in = fmemopen(const_cast<uint8_t *>(data), size, "rb");
   if (!in) return 0;
   lsp::MessageReader reader(in);

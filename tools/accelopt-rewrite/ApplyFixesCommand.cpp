@@ -41,8 +41,7 @@ llvm::Expected<std::vector<std::string>> yamlFiles() {
     std::error_code ec;
     std::vector<std::string> found;
     for (llvm::sys::fs::recursive_directory_iterator it(p, ec), end; it != end && !ec; it.increment(ec))
-      if (llvm::sys::path::extension(it->path()) == ".yaml" &&
-          llvm::sys::fs::is_regular_file(it->path()))
+      if (llvm::sys::path::extension(it->path()) == ".yaml" && llvm::sys::fs::is_regular_file(it->path()))
         found.push_back(it->path());
     if (ec) return llvm::createStringError(ec, p + ": error: " + ec.message());
     std::sort(found.begin(), found.end());
@@ -57,7 +56,7 @@ const char *breaksSyntax(const std::string &path, const std::string &before, con
   if (!parsedBefore || !parsedAfter) {
     llvm::consumeError(parsedBefore.takeError());
     llvm::consumeError(parsedAfter.takeError());
-    return nullptr;  // not text accelopt reads: nothing to compare
+    return nullptr; // not text accelopt reads: nothing to compare
   }
   bool cleanBefore = syntax::Module::parse(std::move(*parsedBefore))->errors().empty();
   bool cleanAfter = syntax::Module::parse(std::move(*parsedAfter))->errors().empty();
@@ -76,9 +75,8 @@ int runApplyFixes() {
     clang::tooling::Replacements edits;
     std::string conflict;
     for (const rewrite::FixFileEdits::Edit &e : source.edits) {
-      bool duplicate = std::any_of(edits.begin(), edits.end(), [&](const clang::tooling::Replacement &r) {
-        return r == e.replacement;
-      });
+      bool duplicate = std::any_of(edits.begin(), edits.end(),
+                                   [&](const clang::tooling::Replacement &r) { return r == e.replacement; });
       if (duplicate) continue;
       if (llvm::Error err = edits.add(e.replacement)) {
         llvm::consumeError(std::move(err));

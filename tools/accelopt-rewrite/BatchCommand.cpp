@@ -37,9 +37,10 @@ cl::opt<bool> ListPatterns("list-patterns", cl::desc("Print the shipped patterns
                            cl::sub(BatchCmd), cl::cat(category()));
 cl::opt<std::string> ExportFixes("export-fixes", cl::desc("Write all fixes as one clang-apply-replacements YAML"),
                                  cl::value_desc("FIXES.yaml"), cl::sub(BatchCmd), cl::cat(category()));
-cl::opt<bool> AllowReplace("allow-replace",
-                            cl::desc("Accept 'replace' ops (arbitrary code) from shipped, remembered or imported patterns"),
-                            cl::sub(BatchCmd), cl::cat(category()));
+cl::opt<bool>
+    AllowReplace("allow-replace",
+                 cl::desc("Accept 'replace' ops (arbitrary code) from shipped, remembered or imported patterns"),
+                 cl::sub(BatchCmd), cl::cat(category()));
 cl::opt<bool> InPlace("in-place", cl::desc("Rewrite the kernel files in place (atomically)"), cl::sub(BatchCmd),
                       cl::cat(category()));
 cl::opt<bool> Diff("diff", cl::desc("Print unified diffs (diagnostics go to stderr)"), cl::sub(BatchCmd),
@@ -104,13 +105,12 @@ llvm::Expected<std::vector<search::NamedPattern>> chosenPatterns() {
     if (!buf) return llvm::createStringError(buf.getError(), OpsFile + ": error: " + buf.getError().message());
     auto ops = rewrite::parseOps((*buf)->getBuffer());
     if (!ops)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     OpsFile + ": " + llvm::toString(ops.takeError()));
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), OpsFile + ": " + llvm::toString(ops.takeError()));
     search::NamedPattern p;
     p.name = llvm::sys::path::filename(OpsFile).str();
     p.description = "the ops of " + OpsFile;
     p.concreteOps = std::move(*ops);
-    p.trusted = true;  // the user's own ops, as with `apply --ops`
+    p.trusted = true; // the user's own ops, as with `apply --ops`
     out.push_back(std::move(p));
     return out;
   }
@@ -160,7 +160,7 @@ int runBatchCommand() {
   } else if (!Manifest.empty()) {
     return usage(llvm::toString(suite.takeError()));
   } else {
-    llvm::consumeError(suite.takeError());  // no default manifest: kernels stay without inputs
+    llvm::consumeError(suite.takeError()); // no default manifest: kernels stay without inputs
   }
 
   std::vector<std::string> unreadable;
@@ -196,9 +196,8 @@ int runBatchCommand() {
       fixes.push_back({f.diagnosticName, f.message, r.absolutePath, f.offset, f.edits});
   }
   diag << "batch: " << results.size() << (results.size() == 1 ? " file, " : " files, ") << applied
-       << (applied == 1 ? " rewrite" : " rewrites") << " applied, " << refused
-       << (refused == 1 ? " site" : " sites") << " refused, " << conflicts
-       << (conflicts == 1 ? " conflict" : " conflicts") << ", " << failed << " failed\n";
+       << (applied == 1 ? " rewrite" : " rewrites") << " applied, " << refused << (refused == 1 ? " site" : " sites")
+       << " refused, " << conflicts << (conflicts == 1 ? " conflict" : " conflicts") << ", " << failed << " failed\n";
   if (!ExportFixes.empty())
     if (auto err = rewrite::exportFixes(ExportFixes, "", fixes)) {
       llvm::errs() << "accelopt-rewrite batch: error: " << ExportFixes << ": " << llvm::toString(std::move(err))

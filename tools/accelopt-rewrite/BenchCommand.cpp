@@ -25,32 +25,29 @@
 namespace accelopt::cli {
 namespace {
 
-cl::SubCommand BenchCmd("bench",
-                        "Profile every case of a suite with the performance model; compare with "
-                        "measured latencies and roofline peaks");
+cl::SubCommand BenchCmd("bench", "Profile every case of a suite with the performance model; compare with "
+                                 "measured latencies and roofline peaks");
 cl::opt<std::string> Suite("suite",
                            cl::desc("NKIBench checkout (kernels/, measured/); default: the "
                                     "manifest's, when it exists"),
                            cl::value_desc("DIR"), cl::sub(BenchCmd), cl::cat(category()));
-cl::opt<std::string> Manifest("manifest",
-                              cl::desc("Suite manifest (default: nkibench/manifest.json)"),
+cl::opt<std::string> Manifest("manifest", cl::desc("Suite manifest (default: nkibench/manifest.json)"),
                               cl::value_desc("FILE"), cl::sub(BenchCmd), cl::cat(category()));
 cl::opt<std::string> Target("target", cl::desc("Hardware: trn1 (default), trn2, or a JSON file"),
-                            cl::value_desc("NAME"), cl::init("trn1"), cl::sub(BenchCmd),
-                            cl::cat(category()));
-cl::opt<std::string> OutDir("out", cl::desc("Write bench.csv and bench.svg into DIR"),
-                            cl::value_desc("DIR"), cl::sub(BenchCmd), cl::cat(category()));
-cl::opt<std::string> Filter("filter", cl::desc("Only the cases whose name matches REGEX"),
-                            cl::value_desc("REGEX"), cl::sub(BenchCmd), cl::cat(category()));
+                            cl::value_desc("NAME"), cl::init("trn1"), cl::sub(BenchCmd), cl::cat(category()));
+cl::opt<std::string> OutDir("out", cl::desc("Write bench.csv and bench.svg into DIR"), cl::value_desc("DIR"),
+                            cl::sub(BenchCmd), cl::cat(category()));
+cl::opt<std::string> Filter("filter", cl::desc("Only the cases whose name matches REGEX"), cl::value_desc("REGEX"),
+                            cl::sub(BenchCmd), cl::cat(category()));
 cl::opt<std::string> Dispatch("dispatch", cl::desc("Where cases are profiled: local (default) or slurm"),
                               cl::init("local"), cl::sub(BenchCmd), cl::cat(category()));
 cl::opt<std::string> Partition("partition", cl::desc("With --dispatch slurm: the Slurm partition"), cl::value_desc("P"),
                                cl::sub(BenchCmd), cl::cat(category()));
 cl::opt<std::string> SlurmOpts("slurm-opts", cl::desc("With --dispatch slurm: more sbatch options"),
                                cl::value_desc("OPTS"), cl::sub(BenchCmd), cl::cat(category()));
-cl::opt<std::string> SlurmDir("slurm-dir",
-                              cl::desc("With --dispatch slurm: directory shared with the nodes (default .accelopt/slurm)"),
-                              cl::value_desc("DIR"), cl::init(".accelopt/slurm"), cl::sub(BenchCmd), cl::cat(category()));
+cl::opt<std::string>
+    SlurmDir("slurm-dir", cl::desc("With --dispatch slurm: directory shared with the nodes (default .accelopt/slurm)"),
+             cl::value_desc("DIR"), cl::init(".accelopt/slurm"), cl::sub(BenchCmd), cl::cat(category()));
 cl::opt<bool> Optimize("optimize",
                        cl::desc("Optimize every selected case with the default built-in search, verify the result "
                                 "at full size against the numpy reference, and tabulate estimated speedups next to "
@@ -58,15 +55,14 @@ cl::opt<bool> Optimize("optimize",
                        cl::sub(BenchCmd), cl::cat(category()));
 cl::opt<double> BudgetMinutes("budget", cl::desc("With --optimize: wall-clock minutes per case (default: none)"),
                               cl::value_desc("MINUTES"), cl::init(0), cl::sub(BenchCmd), cl::cat(category()));
-cl::opt<double> Timeout("timeout",
-                        cl::desc("With --optimize: seconds per interpreter run (default 120; 0: no limit)"),
+cl::opt<double> Timeout("timeout", cl::desc("With --optimize: seconds per interpreter run (default 120; 0: no limit)"),
                         cl::value_desc("S"), cl::init(120), cl::sub(BenchCmd), cl::cat(category()));
 // --backend neuron: the measured column is this host's NeuronDevice (each case
 // run through the Neuron SDK) instead of the suite's recorded latencies, so the
 // table is the model's error against the device per kernel.
 BackendOptions Backend(BenchCmd, /*ownTimeout=*/false);
-cl::opt<bool> Own("own", cl::desc("Our own small cases even when NKIBench is present"),
-                  cl::sub(BenchCmd), cl::cat(category()));
+cl::opt<bool> Own("own", cl::desc("Our own small cases even when NKIBench is present"), cl::sub(BenchCmd),
+                  cl::cat(category()));
 
 llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
@@ -119,7 +115,7 @@ llvm::StringMap<double> loadAccelOptSpeedups(llvm::StringRef nkibenchRoot) {
     if (line.empty() || line.startswith("#")) continue;
     llvm::SmallVector<llvm::StringRef, 8> cells;
     line.split(cells, ',');
-    if (column < 0) {  // the header names the column
+    if (column < 0) { // the header names the column
       for (size_t i = 0; i < cells.size(); ++i)
         if (cells[i].trim() == "accelopt_speedup") column = int(i);
       if (column < 0) return out;
@@ -137,9 +133,9 @@ struct OptimizedRow {
   double baselineMs = 0, bestMs = 0, seconds = 0;
   std::optional<double> peakMs, accelOptSpeedup;
   size_t ops = 0;
-  std::string verdict;  // "equal", "NOT equal", or why it could not be checked
+  std::string verdict; // "equal", "NOT equal", or why it could not be checked
   std::string error;
-  std::string ranOn;    // where its candidates were evaluated
+  std::string ranOn; // where its candidates were evaluated
 };
 
 /// The best kernel against the numpy reference (or the original when there is none) on
@@ -168,8 +164,8 @@ std::string verifyAgainstReference(const nki::SuiteCase &c, const std::string &b
   }
   profile::NumericCheckOptions check;
   check.run.timeoutSeconds = Timeout;
-  auto baseline = profile::captureSeed(*original, ko, seed, std::move(inputs.args), std::move(inputs.reference),
-                                       check.run);
+  auto baseline =
+      profile::captureSeed(*original, ko, seed, std::move(inputs.args), std::move(inputs.reference), check.run);
   if (!baseline) return "not checked: " + llvm::toString(baseline.takeError());
   profile::SeedCheck result = profile::checkSeed(*baseline, *best, best->kernels.front(), check);
   return result.equal() ? (c.referencePath.empty() ? "equal (to the original)" : "equal") : "NOT equal";
@@ -190,7 +186,8 @@ dispatch::SlurmOptions slurmOptions() {
 
 int runOptimizeBench(const Selection &selection, bool useNkibench, const std::optional<llvm::Regex> &filter,
                      const std::string &backend) {
-  llvm::StringMap<double> accelOpt = useNkibench ? loadAccelOptSpeedups(selection.nkibenchRoot) : llvm::StringMap<double>();
+  llvm::StringMap<double> accelOpt =
+      useNkibench ? loadAccelOptSpeedups(selection.nkibenchRoot) : llvm::StringMap<double>();
   applyMemoryLimit(0);
   auto start = std::chrono::steady_clock::now();
   std::vector<OptimizedRow> rows;
@@ -204,7 +201,7 @@ int runOptimizeBench(const Selection &selection, bool useNkibench, const std::op
     if (auto peak = perf::peakForCase(c)) row.peakMs = peak->peakMs;
     if (auto it = accelOpt.find(c.problem); it != accelOpt.end()) row.accelOptSpeedup = it->second;
     llvm::errs() << "bench --optimize: " << c.name << " ...\n";
-    search::SearchOptions opts;  // the defaults of `accelopt-rewrite optimize`
+    search::SearchOptions opts; // the defaults of `accelopt-rewrite optimize`
     opts.target = Target;
     opts.budgetSeconds = 60 * BudgetMinutes;
     opts.candidateTimeout = Timeout;
@@ -252,8 +249,9 @@ int runOptimizeBench(const Selection &selection, bool useNkibench, const std::op
 
   llvm::outs() << "bench --optimize: default built-in search per case; latencies are estimates (backend: " << backend
                << "), AccelOpt's speedups are trn1 measurements (paper Fig. 5)\n";
-  llvm::outs() << llvm::formatv("{0,-42} {1,12} {2,12} {3,8} {4,10} {5,10} {6,9} {7,8}  {8}\n", "case", "base ms", "best ms",
-                                "speedup", "% peak", "% peak", "AccelOpt", "seconds", "verified at full size");
+  llvm::outs() << llvm::formatv("{0,-42} {1,12} {2,12} {3,8} {4,10} {5,10} {6,9} {7,8}  {8}\n", "case", "base ms",
+                                "best ms", "speedup", "% peak", "% peak", "AccelOpt", "seconds",
+                                "verified at full size");
   llvm::outs() << llvm::formatv("{0,-42} {1,12} {2,12} {3,8} {4,10} {5,10} {6,9} {7,8}\n", "", "(" + backend + ")", "",
                                 "(est)", "base", "best", "(trn1)", "");
   double logSpeedup = 0, logBasePeak = 0, logBestPeak = 0, logAccelOpt = 0;
@@ -285,8 +283,9 @@ int runOptimizeBench(const Selection &selection, bool useNkibench, const std::op
       logAccelOpt += std::log(*r.accelOptSpeedup);
     }
   }
-  if (done) llvm::outs() << llvm::formatv("geomean estimated speedup ({0}): {1:F3}x over {2} cases\n", backend,
-                                          std::exp(logSpeedup / double(done)), done);
+  if (done)
+    llvm::outs() << llvm::formatv("geomean estimated speedup ({0}): {1:F3}x over {2} cases\n", backend,
+                                  std::exp(logSpeedup / double(done)), done);
   if (withPeak)
     llvm::outs() << llvm::formatv("geomean % of peak (estimated, {0}): baseline {1:F1}%, best {2:F1}%\n", backend,
                                   100 * std::exp(logBasePeak / double(withPeak)),
@@ -319,8 +318,7 @@ int runBench() {
 
   auto selection = loadCases();
   if (!selection) return reportError(selection.takeError());
-  bool haveNkibench = !selection->nkibenchRoot.empty() &&
-                      llvm::sys::fs::is_directory(selection->nkibenchRoot);
+  bool haveNkibench = !selection->nkibenchRoot.empty() && llvm::sys::fs::is_directory(selection->nkibenchRoot);
   if (!Suite.empty() && !haveNkibench)
     return reportError(fail("error: suite directory '" + Suite + "' does not exist"));
   bool useNkibench = haveNkibench && !Own;
@@ -351,8 +349,8 @@ int runBench() {
   if (Optimize) return runOptimizeBench(*selection, useNkibench, filter, backend);
 
   std::vector<perf::BenchRow> rows;
-  std::vector<dispatch::CaseProfile> profiles;  // one per row
-  std::vector<const nki::SuiteCase *> cases;    // one per row
+  std::vector<dispatch::CaseProfile> profiles; // one per row
+  std::vector<const nki::SuiteCase *> cases;   // one per row
   for (size_t i = 0; i < selection->cases.size(); ++i) {
     const nki::SuiteCase &c = selection->cases[i];
     if (selection->fromNkibench[i] != useNkibench) continue;
@@ -407,10 +405,9 @@ int runBench() {
   if (rows.empty()) return reportError(fail("error: no case selected"));
 
   perf::BenchSummary summary = perf::summarizeBench(rows);
-  llvm::outs() << "suite: " << (useNkibench ? "NKIBench (" + selection->nkibenchRoot + ")"
-                                            : std::string("accelopt's own cases"))
-               << ", target " << simulator.hardware().name << "; estimates are " << backend
-               << ", not measurements\n";
+  llvm::outs() << "suite: "
+               << (useNkibench ? "NKIBench (" + selection->nkibenchRoot + ")" : std::string("accelopt's own cases"))
+               << ", target " << simulator.hardware().name << "; estimates are " << backend << ", not measurements\n";
   if (neuron)
     llvm::outs() << "measured: backend " << (measuredBackend.empty() ? neuron->name().str() : measuredBackend)
                  << " on this host (median of " << neuron->options().runs

@@ -14,8 +14,8 @@ cl::SubCommand CheckCmd("check", "Verify kernels against the NKI rules (exit 1 o
 InputOptions Inputs(CheckCmd);
 FormatOption Format(CheckCmd);
 cl::opt<std::string> File(cl::Positional, cl::desc("<kernel.py>"), cl::sub(CheckCmd), cl::cat(category()));
-cl::opt<bool> NoSnippet("no-source", cl::desc("Do not print the source line under each diagnostic"),
-                        cl::sub(CheckCmd), cl::cat(category()));
+cl::opt<bool> NoSnippet("no-source", cl::desc("Do not print the source line under each diagnostic"), cl::sub(CheckCmd),
+                        cl::cat(category()));
 ListOption ListRules(CheckCmd, "list-rules", "Print every verifier rule with its severity and doc (no kernel needed)");
 
 int runCheck() {

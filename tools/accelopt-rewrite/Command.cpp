@@ -16,16 +16,16 @@ std::vector<Command> &commands() {
 }
 
 InputOptions::InputOptions(cl::SubCommand &sub)
-    : kernel("kernel", cl::desc("Select one @nki.jit function by name (default: every kernel)"),
-             cl::value_desc("NAME"), cl::sub(sub), cl::cat(category())),
-      inputs("inputs", cl::desc("Input shapes: 'a=f32[32,128],b=bf16[40,128],eps=0.001'"),
-             cl::value_desc("SPEC"), cl::sub(sub), cl::cat(category())),
+    : kernel("kernel", cl::desc("Select one @nki.jit function by name (default: every kernel)"), cl::value_desc("NAME"),
+             cl::sub(sub), cl::cat(category())),
+      inputs("inputs", cl::desc("Input shapes: 'a=f32[32,128],b=bf16[40,128],eps=0.001'"), cl::value_desc("SPEC"),
+             cl::sub(sub), cl::cat(category())),
       reference("reference", cl::desc("NKIBench-style numpy reference giving the inputs (runs Python)"),
                 cl::value_desc("REF.py"), cl::sub(sub), cl::cat(category())),
-      caseName("case", cl::desc("A case of the suite manifest (kernel file and inputs)"),
-               cl::value_desc("NAME"), cl::sub(sub), cl::cat(category())),
-      manifest("manifest", cl::desc("Suite manifest (default: nkibench/manifest.json)"),
-               cl::value_desc("FILE"), cl::sub(sub), cl::cat(category()), cl::Hidden),
+      caseName("case", cl::desc("A case of the suite manifest (kernel file and inputs)"), cl::value_desc("NAME"),
+               cl::sub(sub), cl::cat(category())),
+      manifest("manifest", cl::desc("Suite manifest (default: nkibench/manifest.json)"), cl::value_desc("FILE"),
+               cl::sub(sub), cl::cat(category()), cl::Hidden),
       nkibench("nkibench", cl::desc("NKIBench checkout (default: the vendored nkibench/upstream)"),
                cl::value_desc("DIR"), cl::sub(sub), cl::cat(category()), cl::Hidden) {}
 
@@ -36,8 +36,8 @@ FormatOption::FormatOption(cl::SubCommand &sub)
              cl::init(OutputFormat::Text), cl::sub(sub), cl::cat(category())) {}
 
 ListOption::ListOption(cl::SubCommand &sub, const char *name, const char *what)
-    : format(llvm::StringRef(name), cl::desc(what), cl::value_desc("text|markdown|json"), cl::ValueOptional, cl::sub(sub),
-             cl::cat(category())) {}
+    : format(llvm::StringRef(name), cl::desc(what), cl::value_desc("text|markdown|json"), cl::ValueOptional,
+             cl::sub(sub), cl::cat(category())) {}
 
 int ListOption::print(const std::function<std::string(llvm::StringRef)> &render) const {
   std::string f = format.empty() ? "text" : format.getValue();

@@ -23,7 +23,7 @@ llvm::Expected<SeededInputs> referenceInputsForSeed(llvm::StringRef referencePat
     cleanup();
     return data.takeError();
   }
-  if (data->inputFiles.size() > kernel.params.size()) {  // fewer: the kernel's defaults apply to the rest
+  if (data->inputFiles.size() > kernel.params.size()) { // fewer: the kernel's defaults apply to the rest
     cleanup();
     return error(referencePath + ": error: the reference gives " + std::to_string(data->inputFiles.size()) +
                  " inputs but kernel '" + kernel.name + "' takes " + std::to_string(kernel.params.size()));
@@ -39,14 +39,20 @@ llvm::Expected<SeededInputs> referenceInputsForSeed(llvm::StringRef referencePat
           if (s.name == a.name) a.isInt = s.isInt;
     } else {
       auto arr = interp::readNpy(data->inputFiles[i]);
-      if (!arr) { cleanup(); return arr.takeError(); }
+      if (!arr) {
+        cleanup();
+        return arr.takeError();
+      }
       a.array = std::move(*arr);
     }
     out.args.push_back(std::move(a));
   }
   for (auto &f : data->outputFiles) {
     auto arr = interp::readNpy(f);
-    if (!arr) { cleanup(); return arr.takeError(); }
+    if (!arr) {
+      cleanup();
+      return arr.takeError();
+    }
     out.reference.push_back(std::move(*arr));
   }
   cleanup();
@@ -111,8 +117,8 @@ llvm::Expected<SeededInputs> inputsFromDir(const InputOptions &opts, const nki::
 
 namespace accelopt::cli {
 void applyMemoryLimit(double gib) {
-  double bytes = gib > 0 ? gib * double(1ull << 30)
-                         : 0.75 * double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+  double bytes =
+      gib > 0 ? gib * double(1ull << 30) : 0.75 * double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
   // A cap past what 64 bits count (--memory-limit 1e30) is no cap; converting it would wrap to 0.
   interp::setMemoryCap(bytes >= 0x1p64 ? UINT64_MAX : uint64_t(bytes));
 }

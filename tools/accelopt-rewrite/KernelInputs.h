@@ -10,7 +10,7 @@ namespace accelopt::cli {
 
 struct SeededInputs {
   std::vector<interp::KernelArg> args;
-  std::vector<interp::NDArray> reference;  // forward() outputs when a reference ran
+  std::vector<interp::NDArray> reference; // forward() outputs when a reference ran
 };
 
 /// With a reference file (from --reference or the case), runs it for `seed`;

@@ -20,7 +20,8 @@ namespace {
 using memory::Store;
 using nlohmann::json;
 
-cl::SubCommand MemoryCmd("memory", "Inspect the optimization memory: list | show ID | export FILE | import FILE | prune");
+cl::SubCommand MemoryCmd("memory",
+                         "Inspect the optimization memory: list | show ID | export FILE | import FILE | prune");
 FormatOption Format(MemoryCmd);
 cl::opt<std::string> Db("db", cl::desc("Memory database (default: $ACCELOPT_MEMORY or .accelopt/memory.db)"),
                         cl::value_desc("FILE"), cl::sub(MemoryCmd), cl::cat(category()));
@@ -83,8 +84,9 @@ int runList() {
     json out;
     out["db"] = dbPath();
     out["schema_version"] = *version;
-    out["counts"] = {{"kernels", c.kernels},   {"runs", c.runs},         {"candidates", c.candidates},
-                     {"profiles", c.profiles}, {"experiences", c.experiences}, {"patterns", c.patterns}};
+    out["counts"] = {{"kernels", c.kernels},         {"runs", c.runs},
+                     {"candidates", c.candidates},   {"profiles", c.profiles},
+                     {"experiences", c.experiences}, {"patterns", c.patterns}};
     out["kernels"] = json::array();
     for (auto &k : *kernels)
       out["kernels"].push_back({{"id", k.kernel.id},
@@ -108,25 +110,22 @@ int runList() {
                              {"best_latency_ms", opt(r.bestLatencyMs)}});
     out["patterns"] = json::array();
     for (auto &p : *patterns)
-      out["patterns"].push_back({{"id", p.id},
-                                 {"wins", p.wins},
-                                 {"tries", p.tries},
-                                 {"ops", p.pattern.ops},
-                                 {"description", p.description}});
+      out["patterns"].push_back(
+          {{"id", p.id}, {"wins", p.wins}, {"tries", p.tries}, {"ops", p.pattern.ops}, {"description", p.description}});
     llvm::outs() << out.dump(2) << "\n";
     return 0;
   }
 
   auto &os = llvm::outs();
-  os << "memory " << dbPath() << " (schema " << *version << "): " << c.kernels << " kernels, " << c.runs
-     << " runs, " << c.candidates << " candidates, " << c.profiles << " profiles, " << c.experiences
-     << " experiences, " << c.patterns << " patterns\n";
+  os << "memory " << dbPath() << " (schema " << *version << "): " << c.kernels << " kernels, " << c.runs << " runs, "
+     << c.candidates << " candidates, " << c.profiles << " profiles, " << c.experiences << " experiences, "
+     << c.patterns << " patterns\n";
   if (!kernels->empty()) {
     os << "kernels:\n";
     for (auto &k : *kernels)
       os << "  k" << k.kernel.id << "  " << k.kernel.name << "  " << k.kernel.path << "  runs " << k.runs
-         << "  candidates " << k.candidates << "  experiences " << k.experiences << "  best "
-         << ms(k.bestLatencyMs) << "\n";
+         << "  candidates " << k.candidates << "  experiences " << k.experiences << "  best " << ms(k.bestLatencyMs)
+         << "\n";
   }
   if (!runs->empty()) {
     os << "runs:\n";
@@ -160,7 +159,8 @@ json candidateJson(const memory::CandidateRecord &c) {
 int showCandidate(Store &s, int64_t id) {
   auto c = s.getCandidate(id);
   if (!c) return failed(c.takeError());
-  if (!*c) return failed(memory::makeError(memory::MemoryError::NotFound, "error: no candidate c" + std::to_string(id)));
+  if (!*c)
+    return failed(memory::makeError(memory::MemoryError::NotFound, "error: no candidate c" + std::to_string(id)));
   auto chain = s.lineage(id);
   if (!chain) return failed(chain.takeError());
   auto profiles = s.profilesOf(id);
@@ -209,8 +209,10 @@ int showPattern(Store &s, int64_t id) {
   os << "pattern p" << r.id << "  wins " << r.wins << "/" << r.tries << "\n";
   os << "ops: " << json(r.pattern.ops).dump() << "\n";
   os << "signature: " << r.pattern.signature << "\n";
-  for (auto &v : r.pattern.vars) os << "role " << v.name << " (op " << v.step << "): " << v.role.toJson().dump() << "\n";
-  for (auto &rel : r.pattern.relations) os << "relation (op " << rel.step << "): " << rel.a << " " << rel.rel << " " << rel.b << "\n";
+  for (auto &v : r.pattern.vars)
+    os << "role " << v.name << " (op " << v.step << "): " << v.role.toJson().dump() << "\n";
+  for (auto &rel : r.pattern.relations)
+    os << "relation (op " << rel.step << "): " << rel.a << " " << rel.rel << " " << rel.b << "\n";
   return 0;
 }
 
@@ -236,8 +238,7 @@ int showExperience(Store &s, int64_t id) {
   }
   auto &os = llvm::outs();
   os << "experience e" << r.id << "  kernel k" << r.kernel << "  iteration " << r.iteration << "  "
-     << (r.speedup >= 1 ? "slow -> fast" : "fast -> slow") << "  speedup " << llvm::format("%.3f", r.speedup)
-     << "\n";
+     << (r.speedup >= 1 ? "slow -> fast" : "fast -> slow") << "  speedup " << llvm::format("%.3f", r.speedup) << "\n";
   os << "from: " << (r.from ? "c" + std::to_string(*r.from) : std::string("-"))
      << "  to: " << (r.to ? "c" + std::to_string(*r.to) : std::string("-")) << "\n";
   os << "ops: " << r.ops.dump() << "\n";
@@ -307,7 +308,8 @@ int runShow(const std::string &idText) {
   char kind = ref.empty() ? 0 : char(std::tolower(ref.front()));
   int64_t id = 0;
   if (!std::strchr("cpekr", kind ? kind : 'x') || ref.drop_front().getAsInteger(10, id) || id <= 0)
-    return usage("bad id '" + idText + "' (expected c<N> candidate, p<N> pattern, e<N> experience, k<N> kernel, "
+    return usage("bad id '" + idText +
+                 "' (expected c<N> candidate, p<N> pattern, e<N> experience, k<N> kernel, "
                  "r<N> run)");
   auto store = openStore(false);
   if (!store) return failed(store.takeError());
@@ -337,9 +339,8 @@ int runExport(const std::string &file) {
   if (auto err = (*store)->exportToFile(file)) return failed(std::move(err));
   auto c = (*store)->counts();
   if (!c) return failed(c.takeError());
-  llvm::errs() << "exported " << c->kernels << " kernels, " << c->runs << " runs, " << c->candidates
-               << " candidates, " << c->experiences << " experiences, " << c->patterns << " patterns to " << file
-               << "\n";
+  llvm::errs() << "exported " << c->kernels << " kernels, " << c->runs << " runs, " << c->candidates << " candidates, "
+               << c->experiences << " experiences, " << c->patterns << " patterns to " << file << "\n";
   return 0;
 }
 
@@ -350,8 +351,7 @@ int runImport(const std::string &file) {
   if (!stats) return failed(stats.takeError());
   llvm::outs() << "imported " << stats->kernels << " kernels, " << stats->runs << " runs, " << stats->candidates
                << " candidates, " << stats->profiles << " profiles, " << stats->experiences << " experiences, "
-               << stats->patterns << " patterns (" << stats->skipped << " already present) into " << dbPath()
-               << "\n";
+               << stats->patterns << " patterns (" << stats->skipped << " already present) into " << dbPath() << "\n";
   return 0;
 }
 
@@ -360,8 +360,8 @@ int runPrune() {
   if (!store) return failed(store.takeError());
   auto stats = (*store)->prune();
   if (!stats) return failed(stats.takeError());
-  llvm::outs() << "pruned " << stats->candidatesRemoved << " candidates, " << stats->profilesRemoved
-               << " profiles; " << stats->bytesBefore << " -> " << stats->bytesAfter << " bytes\n";
+  llvm::outs() << "pruned " << stats->candidatesRemoved << " candidates, " << stats->profilesRemoved << " profiles; "
+               << stats->bytesBefore << " -> " << stats->bytesAfter << " bytes\n";
   return 0;
 }
 

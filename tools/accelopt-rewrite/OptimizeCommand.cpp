@@ -36,8 +36,8 @@ constexpr int BudgetStallIterations = 4;
 cl::SubCommand OptimizeCmd("optimize", "Search for a faster verified kernel (the default subcommand)");
 InputOptions Inputs(OptimizeCmd);
 cl::opt<std::string> File(cl::Positional, cl::desc("<kernel.py>"), cl::sub(OptimizeCmd), cl::cat(category()));
-cl::opt<int> Iterations("iterations", cl::desc("Beam-search iterations T (default 4)"), cl::init(4), cl::sub(OptimizeCmd),
-                        cl::cat(category()));
+cl::opt<int> Iterations("iterations", cl::desc("Beam-search iterations T (default 4)"), cl::init(4),
+                        cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<int> Beam("beam", cl::desc("Beam width B (default 2)"), cl::init(2), cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<int> Plans("plans", cl::desc("Plans per beam candidate N (default 4)"), cl::init(4), cl::sub(OptimizeCmd),
                    cl::cat(category()));
@@ -47,7 +47,8 @@ cl::opt<std::string> PlannerKind("planner", cl::desc("builtin (default) or llm")
                                  cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<std::string> Target("target", cl::desc("trn1 (default) or trn2"), cl::init("trn1"), cl::sub(OptimizeCmd),
                             cl::cat(category()));
-cl::opt<uint64_t> Seed("seed", cl::desc("Search seed (default 0)"), cl::init(0), cl::sub(OptimizeCmd), cl::cat(category()));
+cl::opt<uint64_t> Seed("seed", cl::desc("Search seed (default 0)"), cl::init(0), cl::sub(OptimizeCmd),
+                       cl::cat(category()));
 cl::opt<unsigned> Jobs("j", cl::desc("Candidates evaluated in parallel (default 1)"), cl::init(1), cl::sub(OptimizeCmd),
                        cl::cat(category()));
 cl::opt<unsigned> NumericSeeds("numeric-seeds", cl::desc("Seeds of the numeric check per candidate (default 2)"),
@@ -55,8 +56,8 @@ cl::opt<unsigned> NumericSeeds("numeric-seeds", cl::desc("Seeds of the numeric c
 cl::opt<bool> CheckAll("check-all", cl::desc("Numerically check every candidate, also those slower than the beam"),
                        cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<bool> AllowReplace("allow-replace",
-                            cl::desc("Accept 'replace' ops (arbitrary code) from the LLM or the optimization memory"),
-                            cl::sub(OptimizeCmd), cl::cat(category()));
+                           cl::desc("Accept 'replace' ops (arbitrary code) from the LLM or the optimization memory"),
+                           cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<std::string> Output("o", cl::desc("Write the best kernel here (atomically)"), cl::value_desc("BEST.py"),
                             cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<bool> InPlace("in-place", cl::desc("Overwrite the input file with the best kernel"), cl::sub(OptimizeCmd),
@@ -72,11 +73,11 @@ cl::opt<std::string> MemoryPath("memory",
                                 cl::desc("Optimization memory (SQLite; default $ACCELOPT_MEMORY or "
                                          ".accelopt/memory.db; 'none' to run without)"),
                                 cl::value_desc("DB"), cl::sub(OptimizeCmd), cl::cat(category()));
-cl::opt<std::string> ExperienceConfig(
-    "experience-config",
-    cl::desc("JSON file: {\"experience\": {\"positive_threshold\", \"negative_threshold\", \"top_k\", "
-             "\"queue_size\", ...}} (AccelOpt's defaults: 1.04, 1/1.15, 2, 16)"),
-    cl::value_desc("FILE"), cl::sub(OptimizeCmd), cl::cat(category()));
+cl::opt<std::string>
+    ExperienceConfig("experience-config",
+                     cl::desc("JSON file: {\"experience\": {\"positive_threshold\", \"negative_threshold\", \"top_k\", "
+                              "\"queue_size\", ...}} (AccelOpt's defaults: 1.04, 1/1.15, 2, 16)"),
+                     cl::value_desc("FILE"), cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<bool> Resume("resume", cl::desc("Continue this kernel's last unfinished run from the memory"),
                      cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<double> BudgetMinutes(
@@ -84,7 +85,8 @@ cl::opt<double> BudgetMinutes(
     cl::desc("Wall-clock minutes the search may take; checked between candidates. Without --iterations the "
              "search then runs until the budget is spent or it stops improving"),
     cl::value_desc("MINUTES"), cl::init(0), cl::sub(OptimizeCmd), cl::cat(category()));
-cl::opt<double> Timeout("timeout", cl::desc("Seconds per interpreter run of the numeric check (default 120; 0: no limit)"),
+cl::opt<double> Timeout("timeout",
+                        cl::desc("Seconds per interpreter run of the numeric check (default 120; 0: no limit)"),
                         cl::value_desc("S"), cl::init(120), cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<int> ClosureSteps("closure-steps",
                           cl::desc("Structural follow-up moves scored with each structural op (valley crossing; "
@@ -93,16 +95,16 @@ cl::opt<int> ClosureSteps("closure-steps",
 // --backend neuron: every candidate's profile is measured on this host's NeuronDevice.
 BackendOptions BackendChoice(OptimizeCmd, /*ownTimeout=*/false);
 cl::opt<bool> Quiet("quiet", cl::desc("No progress output"), cl::sub(OptimizeCmd), cl::cat(category()));
-cl::opt<std::string> Dispatch("dispatch", cl::desc("Where candidates are evaluated: local (default, -j threads) or slurm"),
+cl::opt<std::string> Dispatch("dispatch",
+                              cl::desc("Where candidates are evaluated: local (default, -j threads) or slurm"),
                               cl::init("local"), cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<std::string> Partition("partition", cl::desc("With --dispatch slurm: the Slurm partition"), cl::value_desc("P"),
                                cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<std::string> SlurmOpts("slurm-opts", cl::desc("With --dispatch slurm: more sbatch options, e.g. \"--time=10\""),
                                cl::value_desc("OPTS"), cl::sub(OptimizeCmd), cl::cat(category()));
-cl::opt<std::string> SlurmDir("slurm-dir",
-                              cl::desc("With --dispatch slurm: directory shared with the nodes (default .accelopt/slurm)"),
-                              cl::value_desc("DIR"), cl::init(".accelopt/slurm"), cl::sub(OptimizeCmd),
-                              cl::cat(category()));
+cl::opt<std::string>
+    SlurmDir("slurm-dir", cl::desc("With --dispatch slurm: directory shared with the nodes (default .accelopt/slurm)"),
+             cl::value_desc("DIR"), cl::init(".accelopt/slurm"), cl::sub(OptimizeCmd), cl::cat(category()));
 
 /// Progress: a redrawn line on a terminal, plain log lines otherwise.
 class Progress : public search::SearchObserver {
@@ -126,19 +128,17 @@ public:
       draw();
       return;
     }
-    llvm::errs() << llvm::formatv("iteration {0}: {1} candidates evaluated, best {2:F4} ms ({3:F3}x, backend: {4}{5})\n",
-                                  iteration, evaluated, best.latency(), Baseline / best.latency(),
-                                  best.profile ? best.profile->backend : "sim",
-                                  best.profile && best.profile->isLowerBound()
-                                      ? ", " + best.profile->lowerBoundNote()
-                                      : std::string());
+    llvm::errs() << llvm::formatv(
+        "iteration {0}: {1} candidates evaluated, best {2:F4} ms ({3:F3}x, backend: {4}{5})\n", iteration, evaluated,
+        best.latency(), Baseline / best.latency(), best.profile ? best.profile->backend : "sim",
+        best.profile && best.profile->isLowerBound() ? ", " + best.profile->lowerBoundNote() : std::string());
   }
   void finish() {
     if (Tty && !Quiet) llvm::errs() << "\n";
   }
   int Iteration = 0;
   int Total = 0;
-  std::string Backend = "sim";  // of the latest profile: every speed-up shown is that backend's estimate
+  std::string Backend = "sim"; // of the latest profile: every speed-up shown is that backend's estimate
 
 private:
   bool Quiet, Tty;
@@ -151,8 +151,8 @@ private:
     double eta = Iteration > 0 ? elapsed / Iteration * (Total - Iteration) : 0;
     int width = 20, filled = Total ? width * Iteration / Total : 0;
     llvm::errs() << llvm::formatv("\r[{0}{1}] iteration {2}/{3}, {4} candidates, best {5:F3}x ({7}), ETA {6:F0}s   ",
-                                  std::string(filled, '#'), std::string(width - filled, '.'), Iteration, Total, Evaluated,
-                                  Best < 1e299 && Best > 0 ? Baseline / Best : 1.0, eta, Backend);
+                                  std::string(filled, '#'), std::string(width - filled, '.'), Iteration, Total,
+                                  Evaluated, Best < 1e299 && Best > 0 ? Baseline / Best : 1.0, eta, Backend);
   }
 };
 
@@ -215,8 +215,10 @@ int dryRun(const nki::KernelFile &file, agent::AgentSession &session) {
   ctx.listing = agent::listingText(k);
   auto backend = profile::createBackend("sim", Target);
   if (!backend) return reportError(backend.takeError());
-  if (auto profile = (*backend)->profile(k, *Inputs.resolvedInputs)) ctx.profile = profile->toJSON();
-  else llvm::consumeError(profile.takeError());
+  if (auto profile = (*backend)->profile(k, *Inputs.resolvedInputs))
+    ctx.profile = profile->toJSON();
+  else
+    llvm::consumeError(profile.takeError());
   if (!Inputs.resolvedReference.empty())
     if (auto buf = llvm::MemoryBuffer::getFile(Inputs.resolvedReference)) ctx.problem = (*buf)->getBuffer().str();
   rewrite::CandidateOptions opts;
@@ -237,8 +239,8 @@ int runOptimize() {
   auto file = Inputs.load(File);
   if (!file) return reportError(file.takeError());
   if (!Inputs.resolvedInputs)
-    return reportError(llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                               "error: optimizing needs input shapes: give --inputs, --reference or --case"));
+    return reportError(llvm::createStringError(
+        llvm::inconvertibleErrorCode(), "error: optimizing needs input shapes: give --inputs, --reference or --case"));
   if (PlannerKind != "builtin" && PlannerKind != "llm")
     return reportError(llvm::createStringError(llvm::inconvertibleErrorCode(),
                                                "error: unknown --planner '" + PlannerKind + "' (builtin or llm)"));
@@ -246,7 +248,8 @@ int runOptimize() {
     return reportError(llvm::createStringError(llvm::inconvertibleErrorCode(),
                                                "error: --planner llm needs --agent-config FILE (or --dry-run)"));
   if (!Output.empty() && InPlace)
-    return reportError(llvm::createStringError(llvm::inconvertibleErrorCode(), "error: give -o or --in-place, not both"));
+    return reportError(
+        llvm::createStringError(llvm::inconvertibleErrorCode(), "error: give -o or --in-place, not both"));
   std::string path = file->source().path().str();
   if (!Output.empty() && llvm::sys::fs::equivalent(Output, path))
     return reportError(llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -292,19 +295,21 @@ int runOptimize() {
     auto opened = memory::Store::open(dbPath);
     if (!opened) return reportError(opened.takeError());
     store = std::move(*opened);
-    nlohmann::json config = {{"iterations", int(Iterations)}, {"beam", int(Beam)}, {"plans", int(Plans)},
-                             {"samples", int(Samples)}, {"seed", uint64_t(Seed)}, {"planner", PlannerKind.getValue()},
-                             {"target", Target.getValue()}, {"inputs", nki::formatInputSpecs(*Inputs.resolvedInputs)}};
+    nlohmann::json config = {
+        {"iterations", int(Iterations)}, {"beam", int(Beam)},
+        {"plans", int(Plans)},           {"samples", int(Samples)},
+        {"seed", uint64_t(Seed)},        {"planner", PlannerKind.getValue()},
+        {"target", Target.getValue()},   {"inputs", nki::formatInputSpecs(*Inputs.resolvedInputs)}};
     memory::ExperienceConfig experiences;
     if (!ExperienceConfig.empty()) {
       auto buf = llvm::MemoryBuffer::getFile(ExperienceConfig);
       if (!buf)
-        return reportError(llvm::createStringError(buf.getError(), ExperienceConfig + ": error: cannot read: " +
-                                                                       buf.getError().message()));
+        return reportError(llvm::createStringError(
+            buf.getError(), ExperienceConfig + ": error: cannot read: " + buf.getError().message()));
       nlohmann::json j = nlohmann::json::parse((*buf)->getBuffer().str(), nullptr, /*allow_exceptions=*/false);
       if (j.is_discarded())
-        return reportError(llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                                   ExperienceConfig + ": error: invalid JSON"));
+        return reportError(
+            llvm::createStringError(llvm::inconvertibleErrorCode(), ExperienceConfig + ": error: invalid JSON"));
       auto parsed = memory::ExperienceConfig::fromJson(j);
       if (!parsed) return reportError(parsed.takeError());
       experiences = *parsed;
@@ -388,12 +393,15 @@ int runOptimize() {
       perf::ExprVariables vars;
       for (auto &kv : c->values)
         vars[kv.first] = kv.second == double(int64_t(kv.second)) ? perf::ExprValue::ofInteger(int64_t(kv.second))
-                                                                  : perf::ExprValue::ofReal(kv.second);
+                                                                 : perf::ExprValue::ofReal(kv.second);
       auto roofline = perf::Roofline::builtin();
-      if (!roofline) llvm::consumeError(roofline.takeError());
+      if (!roofline)
+        llvm::consumeError(roofline.takeError());
       else if (roofline->hasProblem(c->problem)) {
-        if (auto peak = roofline->peak(c->problem, vars)) ctx.rooflinePeakMs = peak->peakMs;
-        else llvm::consumeError(peak.takeError());
+        if (auto peak = roofline->peak(c->problem, vars))
+          ctx.rooflinePeakMs = peak->peakMs;
+        else
+          llvm::consumeError(peak.takeError());
       }
     } else {
       llvm::consumeError(c.takeError());
@@ -402,12 +410,13 @@ int runOptimize() {
   llvm::outs() << llvm::formatv("baseline {0:F4} ms, best {1:F4} ms: {2:F3}x faster ({6}, backend: {3}); {4} "
                                 "candidates in {5:F1} s\n",
                                 orig.latency(), best.latency(), orig.latency() / best.latency(),
-                                orig.profile ? orig.profile->backend : "sim", result->candidates.size() - 1, result->seconds,
+                                orig.profile ? orig.profile->backend : "sim", result->candidates.size() - 1,
+                                result->seconds,
                                 orig.profile && !orig.profile->isEstimate() ? "measured" : "estimates");
   if (ctx.rooflinePeakMs)
     llvm::outs() << llvm::formatv("percent of peak: baseline {0:F1}%, best {1:F1}% (roofline {2:F4} ms)\n",
-                                  100 * *ctx.rooflinePeakMs / orig.latency(), 100 * *ctx.rooflinePeakMs / best.latency(),
-                                  *ctx.rooflinePeakMs);
+                                  100 * *ctx.rooflinePeakMs / orig.latency(),
+                                  100 * *ctx.rooflinePeakMs / best.latency(), *ctx.rooflinePeakMs);
   std::string seen;
   for (const search::SignalReading &s : result->signals)
     if (s.seen) seen += (seen.empty() ? "" : ", ") + s.name;

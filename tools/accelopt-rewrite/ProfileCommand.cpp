@@ -18,27 +18,22 @@
 namespace accelopt::cli {
 namespace {
 
-cl::SubCommand ProfileCmd("profile",
-                          "Estimate a kernel's profile (latency and neuron-profile fields) with the "
-                          "performance model");
+cl::SubCommand ProfileCmd("profile", "Estimate a kernel's profile (latency and neuron-profile fields) with the "
+                                     "performance model");
 InputOptions Inputs(ProfileCmd);
 FormatOption Format(ProfileCmd);
 BackendOptions Backend(ProfileCmd, /*ownTimeout=*/true);
-cl::opt<std::string> File(cl::Positional, cl::desc("<kernel.py>"), cl::sub(ProfileCmd),
-                          cl::cat(category()));
-cl::opt<std::string> Target("target",
-                            cl::desc("Hardware: trn1 (default), trn2, or a target JSON file"),
-                            cl::value_desc("NAME"), cl::init("trn1"), cl::sub(ProfileCmd),
-                            cl::cat(category()));
-cl::opt<unsigned> DumpTrace("dump-trace",
-                            cl::desc("Print the first N instructions of the trace (debugging)"),
+cl::opt<std::string> File(cl::Positional, cl::desc("<kernel.py>"), cl::sub(ProfileCmd), cl::cat(category()));
+cl::opt<std::string> Target("target", cl::desc("Hardware: trn1 (default), trn2, or a target JSON file"),
+                            cl::value_desc("NAME"), cl::init("trn1"), cl::sub(ProfileCmd), cl::cat(category()));
+cl::opt<unsigned> DumpTrace("dump-trace", cl::desc("Print the first N instructions of the trace (debugging)"),
                             cl::init(0), cl::sub(ProfileCmd), cl::cat(category()), cl::Hidden);
 cl::opt<std::string> Timeline("timeline",
                               cl::desc("Write the simulated schedule as Chrome trace-event JSON "
                                        "(open it in Perfetto or chrome://tracing)"),
                               cl::value_desc("FILE.json"), cl::sub(ProfileCmd), cl::cat(category()));
-cl::opt<unsigned> Top("top", cl::desc("Statements to list by estimated time (default 5)"),
-                      cl::init(5), cl::sub(ProfileCmd), cl::cat(category()));
+cl::opt<unsigned> Top("top", cl::desc("Statements to list by estimated time (default 5)"), cl::init(5),
+                      cl::sub(ProfileCmd), cl::cat(category()));
 
 /// The roofline peak of the --case, when it is a problem of the roofline table.
 std::optional<perf::RooflinePeak> casePeak(std::string &problem) {
@@ -71,14 +66,14 @@ int runProfile() {
   const nki::InputSpecs &specs = Inputs.resolvedInputs ? *Inputs.resolvedInputs : noSpecs;
   if (!Timeline.empty()) {
     if (file->kernels.size() != 1)
-      return reportError(llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "error: --timeline writes one kernel's schedule, but '" + File + "' has " +
-              std::to_string(file->kernels.size()) + " kernels; select one with --kernel"));
+      return reportError(llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                                 "error: --timeline writes one kernel's schedule, but '" + File +
+                                                     "' has " + std::to_string(file->kernels.size()) +
+                                                     " kernels; select one with --kernel"));
     auto *simulator = dynamic_cast<profile::SimulatorBackend *>(backend->get());
     if (!simulator)
-      return reportError(llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                                 "error: --timeline needs the simulator backend"));
+      return reportError(
+          llvm::createStringError(llvm::inconvertibleErrorCode(), "error: --timeline needs the simulator backend"));
     simulator->recordSchedules(true);
   }
   std::string problem;
@@ -92,16 +87,15 @@ int runProfile() {
       if (!trace) return reportError(trace.takeError());
       auto tensors = trace->tensors();
       auto region = [&](const perf::Region &r) {
-        return tensors[r.tensor].name + "[" + std::to_string(r.block) + "][" +
-               std::to_string(r.begin) + "," + std::to_string(r.end) + ")";
+        return tensors[r.tensor].name + "[" + std::to_string(r.block) + "][" + std::to_string(r.begin) + "," +
+               std::to_string(r.end) + ")";
       };
       size_t n = std::min<size_t>(DumpTrace, trace->instructions().size());
       for (size_t i = 0; i < n; ++i) {
         const perf::Instruction &inst = trace->instructions()[i];
         llvm::errs() << i << " S" << inst.stmt << " " << perf::opKindName(inst.op) << " "
-                     << nki::engineName(inst.engine) << " p=" << inst.partitions
-                     << " n=" << inst.freeElems << " bytes=" << inst.bytes
-                     << " bpp=" << inst.bytesPerPartition << " reads:";
+                     << nki::engineName(inst.engine) << " p=" << inst.partitions << " n=" << inst.freeElems
+                     << " bytes=" << inst.bytes << " bpp=" << inst.bytesPerPartition << " reads:";
         for (const perf::Region &r : trace->reads(inst)) llvm::errs() << " " << region(r);
         llvm::errs() << " writes:";
         for (const perf::Region &r : trace->writes(inst)) llvm::errs() << " " << region(r);
@@ -126,8 +120,8 @@ int runProfile() {
       llvm::errs() << "warning: kernel '" << k.name << "': the estimate is a " << p.lowerBoundNote()
                    << " (listed in the profile)\n";
     if (!Timeline.empty()) {
-      if (llvm::Error err = syntax::writeFileAtomically(
-              Timeline, perf::renderTimeline(sim, k.name, (*backend)->hardware().backend)))
+      if (llvm::Error err =
+              syntax::writeFileAtomically(Timeline, perf::renderTimeline(sim, k.name, (*backend)->hardware().backend)))
         return reportError(std::move(err));
       llvm::errs() << "wrote the simulated timeline of '" << k.name << "' to " << Timeline
                    << (sim.scheduleTruncated ? " (truncated)" : "") << "\n";
@@ -177,16 +171,14 @@ int runProfile() {
     llvm::raw_ostream &os = llvm::outs();
     if (!first) os << "\n";
     first = false;
-    os << "kernel " << k.name << "  (" << file->source().path() << ", target "
-       << (*backend)->hardware().name << ")\n";
+    os << "kernel " << k.name << "  (" << file->source().path() << ", target " << (*backend)->hardware().name << ")\n";
     os << p.renderText();
     if (measured)
       os << renderNeuronMeasurement(*measured, neuron->options());
     else
-      os << "model: " << estimate->instructions << " instructions, peak live SBUF "
-       << sim.peakLiveSbufBytesPerPartition << " B/partition, trace "
-       << llvm::format("%.1f", estimate->traceMs) << " ms + simulation "
-       << llvm::format("%.1f", estimate->simulateMs) << " ms\n";
+      os << "model: " << estimate->instructions << " instructions, peak live SBUF " << sim.peakLiveSbufBytesPerPartition
+         << " B/partition, trace " << llvm::format("%.1f", estimate->traceMs) << " ms + simulation "
+         << llvm::format("%.1f", estimate->simulateMs) << " ms\n";
     if (peak)
       os << "roofline (" << problem << "): peak " << llvm::format("%.4f", peak->peakMs) << " ms, "
          << perf::rooflineBoundName(peak->bound) << " bound; estimate at "

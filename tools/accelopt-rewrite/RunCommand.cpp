@@ -24,13 +24,13 @@ cl::opt<std::string> SaveDir("save", cl::desc("Write the outputs as DIR/output<i
                              cl::sub(RunCmd), cl::cat(category()));
 cl::opt<std::string> InputDir("input-dir", cl::desc("Read the inputs from DIR/<param>.npy"), cl::value_desc("DIR"),
                               cl::sub(RunCmd), cl::cat(category()));
-cl::opt<double> Timeout("timeout", cl::desc("Stop after this many seconds (0: no limit)"), cl::init(0),
-                        cl::sub(RunCmd), cl::cat(category()));
+cl::opt<double> Timeout("timeout", cl::desc("Stop after this many seconds (0: no limit)"), cl::init(0), cl::sub(RunCmd),
+                        cl::cat(category()));
 cl::opt<double> MemoryLimit("memory-limit", cl::desc("Cap on interpreter memory in GiB (default: 75% of RAM)"),
                             cl::init(0), cl::sub(RunCmd), cl::cat(category()));
 
 int runRun() {
-  if (!(MemoryLimit >= 0) || !(Timeout >= 0)) {  // also NaN
+  if (!(MemoryLimit >= 0) || !(Timeout >= 0)) { // also NaN
     llvm::errs() << "accelopt-rewrite run: error: --memory-limit and --timeout take a number >= 0 (0: the default)\n";
     return 2;
   }
@@ -53,7 +53,8 @@ int runRun() {
     for (auto &w : result->warnings) llvm::errs() << w << "\n";
     auto &st = result->stats;
     llvm::outs() << llvm::formatv("kernel {0}: {1} NKI calls in {2:F3} s ({3:F2} GFLOP/s of matmul)\n", k.name,
-                                  st.instructions, st.seconds, st.seconds > 0 ? st.matmulFlops / st.seconds / 1e9 : 0.0);
+                                  st.instructions, st.seconds,
+                                  st.seconds > 0 ? st.matmulFlops / st.seconds / 1e9 : 0.0);
     for (size_t i = 0; i < result->outputs.size(); ++i) {
       const auto &out = result->outputs[i];
       double sum = 0, absMax = 0;
@@ -61,8 +62,8 @@ int runRun() {
         sum += v;
         absMax = std::max(absMax, double(std::fabs(v)));
       }
-      llvm::outs() << llvm::formatv("  output {0}: {1} {2}  sum {3:E6}  max|x| {4:E6}\n", i, interp::formatShape(out.shape()),
-                                    nki::dtypeName(out.dtype()), sum, absMax);
+      llvm::outs() << llvm::formatv("  output {0}: {1} {2}  sum {3:E6}  max|x| {4:E6}\n", i,
+                                    interp::formatShape(out.shape()), nki::dtypeName(out.dtype()), sum, absMax);
       if (!SaveDir.empty()) {
         llvm::sys::fs::create_directories(SaveDir);
         llvm::SmallString<256> path(SaveDir);
@@ -78,10 +79,11 @@ int runRun() {
         interp::Tolerance tol;
         auto c = interp::compareArrays(result->outputs[i], in->reference[i], tol);
         bool pass = c.shapesMatch && c.relL2 < tol.relL2;
-        llvm::outs() << llvm::formatv("  vs reference output {0}: relative L2 error {1:E3} ({2}, bound {3:E0}), max |error| "
-                                      "{4:E3}, {5}\n",
-                                      i, c.relL2, pass ? "pass" : "FAIL", tol.relL2, c.maxAbsError,
-                                      c.allclose ? "allclose" : "not allclose(atol 1e-4, rtol 1e-2)");
+        llvm::outs() << llvm::formatv(
+            "  vs reference output {0}: relative L2 error {1:E3} ({2}, bound {3:E0}), max |error| "
+            "{4:E3}, {5}\n",
+            i, c.relL2, pass ? "pass" : "FAIL", tol.relL2, c.maxAbsError,
+            c.allclose ? "allclose" : "not allclose(atol 1e-4, rtol 1e-2)");
         if (!pass) status = 1;
       }
     }

@@ -14,8 +14,8 @@ namespace {
 cl::SubCommand WorkerCmd("slurm-worker", "Evaluate one candidate of a --dispatch slurm job array (run by Slurm)");
 cl::opt<std::string> BatchFile(cl::Positional, cl::desc("<batch.json>"), cl::Required, cl::sub(WorkerCmd),
                                cl::cat(category()));
-cl::opt<int> TaskIndex("task", cl::desc("Task index (default: $SLURM_ARRAY_TASK_ID)"), cl::init(-1),
-                       cl::sub(WorkerCmd), cl::cat(category()));
+cl::opt<int> TaskIndex("task", cl::desc("Task index (default: $SLURM_ARRAY_TASK_ID)"), cl::init(-1), cl::sub(WorkerCmd),
+                       cl::cat(category()));
 
 std::string env(const char *name) {
   const char *v = std::getenv(name);
@@ -33,8 +33,8 @@ int runWorker() {
   }
   std::string where = "local";
   if (!env("SLURM_ARRAY_JOB_ID").empty())
-    where = "slurm job " + env("SLURM_ARRAY_JOB_ID") + "_" + env("SLURM_ARRAY_TASK_ID") + " on " +
-            env("SLURMD_NODENAME");
+    where =
+        "slurm job " + env("SLURM_ARRAY_JOB_ID") + "_" + env("SLURM_ARRAY_TASK_ID") + " on " + env("SLURMD_NODENAME");
   applyMemoryLimit(0);
   if (auto err = dispatch::runWorker(BatchFile, unsigned(index), where)) return reportError(std::move(err));
   return 0;

@@ -24,11 +24,11 @@ cl::opt<double> ATol("atol", cl::desc("Absolute tolerance (default 1e-4)"), cl::
 cl::opt<double> RelL2("rel-l2", cl::desc("Relative L2 error bound against the reference (default 2e-5)"),
                       cl::init(2e-5), cl::sub(VerifyCmd), cl::cat(category()));
 cl::opt<std::string> ParamMap("map",
-                             cl::desc("Bind the candidate's parameters to the original's: CAND=ORIG,... (default: by "
-                                      "name, else by position)"),
-                             cl::value_desc("CAND=ORIG,..."), cl::sub(VerifyCmd), cl::cat(category()));
-cl::opt<double> Timeout("timeout", cl::desc("Per-run time limit in seconds (0: none)"), cl::init(0),
-                        cl::sub(VerifyCmd), cl::cat(category()));
+                              cl::desc("Bind the candidate's parameters to the original's: CAND=ORIG,... (default: by "
+                                       "name, else by position)"),
+                              cl::value_desc("CAND=ORIG,..."), cl::sub(VerifyCmd), cl::cat(category()));
+cl::opt<double> Timeout("timeout", cl::desc("Per-run time limit in seconds (0: none)"), cl::init(0), cl::sub(VerifyCmd),
+                        cl::cat(category()));
 BackendOptions Backend(VerifyCmd, /*ownTimeout=*/false);
 cl::opt<std::string> Target("target",
                             cl::desc("With --backend neuron: the device family when the host does not say (trn1 "
@@ -104,7 +104,7 @@ int runVerify() {
     llvm::errs() << "accelopt-rewrite: error: verify takes two files: ORIGINAL CANDIDATE\n";
     return 2;
   }
-  if (Seeds == 0) {  // nothing would run, and "equal" would be a claim without evidence
+  if (Seeds == 0) { // nothing would run, and "equal" would be a claim without evidence
     llvm::errs() << "accelopt-rewrite verify: error: --seeds 0 compares nothing; give at least 1 seed\n";
     return 2;
   }
@@ -116,7 +116,7 @@ int runVerify() {
   applyMemoryLimit(0);
   const nki::Kernel &ko = original->kernels.front(), &kc = candidate->kernels.front();
   profile::NumericCheckOptions check({ATol, RTol, RelL2}, Timeout);
-  check.stopAtFirstDifference = false;  // report every output of every seed
+  check.stopAtFirstDifference = false; // report every output of every seed
   auto binding = bindParameters(ko, kc);
   if (!binding) return reportError(binding.takeError());
   // --backend neuron: both kernels run on the device, their outputs compared alike.

@@ -22,12 +22,14 @@ Value KernelEvaluator::call(const Expr *e, View *dest) {
   if (fn.kind != Value::Path) fail(e->range, "'" + text(e->base) + "' is not callable");
   const std::string &name = fn.s;
   if (name.rfind("builtins.", 0) == 0) return builtin(name.substr(9), e);
-  if (const nki::pycore::IntrinsicInfo *intrinsic = nki::pycore::lookupIntrinsic(name)) return callIntrinsic(*intrinsic, e);
+  if (const nki::pycore::IntrinsicInfo *intrinsic = nki::pycore::lookupIntrinsic(name))
+    return callIntrinsic(*intrinsic, e);
   if (isLoopIterator(name)) {
     // nl.affine_range(...) and its kin take range()'s arguments; the loop kind says how iterations relate.
     Value v = builtin("range", e);
-    v.loopKind = name == "nl.affine_range" ? nki::LoopKind::Affine
-                 : name == "nl.sequential_range" ? nki::LoopKind::Sequential : nki::LoopKind::Static;
+    v.loopKind = name == "nl.affine_range"       ? nki::LoopKind::Affine
+                 : name == "nl.sequential_range" ? nki::LoopKind::Sequential
+                                                 : nki::LoopKind::Static;
     return v;
   }
   if (name == "np.dtype") {
@@ -38,8 +40,8 @@ Value KernelEvaluator::call(const Expr *e, View *dest) {
     Value v = eval(e->elts.empty() ? nullptr : e->elts[0]);
     return v;
   }
-  if (name == "np.float32" || name == "np.float16" || name == "np.int32" || name == "np.uint16" ||
-      name == "np.uint8" || name == "np.int8" || name == "np.float64" || name == "nl.float32") {
+  if (name == "np.float32" || name == "np.float16" || name == "np.int32" || name == "np.uint16" || name == "np.uint8" ||
+      name == "np.int8" || name == "np.float64" || name == "nl.float32") {
     Value v = eval(e->elts.empty() ? nullptr : e->elts[0]);
     if (name.find("int") != std::string::npos && v.isNumber()) return Value::integer(int64_t(v.num()));
     if (v.isNumber()) return Value::number(double(float(v.num())));
@@ -71,8 +73,8 @@ Value KernelEvaluator::call(const Expr *e, View *dest) {
   return nkiCall(op, e, dest);
 }
 
-Value KernelEvaluator::argument(const Expr *e, const std::vector<Value> &args, size_t position, std::string_view keyword,
-                                const std::string &callee) {
+Value KernelEvaluator::argument(const Expr *e, const std::vector<Value> &args, size_t position,
+                                std::string_view keyword, const std::string &callee) {
   // The one parameter of interest at `position`; the binder sees the earlier ones as optional.
   std::vector<nki::pycore::ParamSpec> params(position + 1, nki::pycore::ParamSpec{"", false});
   params[position] = {keyword, true};
@@ -105,7 +107,8 @@ nki::pycore::PyValue KernelEvaluator::toPy(const Value &v, const Expr *at) {
   case Value::Int: return P::integer(v.i);
   case Value::Float: return P::floating(v.f);
   case Value::Str: return P::str(v.s);
-  case Value::Tuple: case Value::List: {
+  case Value::Tuple:
+  case Value::List: {
     std::vector<P> elts;
     for (const Value &x : *v.elts) elts.push_back(toPy(x, at));
     return P::seq(std::move(elts), v.kind == Value::List);
@@ -144,7 +147,8 @@ Value KernelEvaluator::fromPy(const nki::pycore::PyValue &p, const std::vector<V
     const Value &a = args[size_t(p.arg)];
     return p.elt < 0 ? a : (*a.elts)[size_t(p.elt)];
   }
-  case K::Unknown: case K::Opaque: break;
+  case K::Unknown:
+  case K::Opaque: break;
   }
   fail(at->range, "this value is not known at trace time");
 }
@@ -157,7 +161,8 @@ Value KernelEvaluator::builtin(const std::string &fn, const Expr *e) {
   nki::pycore::BuiltinResult r = nki::pycore::callBuiltin(fn, py, charge);
   if (!r.ok()) fail(e->range, r.error);
   if (r.value.kind == nki::pycore::PyValue::Kind::Unknown)
-    fail(e->range, fn + "() of " + (args.empty() ? std::string("nothing") : describe(args[0])) + " is not supported here");
+    fail(e->range,
+         fn + "() of " + (args.empty() ? std::string("nothing") : describe(args[0])) + " is not supported here");
   return fromPy(r.value, args, e);
 }
 
@@ -184,7 +189,8 @@ Value KernelEvaluator::callIntrinsic(const nki::pycore::IntrinsicInfo &intrinsic
     v.kind = Value::ParDim;
     return v;
   }
-  case Intrinsic::ProgramId: case Intrinsic::NumPrograms: {
+  case Intrinsic::ProgramId:
+  case Intrinsic::NumPrograms: {
     bool id = intrinsic.id == Intrinsic::ProgramId;
     nki::pycore::AxisArg axis = nki::pycore::launchAxis(intrinsic.name, py, /*optional=*/!id);
     if (!axis.error.empty()) fail(e->range, axis.error);
@@ -224,18 +230,19 @@ Value KernelEvaluator::callPython(const Stmt *fn, const Expr *e) {
     const auto &param = fn->params[p];
     int at = b.argOf[p];
     if (param.isVarArgs) continue;
-    if (at == nki::pycore::Binding::Unbound) frame[param.name] = eval(param.defaultValue);
-    else if (size_t(at) < args.size()) frame[param.name] = args[size_t(at)];
-    else frame[param.name] = eval(e->keywords[size_t(at) - args.size()].value);
+    if (at == nki::pycore::Binding::Unbound)
+      frame[param.name] = eval(param.defaultValue);
+    else if (size_t(at) < args.size())
+      frame[param.name] = args[size_t(at)];
+    else
+      frame[param.name] = eval(e->keywords[size_t(at) - args.size()].value);
   }
   Scope *saved = Env;
   Env = &frame;
   Value result = Value::none();
   try {
     execBlock(fn->body);
-  } catch (ReturnSignal &r) {
-    result = std::move(r.value);
-  } catch (...) {
+  } catch (ReturnSignal &r) { result = std::move(r.value); } catch (...) {
     Env = saved;
     --CallDepth;
     throw;
@@ -283,7 +290,8 @@ Value KernelEvaluator::methodCall(const Value &m, const Expr *e) {
     ++Stats.instructions;
     NDArray src = tileOf(self, e->base, nullptr);
     auto out = newTile(shape, src.dtype(), nki::Buffer::SBUF, "broadcast", e->range);
-    if (auto err = applyBinary(AluOp::Add, out->data.asTile(), src.asTile(), 0.0f)) fail(e->range, llvm::toString(std::move(err)));
+    if (auto err = applyBinary(AluOp::Add, out->data.asTile(), src.asTile(), 0.0f))
+      fail(e->range, llvm::toString(std::move(err)));
     return Value::ofTensor(out);
   }
   fail(e->range, "method '" + m.s + "' is not supported");
@@ -312,7 +320,8 @@ KernelEvaluator::Bound KernelEvaluator::bindArgs(const nki::OpInfo *op, const Ex
       b.values[i] = eval(b.exprs[i]);
       b.given[i] = true;
     } else if (op->params[i].required) {
-      fail(e->range, std::string(op->name) + " is missing its required argument '" + std::string(op->params[i].name) + "'");
+      fail(e->range,
+           std::string(op->name) + " is missing its required argument '" + std::string(op->params[i].name) + "'");
     }
   return b;
 }

@@ -42,8 +42,8 @@ Value KernelEvaluator::dialectCall(const nki::DialectApi &api, const Expr *e) {
     for (size_t i = 1; i < srcs.elts->size(); ++i) {
       NDArray next = gather(viewOf((*srcs.elts)[i], srcsE), nullptr, srcsE->range, true);
       if (next.numel() != acc.numel())
-        fail(srcsE->range, "dma_compute sources differ in size: " + formatShape(acc.shape()) + " and " +
-                               formatShape(next.shape()));
+        fail(srcsE->range,
+             "dma_compute sources differ in size: " + formatShape(acc.shape()) + " and " + formatShape(next.shape()));
       float *a = acc.data();
       const float *n = next.data();
       for (int64_t k = 0; k < acc.numel(); ++k) a[k] = applyAlu(alu, a[k], n[k]);
@@ -80,7 +80,8 @@ Value KernelEvaluator::dialectCall(const nki::DialectApi &api, const Expr *e) {
     for (auto &[step, num] : pairs) perPartition *= num;
     if (parts * perPartition != dst.numel())
       fail(patE->range, llvm::formatv("iota's pattern makes {0} elements per partition; its dst has {1}", perPartition,
-                                      dst.numel() / std::max<int64_t>(1, parts)).str());
+                                      dst.numel() / std::max<int64_t>(1, parts))
+                            .str());
     auto out = NDArray::allocate({parts, perPartition}, nki::DType::Float32);
     if (!out) fail(e->range, llvm::toString(out.takeError()));
     float *o = out->data();
@@ -98,7 +99,7 @@ Value KernelEvaluator::dialectCall(const nki::DialectApi &api, const Expr *e) {
   }
   case nki::OpKind::DmaCopy: {
     PendingBinding = &b;
-    return nkiCall(op, e, nullptr);  // dst and src are the row's own parameters
+    return nkiCall(op, e, nullptr); // dst and src are the row's own parameters
   }
   default: break;
   }
@@ -127,7 +128,7 @@ Value KernelEvaluator::dialectCall(const nki::DialectApi &api, const Expr *e) {
   if (op->kind == nki::OpKind::Matmul) {
     const Expr *accE = exprOf("accumulate");
     Value acc = accE ? eval(accE) : Value::none();
-    nki::AccumulateMode mode = acc.kind == Value::None ? nki::AccumulateMode::Auto
+    nki::AccumulateMode mode = acc.kind == Value::None            ? nki::AccumulateMode::Auto
                                : acc.isNumber() && acc.num() == 0 ? nki::AccumulateMode::Overwrite
                                                                   : nki::AccumulateMode::Add;
     if (mode == nki::AccumulateMode::Add) combine = [](float o, float n) { return o + n; };
@@ -148,7 +149,8 @@ Value KernelEvaluator::accessPattern(const Value &m, const Expr *e) {
   const Expr *offE = e->keyword("offset");
   if (!offE && e->elts.size() > 1) offE = e->elts[1];
   int64_t offset = offE ? intArg(eval(offE), offE) : 0;
-  if (e->keyword("scalar_offset")) fail(e->keyword("scalar_offset")->range, "dynamic .ap(scalar_offset=...) is not supported by the interpreter");
+  if (e->keyword("scalar_offset"))
+    fail(e->keyword("scalar_offset")->range, "dynamic .ap(scalar_offset=...) is not supported by the interpreter");
   View v;
   v.tensor = m.tensor;
   v.offset = offset;
@@ -163,7 +165,8 @@ Value KernelEvaluator::accessPattern(const Value &m, const Expr *e) {
   }
   if (lo < 0 || hi >= m.tensor->data.numel())
     fail(e->range, llvm::formatv(".ap() reaches elements [{0}, {1}] of '{2}', which has {3}", lo, hi, m.tensor->name,
-                                 m.tensor->data.numel()).str());
+                                 m.tensor->data.numel())
+                       .str());
   return Value::ofView(std::move(v));
 }
 

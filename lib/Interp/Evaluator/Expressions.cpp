@@ -35,12 +35,14 @@ Value KernelEvaluator::lookup(const Expr *e) {
 std::string KernelEvaluator::describe(const Value &v) {
   switch (v.kind) {
   case Value::None: return "None";
-  case Value::Bool: case Value::Int: return "an int";
+  case Value::Bool:
+  case Value::Int: return "an int";
   case Value::Float: return "a float";
   case Value::Str: return "a string";
   case Value::Tuple: return "a tuple";
   case Value::List: return "a list";
-  case Value::TensorV: case Value::ViewV: return "a tensor";
+  case Value::TensorV:
+  case Value::ViewV: return "a tensor";
   case Value::Index: return "an index expression";
   case Value::Path: return "'" + v.s + "'";
   default: return "a value";
@@ -52,12 +54,14 @@ std::string KernelEvaluator::toText(const Value &v) { return nki::pycore::toText
 bool KernelEvaluator::truthy(const Value &v, const Expr *at) {
   switch (v.kind) {
   case Value::None: return false;
-  case Value::Bool: case Value::Int: return v.i != 0;
+  case Value::Bool:
+  case Value::Int: return v.i != 0;
   case Value::Float: return v.f != 0;
   case Value::Str: return !v.s.empty();
-  case Value::Tuple: case Value::List: return !v.elts->empty();
-  case Value::Index: case Value::MaskV:
-    fail(at->range, "control flow depends on an nl.arange expression; use mask= instead");
+  case Value::Tuple:
+  case Value::List: return !v.elts->empty();
+  case Value::Index:
+  case Value::MaskV: fail(at->range, "control flow depends on an nl.arange expression; use mask= instead");
   default: return true;
   }
 }
@@ -69,7 +73,11 @@ Value KernelEvaluator::eval(const Expr *e) {
   case ExprKind::Float: return Value::number(e->floatValue);
   case ExprKind::Bool: return Value::boolean(e->boolValue);
   case ExprKind::None: return Value::none();
-  case ExprKind::Ellipsis: { Value v; v.kind = Value::EllipsisV; return v; }
+  case ExprKind::Ellipsis: {
+    Value v;
+    v.kind = Value::EllipsisV;
+    return v;
+  }
   case ExprKind::Str: {
     if (!e->isFString) return Value::str(e->str);
     std::string out;
@@ -80,7 +88,8 @@ Value KernelEvaluator::eval(const Expr *e) {
     return Value::str(out);
   }
   case ExprKind::Name: return lookup(e);
-  case ExprKind::Tuple: case ExprKind::List: {
+  case ExprKind::Tuple:
+  case ExprKind::List: {
     ValueList out;
     for (auto *x : e->elts) {
       if (x->kind == ExprKind::Starred) {
@@ -148,26 +157,37 @@ Value KernelEvaluator::compare(const Expr *e) {
         return x;
       };
       auto m = std::make_shared<Mask>();
-      if (op == ">=") m->geZero.push_back(diff(l, r, 0));
-      else if (op == ">") m->geZero.push_back(diff(l, r, -1));
-      else if (op == "<=") m->geZero.push_back(diff(r, l, 0));
-      else if (op == "<") m->geZero.push_back(diff(r, l, -1));
-      else if (op == "==") { m->geZero.push_back(diff(l, r, 0)); m->geZero.push_back(diff(r, l, 0)); }
-      else fail(e->range, "mask comparison '" + op + "' is not supported");
+      if (op == ">=")
+        m->geZero.push_back(diff(l, r, 0));
+      else if (op == ">")
+        m->geZero.push_back(diff(l, r, -1));
+      else if (op == "<=")
+        m->geZero.push_back(diff(r, l, 0));
+      else if (op == "<")
+        m->geZero.push_back(diff(r, l, -1));
+      else if (op == "==") {
+        m->geZero.push_back(diff(l, r, 0));
+        m->geZero.push_back(diff(r, l, 0));
+      } else
+        fail(e->range, "mask comparison '" + op + "' is not supported");
       Value v;
       v.kind = Value::MaskV;
       v.mask = m;
       return v;
     }
     bool r;
-    if (op == "==" || op == "is") r = equal(left, right);
-    else if (op == "!=" || op == "is not") r = !equal(left, right);
+    if (op == "==" || op == "is")
+      r = equal(left, right);
+    else if (op == "!=" || op == "is not")
+      r = !equal(left, right);
     else if (op == "in" || op == "not in") {
       bool found = false;
-      if (right.isSeq()) for (auto &x : *right.elts) found |= equal(left, x);
+      if (right.isSeq())
+        for (auto &x : *right.elts) found |= equal(left, x);
       r = op == "in" ? found : !found;
     } else {
-      if (!left.isNumber() || !right.isNumber()) fail(e->range, "cannot compare " + describe(left) + " and " + describe(right));
+      if (!left.isNumber() || !right.isNumber())
+        fail(e->range, "cannot compare " + describe(left) + " and " + describe(right));
       double a = left.num(), b = right.num();
       r = op == "<" ? a < b : op == "<=" ? a <= b : op == ">" ? a > b : a >= b;
     }
@@ -193,8 +213,16 @@ bool KernelEvaluator::equal(const Value &a, const Value &b) {
 
 IndexArr KernelEvaluator::asIndexArr(const Value &v, const Expr *at) {
   if (v.kind == Value::Index) return v.idx;
-  if (v.isIntLike()) { IndexArr a; a.c = v.i; return a; }
-  if (v.kind == Value::Float && v.f == std::floor(v.f)) { IndexArr a; a.c = int64_t(v.f); return a; }
+  if (v.isIntLike()) {
+    IndexArr a;
+    a.c = v.i;
+    return a;
+  }
+  if (v.kind == Value::Float && v.f == std::floor(v.f)) {
+    IndexArr a;
+    a.c = int64_t(v.f);
+    return a;
+  }
   fail(at->range, "expected an integer index, got " + describe(v));
 }
 
@@ -211,8 +239,14 @@ Value KernelEvaluator::binary(const std::string &op, const Value &l, const Value
   }
   if (l.kind == Value::Index || r.kind == Value::Index) {
     IndexArr a = l.kind == Value::Index ? l.idx : IndexArr{}, b = r.kind == Value::Index ? r.idx : IndexArr{};
-    if (l.kind != Value::Index) { if (!l.isIntLike()) fail(range, "index arithmetic needs integers"); a.c = l.i; }
-    if (r.kind != Value::Index) { if (!r.isIntLike()) fail(range, "index arithmetic needs integers"); b.c = r.i; }
+    if (l.kind != Value::Index) {
+      if (!l.isIntLike()) fail(range, "index arithmetic needs integers");
+      a.c = l.i;
+    }
+    if (r.kind != Value::Index) {
+      if (!r.isIntLike()) fail(range, "index arithmetic needs integers");
+      b.c = r.i;
+    }
     if (op == "+" || op == "-") {
       int rank = std::max(a.rank(), b.rank());
       IndexArr x = a.widened(rank), y = b.widened(rank);
@@ -240,8 +274,8 @@ Value KernelEvaluator::binary(const std::string &op, const Value &l, const Value
     return Value::seq(std::move(out), l.kind);
   }
   if (op == "*" && l.isSeq() && r.isIntLike()) {
-    chargeValue(llvm::SaturatingMultiply(uint64_t(l.elts->size()), uint64_t(std::max<int64_t>(r.i, 0))),
-                sizeof(Value), "a list or tuple", range);
+    chargeValue(llvm::SaturatingMultiply(uint64_t(l.elts->size()), uint64_t(std::max<int64_t>(r.i, 0))), sizeof(Value),
+                "a list or tuple", range);
     ValueList out;
     for (int64_t k = 0; k < r.i; ++k) out.insert(out.end(), l.elts->begin(), l.elts->end());
     return Value::seq(std::move(out), l.kind);
@@ -259,15 +293,27 @@ Value KernelEvaluator::binary(const std::string &op, const Value &l, const Value
       if (res->problem != nki::pyint::Problem::None) fail(range, nki::pyint::describe(res->problem, op));
       return Value::integer(res->value);
     }
-    if (op == "/") { if (b == 0) fail(range, "division by zero"); return Value::number(double(a) / double(b)); }
+    if (op == "/") {
+      if (b == 0) fail(range, "division by zero");
+      return Value::number(double(a) / double(b));
+    }
   }
   double a = l.num(), b = r.num();
   if (op == "+") return Value::number(a + b);
   if (op == "-") return Value::number(a - b);
   if (op == "*") return Value::number(a * b);
-  if (op == "/") { if (b == 0) fail(range, "division by zero"); return Value::number(a / b); }
-  if (op == "//") { if (b == 0) fail(range, "division by zero"); return Value::number(std::floor(a / b)); }
-  if (op == "%") { if (b == 0) fail(range, "division by zero"); return Value::number(a - std::floor(a / b) * b); }
+  if (op == "/") {
+    if (b == 0) fail(range, "division by zero");
+    return Value::number(a / b);
+  }
+  if (op == "//") {
+    if (b == 0) fail(range, "division by zero");
+    return Value::number(std::floor(a / b));
+  }
+  if (op == "%") {
+    if (b == 0) fail(range, "division by zero");
+    return Value::number(a - std::floor(a / b) * b);
+  }
   if (op == "**") return Value::number(std::pow(a, b));
   fail(range, "unsupported operator " + op);
 }
@@ -308,7 +354,8 @@ Value KernelEvaluator::attribute(const Expr *e) {
     // The fields of nl.mgrid[...]: .p the partition grid, .x, .y, .z the free axes.
     std::optional<int> axis = nki::pycore::mgridFieldAxis(e->name);
     if (axis && size_t(*axis) < base.elts->size()) return (*base.elts)[size_t(*axis)];
-    fail(e->range, llvm::formatv("an nl.mgrid index grid of rank {0} has no field '{1}'", base.elts->size(), e->name).str());
+    fail(e->range,
+         llvm::formatv("an nl.mgrid index grid of rank {0} has no field '{1}'", base.elts->size(), e->name).str());
   }
   fail(e->range, "attribute '" + e->name + "' of " + describe(base) + " is not supported");
 }

@@ -21,7 +21,7 @@ class KernelEvaluator {
 public:
   KernelEvaluator(const nki::KernelFile &file, const nki::Kernel &kernel, const RunOptions &options)
       : File(file), M(*file.module), K(kernel), Opts(options) {
-    Frames.push_back({0, 0, 0});  // serial 0: outside every affine loop
+    Frames.push_back({0, 0, 0}); // serial 0: outside every affine loop
   }
 
   virtual ~KernelEvaluator() = default;
@@ -43,9 +43,11 @@ protected:
   uint32_t CurrentSerial = 0;
   uint32_t NextInstance = 1;
   int CallDepth = 0;
-  nki::pycore::LaunchGrid Grid;  // one instance: nl.program_id is 0
+  nki::pycore::LaunchGrid Grid; // one instance: nl.program_id is 0
 
-  struct ReturnSignal { Value value; };
+  struct ReturnSignal {
+    Value value;
+  };
   struct BreakSignal {};
   struct ContinueSignal {};
 
@@ -94,8 +96,7 @@ protected:
   Value binary(const std::string &op, const Value &l, const Value &r, const syntax::ByteRange &range);
 
   Value attribute(const Expr *e);
-  static bool isIndexGrid(const Value &v);  // the tuple nl.mgrid[...] returns
-
+  static bool isIndexGrid(const Value &v); // the tuple nl.mgrid[...] returns
 
   std::optional<nki::DType> dtypeOf(const Value &v);
 

@@ -20,8 +20,14 @@ RunResult KernelEvaluator::run(std::vector<KernelArg> args) {
   Start = std::chrono::steady_clock::now();
   Scope globals;
   for (const Stmt *s : M.body()) {
-    if (s->kind == PyStmt::StmtKind::Import || s->kind == PyStmt::StmtKind::ImportFrom) importInto(s, globals);
-    else if (s->kind == PyStmt::StmtKind::FunctionDef) { Value f; f.kind = Value::PyFunc; f.fn = s; globals[s->name] = f; }
+    if (s->kind == PyStmt::StmtKind::Import || s->kind == PyStmt::StmtKind::ImportFrom)
+      importInto(s, globals);
+    else if (s->kind == PyStmt::StmtKind::FunctionDef) {
+      Value f;
+      f.kind = Value::PyFunc;
+      f.fn = s;
+      globals[s->name] = f;
+    }
   }
   // Module-level constants (no calls, so nothing with side effects runs).
   for (const Stmt *s : M.body())
@@ -30,8 +36,7 @@ RunResult KernelEvaluator::run(std::vector<KernelArg> args) {
       try {
         Value v = eval(s->value);
         for (auto *t : s->targets) bind(t, v);
-      } catch (const RuntimeError &) {
-      }
+      } catch (const RuntimeError &) {}
     }
   Globals = &globals;
   std::vector<Value> argv;
@@ -41,8 +46,10 @@ RunResult KernelEvaluator::run(std::vector<KernelArg> args) {
   std::vector<const KernelArg *> byPosition, byName;
   std::vector<std::string_view> names;
   for (auto &a : args) {
-    if (a.name.empty()) byPosition.push_back(&a);
-    else byName.push_back(&a), names.push_back(a.name);
+    if (a.name.empty())
+      byPosition.push_back(&a);
+    else
+      byName.push_back(&a), names.push_back(a.name);
   }
   nki::pycore::Binding binding = nki::pycore::bindArguments(nki::pycore::paramsOf(*def), byPosition.size(), names);
   for (size_t p = 0; p < def->params.size(); ++p) {
@@ -50,8 +57,8 @@ RunResult KernelEvaluator::run(std::vector<KernelArg> args) {
     if (param.isVarArgs) continue;
     int at = binding.argOf[p];
     const KernelArg *arg = at == nki::pycore::Binding::Unbound ? nullptr
-                           : size_t(at) < byPosition.size()   ? byPosition[size_t(at)]
-                                                              : byName[size_t(at) - byPosition.size()];
+                           : size_t(at) < byPosition.size()    ? byPosition[size_t(at)]
+                                                               : byName[size_t(at) - byPosition.size()];
     if (!arg) {
       if (param.defaultValue) {
         Env = &globals;
@@ -75,30 +82,32 @@ RunResult KernelEvaluator::run(std::vector<KernelArg> args) {
   Value ret = Value::none();
   try {
     execBlock(def->body);
-  } catch (ReturnSignal &r) {
-    ret = std::move(r.value);
-  }
+  } catch (ReturnSignal &r) { ret = std::move(r.value); }
   RunResult result;
   auto collect = [&](const Value &v) {
     if (v.kind == Value::TensorV) {
       if (auto bad = firstUninit(v.tensor->data.data(), v.tensor->data.numel()))
         Warnings.push_back(File.source().location(def->range.begin) +
                            llvm::formatv(": warning: output '{0}' has never-written elements (first at flat index {1})",
-                                         v.tensor->name, *bad).str());
+                                         v.tensor->name, *bad)
+                               .str());
       auto copy = v.tensor->data.clone();
       if (!copy) fail(def->range, llvm::toString(copy.takeError()));
       result.outputs.push_back(std::move(*copy));
     }
   };
-  if (ret.isSeq()) for (auto &e : *ret.elts) collect(e);
-  else collect(ret);
+  if (ret.isSeq())
+    for (auto &e : *ret.elts) collect(e);
+  else
+    collect(ret);
   result.warnings = std::move(Warnings);
   Stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
   result.stats = Stats;
   return result;
 }
 
-void KernelEvaluator::chargeValue(uint64_t count, uint64_t itemBytes, llvm::StringRef what, const syntax::ByteRange &at) {
+void KernelEvaluator::chargeValue(uint64_t count, uint64_t itemBytes, llvm::StringRef what,
+                                  const syntax::ByteRange &at) {
   if (llvm::Error err = checkValueBytes(count, itemBytes, what)) fail(at, llvm::toString(std::move(err)));
 }
 
@@ -141,13 +150,18 @@ void KernelEvaluator::exec(const Stmt *s) {
     while (truthy(eval(s->value), s->value)) {
       if (++guard > 100000000) fail(s->headerRange, "while loop did not terminate");
       checkTime(s->headerRange);
-      try { execBlock(s->body); } catch (BreakSignal &) { break; } catch (ContinueSignal &) {}
+      try {
+        execBlock(s->body);
+      } catch (BreakSignal &) { break; } catch (ContinueSignal &) {
+      }
     }
     return;
   }
   case SK::If:
-    if (truthy(eval(s->value), s->value)) execBlock(s->body);
-    else execBlock(s->orelse);
+    if (truthy(eval(s->value), s->value))
+      execBlock(s->body);
+    else
+      execBlock(s->orelse);
     return;
   case SK::Return: throw ReturnSignal{s->value ? eval(s->value) : Value::none()};
   case SK::Assert: {
@@ -160,17 +174,23 @@ void KernelEvaluator::exec(const Stmt *s) {
   case SK::Pass: return;
   case SK::Break: throw BreakSignal{};
   case SK::Continue: throw ContinueSignal{};
-  case SK::FunctionDef: { Value f; f.kind = Value::PyFunc; f.fn = s; (*Env)[s->name] = f; return; }
-  case SK::Import: case SK::ImportFrom: importInto(s, *Env); return;
-  case SK::Other:
-    fail(s->range, "statement '" + s->name + "' is not supported by the interpreter");
+  case SK::FunctionDef: {
+    Value f;
+    f.kind = Value::PyFunc;
+    f.fn = s;
+    (*Env)[s->name] = f;
+    return;
+  }
+  case SK::Import:
+  case SK::ImportFrom: importInto(s, *Env); return;
+  case SK::Other: fail(s->range, "statement '" + s->name + "' is not supported by the interpreter");
   }
 }
 
 void KernelEvaluator::bind(const Expr *target, const Value &v) {
   if (target->kind == ExprKind::Name) {
     if (v.kind == Value::TensorV && (v.tensor->name.empty() || v.tensor->name.rfind("tile", 0) == 0))
-      v.tensor->name = target->name;  // name tensors after their Python variable for messages
+      v.tensor->name = target->name; // name tensors after their Python variable for messages
     (*Env)[target->name] = v;
     return;
   }
@@ -200,9 +220,8 @@ bool KernelEvaluator::hasNoEffect(const std::vector<const Stmt *> &body) {
     if (s->kind == PyStmt::StmtKind::For && s->orelse.empty() && s->targets.size() == 1 &&
         s->targets[0]->kind == ExprKind::Name && s->value && s->value->kind == ExprKind::Call &&
         isRangeCall(s->value) &&
-        std::all_of(s->value->elts.begin(), s->value->elts.end(), [](const Expr *a) {
-          return a->kind == ExprKind::Int || a->kind == ExprKind::Name;
-        }) &&
+        std::all_of(s->value->elts.begin(), s->value->elts.end(),
+                    [](const Expr *a) { return a->kind == ExprKind::Int || a->kind == ExprKind::Name; }) &&
         hasNoEffect(s->body))
       continue;
     return false;
@@ -229,8 +248,9 @@ void KernelEvaluator::forLoop(const Stmt *s) {
     uint32_t instance = affine ? NextInstance++ : 0;
     uint32_t outerSerial = CurrentSerial;
     int64_t n = 0;
-    bool past = false;  // the next value would pass int64's end: the range is over
-    for (int64_t v = start; !past && (step > 0 ? v < stop : v > stop); past = __builtin_add_overflow(v, step, &v), ++n) {
+    bool past = false; // the next value would pass int64's end: the range is over
+    for (int64_t v = start; !past && (step > 0 ? v < stop : v > stop);
+         past = __builtin_add_overflow(v, step, &v), ++n) {
       checkTime(s->headerRange);
       if (affine) {
         Frames.push_back({instance, n, outerSerial});
@@ -238,7 +258,10 @@ void KernelEvaluator::forLoop(const Stmt *s) {
       }
       bind(target, Value::integer(v));
       bool stop = false;
-      try { execBlock(s->body); } catch (BreakSignal &) { stop = true; } catch (ContinueSignal &) {}
+      try {
+        execBlock(s->body);
+      } catch (BreakSignal &) { stop = true; } catch (ContinueSignal &) {
+      }
       CurrentSerial = outerSerial;
       if (stop) break;
     }
@@ -248,7 +271,10 @@ void KernelEvaluator::forLoop(const Stmt *s) {
     for (const Value &v : *it.elts) {
       bind(target, v);
       bool stop = false;
-      try { execBlock(s->body); } catch (BreakSignal &) { stop = true; } catch (ContinueSignal &) {}
+      try {
+        execBlock(s->body);
+      } catch (BreakSignal &) { stop = true; } catch (ContinueSignal &) {
+      }
       if (stop) break;
     }
     return;

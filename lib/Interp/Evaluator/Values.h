@@ -23,15 +23,17 @@ struct RuntimeError {
   std::string message;
 };
 
-[[noreturn]] inline void fail(const syntax::ByteRange &r, std::string msg) { throw RuntimeError{r.begin, std::move(msg)}; }
+[[noreturn]] inline void fail(const syntax::ByteRange &r, std::string msg) {
+  throw RuntimeError{r.begin, std::move(msg)};
+}
 
 struct Tensor {
   NDArray data;
   nki::Buffer buffer = nki::Buffer::SBUF;
   std::string name;
-  int parDim = 0;                   // -1 for HBM
-  std::vector<uint32_t> stamps;     // race detection: affine iteration serial of the last write
-  std::shared_ptr<Tensor> viewed;   // a reshape view: the tensor whose storage `data` borrows
+  int parDim = 0;                 // -1 for HBM
+  std::vector<uint32_t> stamps;   // race detection: affine iteration serial of the last write
+  std::shared_ptr<Tensor> viewed; // a reshape view: the tensor whose storage `data` borrows
 };
 using TensorPtr = std::shared_ptr<Tensor>;
 
@@ -76,7 +78,10 @@ struct View {
   llvm::SmallVector<int64_t, 6> stride;
   llvm::SmallVector<int64_t, 6> extent;
   // Per index dimension, for bounds checks that respect masks.
-  struct DimIndex { IndexArr idx; int64_t size; };
+  struct DimIndex {
+    IndexArr idx;
+    int64_t size;
+  };
   std::vector<DimIndex> dims;
 
   int64_t numel() const {
@@ -100,16 +105,18 @@ struct Mask {
       for (int a = 0; a < g.rank(); ++a) {
         int ax = a + off;
         if (ax < 0 || !g.coeff[a]) continue;
-        if (ax == rank - 1) c = g.coeff[a];
-        else base += g.coeff[a] * k[ax];
+        if (ax == rank - 1)
+          c = g.coeff[a];
+        else
+          base += g.coeff[a] * k[ax];
       }
       if (c == 0) {
         if (base < 0) return {0, 0};
       } else if (c > 0) {
-        lo = std::max(lo, base >= 0 ? 0 : (-base + c - 1) / c);   // j >= ceil(-base / c)
+        lo = std::max(lo, base >= 0 ? 0 : (-base + c - 1) / c); // j >= ceil(-base / c)
       } else {
         if (base < 0) return {0, 0};
-        hi = std::min(hi, base / -c + 1);                          // j <= floor(base / -c)
+        hi = std::min(hi, base / -c + 1); // j <= floor(base / -c)
       }
     }
     return {lo, std::max(lo, hi)};
@@ -133,33 +140,94 @@ using ValueList = std::vector<Value>;
 
 struct Value {
   enum Kind : uint8_t {
-    None, Bool, Int, Float, Str, Tuple, List, Dict, Path, PyFunc, TensorV, ViewV, Index, SliceV, EllipsisV,
-    MaskV, HostArray, Method, ParDim, RangeV,
+    None,
+    Bool,
+    Int,
+    Float,
+    Str,
+    Tuple,
+    List,
+    Dict,
+    Path,
+    PyFunc,
+    TensorV,
+    ViewV,
+    Index,
+    SliceV,
+    EllipsisV,
+    MaskV,
+    HostArray,
+    Method,
+    ParDim,
+    RangeV,
   } kind = None;
   int64_t i = 0;
   double f = 0;
-  std::string s;                       // Str; Path (canonical dotted name); Method name
-  std::shared_ptr<ValueList> elts;     // Tuple/List/Dict(k,v,k,v)/SliceV(lo,hi,step)/RangeV(start,stop,step)
-  TensorPtr tensor;                    // TensorV / Method receiver
-  std::shared_ptr<View> view;          // ViewV
-  IndexArr idx;                        // Index
-  std::shared_ptr<Mask> mask;          // MaskV
-  std::shared_ptr<NDArray> host;       // HostArray (numpy constants)
-  const Stmt *fn = nullptr;            // PyFunc
-  nki::LoopKind loopKind = nki::LoopKind::PyRange;  // RangeV
+  std::string s;                   // Str; Path (canonical dotted name); Method name
+  std::shared_ptr<ValueList> elts; // Tuple/List/Dict(k,v,k,v)/SliceV(lo,hi,step)/RangeV(start,stop,step)
+  TensorPtr tensor;                // TensorV / Method receiver
+  std::shared_ptr<View> view;      // ViewV
+  IndexArr idx;                    // Index
+  std::shared_ptr<Mask> mask;      // MaskV
+  std::shared_ptr<NDArray> host;   // HostArray (numpy constants)
+  const Stmt *fn = nullptr;        // PyFunc
+  nki::LoopKind loopKind = nki::LoopKind::PyRange; // RangeV
 
   static Value none() { return {}; }
-  static Value integer(int64_t v) { Value x; x.kind = Int; x.i = v; return x; }
-  static Value boolean(bool b) { Value x; x.kind = Bool; x.i = b; return x; }
-  static Value number(double v) { Value x; x.kind = Float; x.f = v; return x; }
-  static Value str(std::string v) { Value x; x.kind = Str; x.s = std::move(v); return x; }
-  static Value path(std::string p) { Value x; x.kind = Path; x.s = std::move(p); return x; }
-  static Value seq(ValueList e, Kind k = Tuple) { Value x; x.kind = k; x.elts = std::make_shared<ValueList>(std::move(e)); return x; }
-  static Value ofTensor(TensorPtr t) { Value x; x.kind = TensorV; x.tensor = std::move(t); return x; }
-  static Value ofView(View v) { Value x; x.kind = ViewV; x.view = std::make_shared<View>(std::move(v)); return x; }
+  static Value integer(int64_t v) {
+    Value x;
+    x.kind = Int;
+    x.i = v;
+    return x;
+  }
+  static Value boolean(bool b) {
+    Value x;
+    x.kind = Bool;
+    x.i = b;
+    return x;
+  }
+  static Value number(double v) {
+    Value x;
+    x.kind = Float;
+    x.f = v;
+    return x;
+  }
+  static Value str(std::string v) {
+    Value x;
+    x.kind = Str;
+    x.s = std::move(v);
+    return x;
+  }
+  static Value path(std::string p) {
+    Value x;
+    x.kind = Path;
+    x.s = std::move(p);
+    return x;
+  }
+  static Value seq(ValueList e, Kind k = Tuple) {
+    Value x;
+    x.kind = k;
+    x.elts = std::make_shared<ValueList>(std::move(e));
+    return x;
+  }
+  static Value ofTensor(TensorPtr t) {
+    Value x;
+    x.kind = TensorV;
+    x.tensor = std::move(t);
+    return x;
+  }
+  static Value ofView(View v) {
+    Value x;
+    x.kind = ViewV;
+    x.view = std::make_shared<View>(std::move(v));
+    return x;
+  }
   static Value ofIndex(IndexArr a) {
     if (a.scalar()) return integer(a.c);
-    Value x; x.kind = Index; x.idx = std::move(a); return x;
+    Value x;
+    x.kind = Index;
+    x.idx = std::move(a);
+    return x;
   }
 
   bool isNumber() const { return kind == Int || kind == Bool || kind == Float; }

@@ -23,7 +23,10 @@ View KernelEvaluator::wholeView(const TensorPtr &t) {
     v.stride.push_back(strides[d]);
     v.extent.push_back(t->data.dim(d));
   }
-  if (v.extent.empty()) { v.stride.push_back(1); v.extent.push_back(1); }
+  if (v.extent.empty()) {
+    v.stride.push_back(1);
+    v.extent.push_back(1);
+  }
   return v;
 }
 
@@ -49,7 +52,8 @@ View KernelEvaluator::makeView(const Value &base, const Expr *sub, const Mask *m
   return v;
 }
 
-std::vector<std::pair<IndexArr, int64_t>> KernelEvaluator::indexComponents(const Expr *sub, const std::vector<int64_t> &shape) {
+std::vector<std::pair<IndexArr, int64_t>> KernelEvaluator::indexComponents(const Expr *sub,
+                                                                           const std::vector<int64_t> &shape) {
   std::vector<const Expr *> items(sub->elts.begin(), sub->elts.end());
   if (items.size() == 1 && items[0]->kind == ExprKind::Tuple)
     items.assign(items[0]->elts.begin(), items[0]->elts.end());
@@ -58,9 +62,15 @@ std::vector<std::pair<IndexArr, int64_t>> KernelEvaluator::indexComponents(const
     if (items[i]->kind == ExprKind::Ellipsis) ellipsis = int(i);
   size_t explicitCount = items.size() - (ellipsis >= 0);
   if (explicitCount > shape.size())
-    fail(sub->range, llvm::formatv("too many indices ({0}) for a tensor of rank {1}", explicitCount, shape.size()).str());
+    fail(sub->range,
+         llvm::formatv("too many indices ({0}) for a tensor of rank {1}", explicitCount, shape.size()).str());
   // Evaluate first to learn whether the subscript is basic or advanced.
-  struct Item { bool isSlice = false; int64_t lo = 0, hi = 0, step = 1; IndexArr idx; bool full = false; };
+  struct Item {
+    bool isSlice = false;
+    int64_t lo = 0, hi = 0, step = 1;
+    IndexArr idx;
+    bool full = false;
+  };
   std::vector<Item> dims;
   bool basic = false, advanced = false;
   int advRank = 0;
@@ -93,8 +103,9 @@ std::vector<std::pair<IndexArr, int64_t>> KernelEvaluator::indexComponents(const
       it.lo = get(0, 0);
       it.hi = get(1, size);
       if (it.lo < 0 || it.hi > size || it.lo > it.hi)
-        fail(items[i]->range, llvm::formatv("slice [{0}:{1}] is out of bounds for dimension {2} of size {3}",
-                                            it.lo, it.hi, d, size).str());
+        fail(items[i]->range,
+             llvm::formatv("slice [{0}:{1}] is out of bounds for dimension {2} of size {3}", it.lo, it.hi, d, size)
+                 .str());
     } else if (v.kind == Value::Index) {
       advanced = true;
       it.idx = v.idx;
@@ -119,7 +130,8 @@ std::vector<std::pair<IndexArr, int64_t>> KernelEvaluator::indexComponents(const
     // Full slices (from "..." or omitted trailing dims) are fine next to advanced
     // indices: they become their own trailing axes.
     for (auto &it : dims)
-      if (it.isSlice && !it.full) fail(sub->range, "subscript mixes basic indexing (slices) with advanced indexing (nl.arange)");
+      if (it.isSlice && !it.full)
+        fail(sub->range, "subscript mixes basic indexing (slices) with advanced indexing (nl.arange)");
   }
   std::vector<std::pair<IndexArr, int64_t>> out;
   if (advanced) {
@@ -168,7 +180,7 @@ std::vector<std::pair<IndexArr, int64_t>> KernelEvaluator::indexComponents(const
 }
 
 void KernelEvaluator::applyComponents(View &v, const std::vector<std::pair<IndexArr, int64_t>> &comps,
-                     const llvm::SmallVector<int64_t, 6> &strides, const Expr *sub) {
+                                      const llvm::SmallVector<int64_t, 6> &strides, const Expr *sub) {
   int rank = 0;
   for (auto &[x, size] : comps) rank = std::max(rank, x.rank());
   v.extent.assign(rank, 1);
@@ -182,7 +194,7 @@ void KernelEvaluator::applyComponents(View &v, const std::vector<std::pair<Index
     }
     v.dims.push_back({x, comps[d].second});
   }
-  if (rank == 0) {  // a single element: a (1, 1) tile
+  if (rank == 0) { // a single element: a (1, 1) tile
     v.extent = {1};
     v.stride = {1};
   }
@@ -195,16 +207,19 @@ void KernelEvaluator::checkBounds(const View &v, const Mask *mask, const syntax:
     const int64_t size = v.dims[d].size;
     int64_t lo = x.minValue(), hi = x.maxValue();
     if (lo >= 0 && hi < size) continue;
-    if (!mask) fail(at, llvm::formatv("index of dimension {0} ranges over [{1}, {2}], out of bounds for size {3} of '{4}'",
-                                      d, lo, hi, size, v.tensor->name).str());
+    if (!mask)
+      fail(at, llvm::formatv("index of dimension {0} ranges over [{1}, {2}], out of bounds for size {3} of '{4}'", d,
+                             lo, hi, size, v.tensor->name)
+                   .str());
     // With a mask, only the allowed elements must be in bounds: check them all.
     forEachElement(v.extent, [&](const int64_t *k) {
       if (!mask->allows(k, int(v.extent.size()))) return;
       int64_t val = x.c;
       for (int a = 0; a < x.rank(); ++a) val += x.coeff[a] * k[a];
       if (val < 0 || val >= size)
-        fail(at, llvm::formatv("masked index {0} of dimension {1} is out of bounds for size {2} of '{3}'", val, d,
-                               size, v.tensor->name).str());
+        fail(at, llvm::formatv("masked index {0} of dimension {1} is out of bounds for size {2} of '{3}'", val, d, size,
+                               v.tensor->name)
+                     .str());
     });
   }
 }
@@ -232,18 +247,22 @@ NDArray KernelEvaluator::gather(const View &v, const Mask *mask, const syntax::B
     }
     i += inner;
   };
-  if (rank == 1) { int64_t z = 0; row(&z); }
-  else forEachElement(outer, row);
+  if (rank == 1) {
+    int64_t z = 0;
+    row(&z);
+  } else
+    forEachElement(outer, row);
   if (checkUninit && Opts.detectUninitReads)
     if (auto bad = firstUninit(out->data(), out->numel()))
       fail(at, llvm::formatv("reads never-written memory of '{0}' (tile element {1} of {2}); "
                              "initialise it or check the indices",
-                             v.tensor->name, *bad, formatShape(out->shape())).str());
+                             v.tensor->name, *bad, formatShape(out->shape()))
+                   .str());
   return std::move(*out);
 }
 
 void KernelEvaluator::scatter(const View &v, const NDArray &value, const Mask *mask, const syntax::ByteRange &at,
-             const std::function<float(float oldv, float newv)> *combine, bool raceCheck) {
+                              const std::function<float(float oldv, float newv)> *combine, bool raceCheck) {
   checkBounds(v, mask, at);
   int rank = int(v.extent.size());
   // Broadcast: value shape right-aligned against the view's tile shape.
@@ -252,7 +271,11 @@ void KernelEvaluator::scatter(const View &v, const NDArray &value, const Mask *m
     bool ok = true;
     size_t vr = vshape.size();
     // (P,) against (P, F): partition-aligned vector.
-    if (vr == 1 && rank >= 1 && vshape[0] == v.extent[0]) { vshape = {vshape[0]}; vshape.resize(rank, 1); vr = rank; }
+    if (vr == 1 && rank >= 1 && vshape[0] == v.extent[0]) {
+      vshape = {vshape[0]};
+      vshape.resize(rank, 1);
+      vr = rank;
+    }
     if (vr > size_t(rank)) ok = false;
     for (size_t a = 0; ok && a < vr; ++a) {
       int64_t want = v.extent[rank - vr + a];
@@ -260,8 +283,8 @@ void KernelEvaluator::scatter(const View &v, const NDArray &value, const Mask *m
     }
     // A tile whose element count matches but shape differs (free-dim reshape in a DMA).
     if (!ok)
-      fail(at, "cannot write a " + formatShape(value.shape()) + " tile into a " + formatShape(v.shape()) + " region of '" +
-                   v.tensor->name + "'");
+      fail(at, "cannot write a " + formatShape(value.shape()) + " tile into a " + formatShape(v.shape()) +
+                   " region of '" + v.tensor->name + "'");
     vshape.insert(vshape.begin(), rank - vr, 1);
   } else {
     vshape = v.shape();
@@ -291,8 +314,10 @@ void KernelEvaluator::scatter(const View &v, const NDArray &value, const Mask *m
     }
     if (!mask && !combine && !round) {
       // The common case: a straight copy of the row, then the race stamps.
-      if (dStride == 1 && sStride == 1) std::memcpy(dst + off, src + voff, sizeof(float) * inner);
-      else for (int64_t j = 0; j < inner; ++j) dst[off + j * dStride] = src[voff + j * sStride];
+      if (dStride == 1 && sStride == 1)
+        std::memcpy(dst + off, src + voff, sizeof(float) * inner);
+      else
+        for (int64_t j = 0; j < inner; ++j) dst[off + j * dStride] = src[voff + j * sStride];
       if (!track) return;
       uint32_t stampValue = stamp ? CurrentSerial : 0;
       for (int64_t j = 0; j < inner; ++j) {
@@ -300,7 +325,8 @@ void KernelEvaluator::scatter(const View &v, const NDArray &value, const Mask *m
         if (stamp && slot != 0 && slot != CurrentSerial && conflicting(slot, CurrentSerial))
           fail(at, llvm::formatv("race: two iterations of an affine_range loop write element {0} of '{1}' "
                                  "(use sequential_range, += accumulation, or index by the loop variable)",
-                                 elementIndex(t.data.shape(), off + j * dStride), t.name).str());
+                                 elementIndex(t.data.shape(), off + j * dStride), t.name)
+                       .str());
         slot = stampValue;
       }
       return;
@@ -316,7 +342,8 @@ void KernelEvaluator::scatter(const View &v, const NDArray &value, const Mask *m
         if (stamp && old != 0 && old != CurrentSerial && conflicting(old, CurrentSerial))
           fail(at, llvm::formatv("race: two iterations of an affine_range loop write element {0} of '{1}' "
                                  "(use sequential_range, += accumulation, or index by the loop variable)",
-                                 elementIndex(t.data.shape(), o), t.name).str());
+                                 elementIndex(t.data.shape(), o), t.name)
+                       .str());
         t.stamps[o] = stamp ? CurrentSerial : 0;
       }
     }
@@ -361,13 +388,12 @@ View KernelEvaluator::viewOf(const Value &v, const Expr *at) {
 }
 
 NDArray KernelEvaluator::tileOf(const Value &v, const Expr *at, const Mask *mask, bool checkUninit) {
-  if (v.kind == Value::TensorV && v.tensor->parDim < 0 && !v.tensor->data.numel())
-    fail(at->range, "empty tensor");
+  if (v.kind == Value::TensorV && v.tensor->parDim < 0 && !v.tensor->data.numel()) fail(at->range, "empty tensor");
   return gather(viewOf(v, at), mask, at->range, checkUninit);
 }
 
-TensorPtr KernelEvaluator::newTile(std::vector<int64_t> shape, nki::DType dtype, nki::Buffer buffer, const std::string &name,
-                  const syntax::ByteRange &at) {
+TensorPtr KernelEvaluator::newTile(std::vector<int64_t> shape, nki::DType dtype, nki::Buffer buffer,
+                                   const std::string &name, const syntax::ByteRange &at) {
   auto arr = NDArray::uninitialized(std::move(shape), dtype);
   if (!arr) fail(at, llvm::toString(arr.takeError()));
   auto t = std::make_shared<Tensor>();

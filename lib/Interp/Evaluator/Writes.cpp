@@ -28,13 +28,13 @@ void KernelEvaluator::assignInto(const Expr *target, const Expr *valueExpr, cons
   }
   LastMask.reset();
   Value rhs = valueExpr->kind == ExprKind::Call ? call(valueExpr, &dst) : eval(valueExpr);
-  if (rhs.kind == Value::None && valueExpr->kind == ExprKind::Call) return;  // the call wrote dst itself
+  if (rhs.kind == Value::None && valueExpr->kind == ExprKind::Call) return; // the call wrote dst itself
   auto mask = std::move(LastMask);
   writeValue(dst, rhs, valueExpr, mask.get(), nullptr);
 }
 
 void KernelEvaluator::writeValue(const View &dst, const Value &rhs, const Expr *at, const Mask *mask,
-                const std::function<float(float, float)> *combine, const Expr *dstAt) {
+                                 const std::function<float(float, float)> *combine, const Expr *dstAt) {
   const syntax::ByteRange &where = (dstAt ? dstAt : at)->range;
   if (rhs.isTile()) {
     NDArray val = gather(viewOf(rhs, at), mask, at->range, /*checkUninit=*/true);
@@ -43,7 +43,8 @@ void KernelEvaluator::writeValue(const View &dst, const Value &rhs, const Expr *
       if (auto first = firstMaskedOff(val.data(), val.numel()))
         fail(at->range, llvm::formatv("stores lanes a masked op left undefined (tile element {0} of {1}: rows or "
                                       "columns masked off where the tile was computed) into '{2}'; mask this store too",
-                                      *first, formatShape(val.shape()), dst.tensor->name).str());
+                                      *first, formatShape(val.shape()), dst.tensor->name)
+                            .str());
     scatter(dst, val, mask, where, combine, combine == nullptr);
   } else if (rhs.isNumber()) {
     auto val = NDArray::full({1}, nki::DType::Float32, float(rhs.num()));
@@ -60,7 +61,7 @@ bool KernelEvaluator::accumulateMatmulInPlace(const View &dst, const Expr *value
   if (!tile) return false;
   if (Opts.detectUninitReads)
     for (int64_t r = 0; r < tile->rows; ++r)
-      if (firstUninit(tile->row(r), tile->cols)) return false;  // let the generic path report it
+      if (firstUninit(tile->row(r), tile->cols)) return false; // let the generic path report it
   MatmulAccumulator = tile;
   MatmulAccumulated = false;
   LastMask.reset();
@@ -79,19 +80,26 @@ bool KernelEvaluator::accumulateMatmulInPlace(const View &dst, const Expr *value
   return true;
 }
 
-void KernelEvaluator::accumulateInto(const View &dst, const Value &rhs, const std::string &op, const syntax::ByteRange &at,
-                    const Mask *mask) {
-  auto alu = interp::aluOpFromName(op == "+" ? "add" : op == "-" ? "subtract" : op == "*" ? "multiply"
-                                   : op == "/" ? "divide" : op == "max" ? "maximum" : op);
+void KernelEvaluator::accumulateInto(const View &dst, const Value &rhs, const std::string &op,
+                                     const syntax::ByteRange &at, const Mask *mask) {
+  auto alu = interp::aluOpFromName(op == "+"     ? "add"
+                                   : op == "-"   ? "subtract"
+                                   : op == "*"   ? "multiply"
+                                   : op == "/"   ? "divide"
+                                   : op == "max" ? "maximum"
+                                                 : op);
   if (!alu) fail(at, "unsupported accumulation '" + op + "='");
   // Accumulating reads the destination: it must have been written.
   NDArray acc = gather(dst, mask, at, /*checkUninit=*/true);
   auto check = [&](llvm::Error err) {
     if (err) fail(at, llvm::toString(std::move(err)));
   };
-  if (rhs.isTile()) check(applyBinary(*alu, acc.asTile(), acc.asTile(), gather(viewOf(rhs, nullptr), mask, at, true).asTile()));
-  else if (rhs.isNumber()) check(applyBinary(*alu, acc.asTile(), acc.asTile(), float(rhs.num())));
-  else fail(at, "cannot accumulate " + describe(rhs));
+  if (rhs.isTile())
+    check(applyBinary(*alu, acc.asTile(), acc.asTile(), gather(viewOf(rhs, nullptr), mask, at, true).asTile()));
+  else if (rhs.isNumber())
+    check(applyBinary(*alu, acc.asTile(), acc.asTile(), float(rhs.num())));
+  else
+    fail(at, "cannot accumulate " + describe(rhs));
   scatter(dst, acc, mask, at, nullptr, /*raceCheck=*/false);
 }
 

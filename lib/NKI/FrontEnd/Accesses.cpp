@@ -29,7 +29,7 @@ Access KernelBuilder::wholeAccess(const Value &t, const Expr *at) {
     a.dims.push_back(dim);
     if (int(d) >= T.blockDims()) a.tileShape.push_back(T.shape[d].value.value_or(0));
   }
-  a.exact = !unknownShape.count(t.tensor);
+  a.exact = !UnknownShape.count(t.tensor);
   return a;
 }
 
@@ -59,7 +59,7 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
   if (items.size() == 1 && items[0] && items[0]->kind == ExprKind::Tuple)
     items = std::vector<const Expr *>(items[0]->elts.begin(), items[0]->elts.end());
   size_t rank = T.shape.size();
-  bool rankKnown = !unknownShape.count(t.tensor);
+  bool rankKnown = !UnknownShape.count(t.tensor);
   int ellipsisAt = -1;
   for (size_t i = 0; i < items.size(); ++i)
     if (items[i] && items[i]->kind == ExprKind::Ellipsis) ellipsisAt = int(i);
@@ -67,8 +67,7 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
   if (!rankKnown) rank = std::max(rank, explicitCount);
   if (rankKnown && explicitCount > rank) {
     diag(Diagnostic::Error, sub->range,
-         llvm::formatv("too many indices for tensor '{0}' of rank {1}", T.name, rank).str(),
-         Rule::IndexRank);
+         llvm::formatv("too many indices for tensor '{0}' of rank {1}", T.name, rank).str(), Rule::IndexRank);
     a.exact = false;
   }
   std::vector<IndexDim> dims = std::move(fixedDims);
@@ -79,8 +78,10 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
     dim.full = true;
     if (d < T.shape.size()) {
       int64_t ext = T.shape[d].value.value_or(0);
-      if (ext > 0) dim.aranges.push_back({basicAxis, ext, 1});
-      else a.exact = false;
+      if (ext > 0)
+        dim.aranges.push_back({basicAxis, ext, 1});
+      else
+        a.exact = false;
     }
     dim.base = Affine::constantOf(0);
     ++basicAxis;
@@ -104,11 +105,10 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
         if (diff.isConstant() && step > 0) {
           dim.aranges.push_back({basicAxis, (diff.constant + step - 1) / step, step});
         } else if (!diff.known) {
-          a.exact = false;  // symbolic size (input shapes unknown): keep the axis, extent unknown
+          a.exact = false; // symbolic size (input shapes unknown): keep the axis, extent unknown
           dim.aranges.push_back({basicAxis, 0, step});
         } else {
-          diag(Diagnostic::Error, it->range,
-               "slice '" + text(it) + "' does not have a constant size", Rule::SliceSize);
+          diag(Diagnostic::Error, it->range, "slice '" + text(it) + "' does not have a constant size", Rule::SliceSize);
           a.exact = false;
         }
       } else {
@@ -128,11 +128,13 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
       continue;
     }
     Value v = it ? eval(it) : Value::none();
-    if (v.kind == Value::None) continue;  // newaxis: no tensor dimension
-    if (v.kind == Value::SliceV) {  // nl.ds(start, size)
+    if (v.kind == Value::None) continue; // newaxis: no tensor dimension
+    if (v.kind == Value::SliceV) {       // nl.ds(start, size)
       IndexVal hi = v.idx;
-      if (v.i.isKnown()) hi.base.add(Affine::constantOf(*v.i.value), 1);
-      else hi.base = Affine::unknown();
+      if (v.i.isKnown())
+        hi.base.add(Affine::constantOf(*v.i.value), 1);
+      else
+        hi.base = Affine::unknown();
       sliceDim(v.idx, hi, 1);
       continue;
     }

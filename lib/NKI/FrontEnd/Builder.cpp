@@ -57,8 +57,7 @@ void KernelBuilder::bindParams(const Stmt *def) {
         if (s.name == p.name) spec = &s;
     if (Inputs && !spec && !p.defaultValue && !p.isVarArgs)
       diag(Diagnostic::Error, p.range,
-           "no shape for kernel argument '" + p.name + "' in the inputs (" +
-               formatInputSpecs(*Inputs) + ")",
+           "no shape for kernel argument '" + p.name + "' in the inputs (" + formatInputSpecs(*Inputs) + ")",
            Rule::Inputs);
     if (spec && spec->isScalar) {
       kp.scalar = spec->scalar;
@@ -81,7 +80,7 @@ void KernelBuilder::bindParams(const Stmt *def) {
       K.tensors.push_back(t);
       Env[p.name] = Value::tensorRef(kp.tensor);
       if (!spec) {
-        unknownShape.insert(kp.tensor);
+        UnknownShape.insert(kp.tensor);
         K.tensors[kp.tensor].shapeKnown = false;
       }
     } else {
@@ -105,8 +104,7 @@ void KernelBuilder::recordImport(const Stmt *s, std::map<std::string, std::strin
 
 void KernelBuilder::recordModuleImports(const syntax::Module &m, std::map<std::string, std::string> &aliases) {
   for (const Stmt *s : m.body())
-    if (s->kind == PyStmt::StmtKind::Import || s->kind == PyStmt::StmtKind::ImportFrom)
-      recordImport(s, aliases);
+    if (s->kind == PyStmt::StmtKind::Import || s->kind == PyStmt::StmtKind::ImportFrom) recordImport(s, aliases);
 }
 
 std::string KernelBuilder::canonicalOf(const Expr *e, const std::map<std::string, std::string> &aliases) {
@@ -122,8 +120,8 @@ bool isKernelDecorator(const Expr *d, const std::map<std::string, std::string> &
   const Expr *callee = d->kind == ExprKind::Call ? d->base : d;
   std::string canon = KernelBuilder::canonicalOf(callee, aliases);
   if (canon.empty()) canon = callee ? callee->dottedName() : "";
-  return canon == "nki.jit" || canon == "nki.baremetal" || canon == "nki.trace" ||
-         canon == "nki.benchmark" || canon == "nki.simulate_kernel" || canon == "nki.compiler.skip_middle_end_transformations";
+  return canon == "nki.jit" || canon == "nki.baremetal" || canon == "nki.trace" || canon == "nki.benchmark" ||
+         canon == "nki.simulate_kernel" || canon == "nki.compiler.skip_middle_end_transformations";
 }
 
 } // namespace accelopt::nki::frontend

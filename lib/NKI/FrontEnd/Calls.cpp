@@ -16,15 +16,16 @@
 namespace accelopt::nki::frontend {
 
 std::optional<std::string> KernelBuilder::hostCodeCall(const Value &fn, const Expr *e) const {
-  static const std::set<std::string, std::less<>> traceRoots = {"nl", "nisa", "nki", "nt", "np", "math",
-                                                                "builtins", "dtype", "helper", "neuronxcc"};
+  static const std::set<std::string, std::less<>> traceRoots = {"nl",   "nisa",     "nki",   "nt",     "np",
+                                                                "math", "builtins", "dtype", "helper", "neuronxcc"};
   // numpy functions that read or write host files.
   static const std::set<std::string, std::less<>> numpyHostIo = {
-      "np.load", "np.save", "np.savez", "np.savez_compressed", "np.savetxt", "np.loadtxt", "np.genfromtxt",
-      "np.fromfile", "np.memmap", "np.fromregex", "np.DataSource"};
+      "np.load",       "np.save",     "np.savez",  "np.savez_compressed", "np.savetxt",   "np.loadtxt",
+      "np.genfromtxt", "np.fromfile", "np.memmap", "np.fromregex",        "np.DataSource"};
   auto ranOnHost = [](llvm::StringRef what) {
     what.consume_front("builtins.");
-    return "call to '" + what.str() + "' runs host code when the kernel is traced; accelopt neither runs nor analyses it";
+    return "call to '" + what.str() +
+           "' runs host code when the kernel is traced; accelopt neither runs nor analyses it";
   };
   if (fn.kind == Value::Path) {
     std::string_view root = std::string_view(fn.s).substr(0, fn.s.find('.'));
@@ -32,8 +33,7 @@ std::optional<std::string> KernelBuilder::hostCodeCall(const Value &fn, const Ex
         fn.s.rfind("np.ctypeslib", 0) == 0)
       return ranOnHost(fn.s);
     const pycore::BuiltinInfo *builtin = root == "builtins" ? pycore::lookupBuiltin(fn.s.substr(9)) : nullptr;
-    if (builtin && builtin->hostEffect)
-      return ranOnHost(fn.s);
+    if (builtin && builtin->hostEffect) return ranOnHost(fn.s);
     return std::nullopt;
   }
   if (fn.kind == Value::Unknown && e->base->kind == ExprKind::Name && !Env.count(e->base->name) &&
@@ -61,7 +61,7 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
   if (fn.kind == Value::Path && fn.s.rfind("dtype.", 0) == 0 && fn.s.find(".type") != std::string::npos)
     return e->elts.empty() ? Value::unknown() : eval(e->elts[0]);
   if (name.size() > 5 && name.substr(name.size() - 5) == ".type")
-    return e->elts.empty() ? Value::unknown() : eval(e->elts[0]);  // np.dtype(np.float32).type(1e-5)
+    return e->elts.empty() ? Value::unknown() : eval(e->elts[0]); // np.dtype(np.float32).type(1e-5)
   if (name == "np.float32" || name == "np.int32" || name == "np.uint16" || name == "np.float16")
     return e->elts.empty() ? Value::unknown() : eval(e->elts[0]);
   if (name.rfind("np.", 0) == 0) {
@@ -97,8 +97,8 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
   if (!op) {
     bool nkiName = name.rfind("nl.", 0) == 0 || name.rfind("nisa.", 0) == 0 || name.rfind("nki.", 0) == 0;
     if (nkiName && !isLoopIterator(name))
-      diag(Diagnostic::Warning, e->base->range,
-           "unknown NKI API '" + name + "'; its effects are not analysed", Rule::UnknownApi);
+      diag(Diagnostic::Warning, e->base->range, "unknown NKI API '" + name + "'; its effects are not analysed",
+           Rule::UnknownApi);
     for (auto *a : e->elts) eval(a);
     for (auto &kw : e->keywords) eval(kw.value);
     return Value::unknown(text(e));
@@ -107,12 +107,11 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
 }
 
 std::optional<Value> KernelBuilder::scalarHelperCall(const Stmt &def, const Expr *e, const std::vector<Value> &args,
-                                                    const std::vector<Value> &keywordArgs) {
-  constexpr int kMaxHelperDepth = 32;  // deeper (recursive) helpers stay opaque
+                                                     const std::vector<Value> &keywordArgs) {
+  constexpr int kMaxHelperDepth = 32; // deeper (recursive) helpers stay opaque
   if (HelperDepth >= kMaxHelperDepth) return std::nullopt;
   std::function<bool(const Value &)> holdsTensor = [&](const Value &v) {
-    return v.kind == Value::Tensor || v.kind == Value::Method ||
-           std::any_of(v.elts.begin(), v.elts.end(), holdsTensor);
+    return v.kind == Value::Tensor || v.kind == Value::Method || std::any_of(v.elts.begin(), v.elts.end(), holdsTensor);
   };
   if (std::any_of(args.begin(), args.end(), holdsTensor) ||
       std::any_of(keywordArgs.begin(), keywordArgs.end(), holdsTensor))
@@ -124,9 +123,9 @@ std::optional<Value> KernelBuilder::scalarHelperCall(const Stmt &def, const Expr
     bool isLast = s == def.body.back();
     if (s->kind != PyStmt::StmtKind::Assign && !isLast) return std::nullopt;
     for (const Expr *t : s->targets) {
-      bool names = t->kind == ExprKind::Name ||
-                   ((t->kind == ExprKind::Tuple || t->kind == ExprKind::List) &&
-                    std::all_of(t->elts.begin(), t->elts.end(), [](const Expr *x) { return x->kind == ExprKind::Name; }));
+      bool names = t->kind == ExprKind::Name || ((t->kind == ExprKind::Tuple || t->kind == ExprKind::List) &&
+                                                 std::all_of(t->elts.begin(), t->elts.end(),
+                                                             [](const Expr *x) { return x->kind == ExprKind::Name; }));
       if (!names) return std::nullopt;
     }
     bool pure = true;
@@ -144,12 +143,13 @@ std::optional<Value> KernelBuilder::scalarHelperCall(const Stmt &def, const Expr
     if (!pure) return std::nullopt;
   }
   std::vector<pycore::ParamSpec> params = pycore::paramsOf(def);
-  if (std::any_of(params.begin(), params.end(), [](const pycore::ParamSpec &p) { return p.variadic; })) return std::nullopt;
+  if (std::any_of(params.begin(), params.end(), [](const pycore::ParamSpec &p) { return p.variadic; }))
+    return std::nullopt;
   std::vector<std::string_view> keywords;
   for (const auto &kw : e->keywords) keywords.push_back(kw.name);
   pycore::Binding b = pycore::bindArguments(params, args.size(), keywords);
   if (!b.missing.empty() || !b.extraPositional.empty() || !b.unknownKeywords.empty() || !b.repeated.empty())
-    return std::nullopt;  // CPython raises a TypeError: `run` reports it
+    return std::nullopt; // CPython raises a TypeError: `run` reports it
 
   // A module-level helper sees the module's names; one defined in the kernel also the kernel's.
   std::map<std::string, Value> callerEnv = Env;
@@ -174,7 +174,7 @@ std::optional<Value> KernelBuilder::scalarHelperCall(const Stmt &def, const Expr
   --HelperDepth;
   Env = std::move(callerEnv);
   if (result.kind == Value::Unknown) return std::nullopt;
-  if (result.kind == Value::Int && !result.isKnownInt()) return symbolicInt(text(e));  // named as the caller wrote it
+  if (result.kind == Value::Int && !result.isKnownInt()) return symbolicInt(text(e)); // named as the caller wrote it
   return result;
 }
 
@@ -187,7 +187,7 @@ pycore::PyValue KernelBuilder::toPy(const Value &v) const {
   case Value::Float: return v.fKnown ? P::floating(v.f) : P::unknown();
   case Value::Str: return P::str(v.s);
   case Value::Seq: {
-    if (v.s == "par_dim") break;  // nl.par_dim(n) is a marked dimension, not a tuple
+    if (v.s == "par_dim") break; // nl.par_dim(n) is a marked dimension, not a tuple
     std::vector<P> elts;
     for (const Value &x : v.elts) elts.push_back(toPy(x));
     return P::seq(std::move(elts), v.isList);
@@ -200,7 +200,7 @@ pycore::PyValue KernelBuilder::toPy(const Value &v) const {
   p.s = v.text();
   if (v.kind == Value::Tensor) {
     auto shape = tileShapeOf(v);
-    if (!shape.empty() && shape[0] > 0 && !unknownShape.count(v.tensor)) p.length = shape[0];
+    if (!shape.empty() && shape[0] > 0 && !UnknownShape.count(v.tensor)) p.length = shape[0];
     p.truth = true;
   }
   return p;
@@ -223,7 +223,9 @@ Value KernelBuilder::fromPy(const pycore::PyValue &p, const std::vector<Value> &
     const Value &a = args[size_t(p.arg)];
     return p.elt < 0 ? a : a.elts[size_t(p.elt)];
   }
-  case K::Range: case K::Unknown: case K::Opaque: break;  // a range outside a loop header stays opaque
+  case K::Range:
+  case K::Unknown:
+  case K::Opaque: break; // a range outside a loop header stays opaque
   }
   return Value::unknown(text(e));
 }
@@ -271,7 +273,9 @@ Value KernelBuilder::callIntrinsic(const pycore::IntrinsicInfo &intrinsic, const
     marked.s = "par_dim";
     return marked;
   }
-  case Intrinsic::ProgramId: case Intrinsic::NumPrograms: case Intrinsic::ProgramNdim: {
+  case Intrinsic::ProgramId:
+  case Intrinsic::NumPrograms:
+  case Intrinsic::ProgramNdim: {
     // The launch grid is not part of the kernel: its coordinates and sizes stay symbolic here.
     if (intrinsic.id == Intrinsic::ProgramNdim) {
       if (!args.empty()) diag(Diagnostic::Error, e->range, std::string(intrinsic.usage), Rule::CallArgs);
@@ -286,7 +290,7 @@ Value KernelBuilder::callIntrinsic(const pycore::IntrinsicInfo &intrinsic, const
   }
   case Intrinsic::Ds: {
     // nl.ds(start, size): the slice start:start+size; the start may be affine in loop variables.
-    std::vector<pycore::PyValue> bounds = py;  // an affine start is an integer not known at trace time
+    std::vector<pycore::PyValue> bounds = py; // an affine start is an integer not known at trace time
     for (size_t k = 0; k < bounds.size(); ++k)
       if (args[k].kind == Value::Index) bounds[k] = pycore::PyValue::unknown();
     pycore::ArangeBounds r = pycore::dsBounds(bounds);
@@ -316,11 +320,13 @@ std::vector<const Expr *> KernelBuilder::bindArgs(const OpInfo *op, const Expr *
   for (const auto &kw : e->keywords) keywords.push_back(kw.name);
   pycore::Binding b = pycore::bindArguments(params, e->elts.size(), keywords);
   for (size_t i : b.extraPositional)
-    diag(Diagnostic::Warning, e->elts[i]->range, llvm::formatv("too many arguments to {0}", op->name).str(), Rule::CallArgs);
+    diag(Diagnostic::Warning, e->elts[i]->range, llvm::formatv("too many arguments to {0}", op->name).str(),
+         Rule::CallArgs);
   for (size_t k : b.unknownKeywords) {
     const auto &kw = e->keywords[k];
     if (kw.name != "name" && kw.name != "lazy_initialization")
-      diag(Diagnostic::Warning, kw.range, "unknown keyword '" + kw.name + "' for " + std::string(op->name), Rule::CallArgs);
+      diag(Diagnostic::Warning, kw.range, "unknown keyword '" + kw.name + "' for " + std::string(op->name),
+           Rule::CallArgs);
   }
   std::vector<const Expr *> bound(op->params.size(), nullptr);
   for (size_t i = 0; i < bound.size(); ++i) {
@@ -331,7 +337,8 @@ std::vector<const Expr *> KernelBuilder::bindArgs(const OpInfo *op, const Expr *
   return bound;
 }
 
-Value KernelBuilder::newTile(const OpInfo *op, std::vector<int64_t> shape, Buffer buffer, DType dtype, ByteRange range) {
+Value KernelBuilder::newTile(const OpInfo *op, std::vector<int64_t> shape, Buffer buffer, DType dtype,
+                             ByteRange range) {
   Tensor t;
   t.id = int(K.tensors.size());
   t.buffer = buffer;
@@ -383,8 +390,7 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
   for (size_t i = 0; i < bound.size() && !preBound; ++i)
     if (op->params[i].required && !bound[i])
       diag(Diagnostic::Error, e->range,
-           std::string(op->name) + " is missing its required argument '" +
-               std::string(op->params[i].name) + "'",
+           std::string(op->name) + " is missing its required argument '" + std::string(op->params[i].name) + "'",
            Rule::CallArgs);
   auto paramVal = [&](std::string_view n) -> const Value * {
     int i = op->paramIndex(n);
@@ -408,10 +414,10 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
   switch (op->kind) {
   case OpKind::Alloc: {
     bool dtypeKnown = paramVal("dtype") && dtypeValue(*paramVal("dtype"));
-    return allocation(op, e, paramVal("shape") ? *paramVal("shape") : Value(), dtype, buffer, dtypeKnown,
-                      bound);
+    return allocation(op, e, paramVal("shape") ? *paramVal("shape") : Value(), dtype, buffer, dtypeKnown, bound);
   }
-  case OpKind::Store: case OpKind::DmaCopy: return Value::none();
+  case OpKind::Store:
+  case OpKind::DmaCopy: return Value::none();
   default: break;
   }
   std::vector<int64_t> shape;
@@ -466,14 +472,16 @@ std::vector<int64_t> KernelBuilder::intList(const Value &v) const {
   std::vector<int64_t> out;
   if (v.kind != Value::Seq) return out;
   for (auto &x : v.elts) {
-    if (x.kind == Value::Seq && x.s == "par_dim" && !x.elts.empty()) out.push_back(x.elts[0].i.value.value_or(0));
-    else out.push_back(x.isKnownInt() ? *x.i.value : 0);
+    if (x.kind == Value::Seq && x.s == "par_dim" && !x.elts.empty())
+      out.push_back(x.elts[0].i.value.value_or(0));
+    else
+      out.push_back(x.isKnownInt() ? *x.i.value : 0);
   }
   return out;
 }
 
 Value KernelBuilder::allocation(const OpInfo *op, const Expr *e, const Value &shapeVal, DType dtype, Buffer buffer,
-                 bool dtypeGiven, const std::vector<const Expr *> &bound) {
+                                bool dtypeGiven, const std::vector<const Expr *> &bound) {
   Tensor t;
   t.id = int(K.tensors.size());
   t.buffer = buffer;
@@ -492,8 +500,10 @@ Value KernelBuilder::allocation(const OpInfo *op, const Expr *e, const Value &sh
       Value nv = eval(c->elts[0]);
       if (nv.isKnownInt()) n = *nv.i.value;
     }
-    if (n > 0) t.shape = {SymInt::known(n), SymInt::known(n)};
-    else t.shape = {SymInt::symbolic("?")};
+    if (n > 0)
+      t.shape = {SymInt::known(n), SymInt::known(n)};
+    else
+      t.shape = {SymInt::symbolic("?")};
     t.parDim = -1;
     t.buffer = Buffer::SharedHBM;
   } else if (shapeVal.kind == Value::Seq) {
@@ -520,7 +530,7 @@ Value KernelBuilder::allocation(const OpInfo *op, const Expr *e, const Value &sh
   }
   if (!dtypeGiven) t.dtypeKnown = false;
   K.tensors.push_back(t);
-  if (unknownRank) unknownShape.insert(t.id);
+  if (unknownRank) UnknownShape.insert(t.id);
   if (Cur) {
     Cur->kind = StmtKind::Alloc;
     Cur->definesTensor = t.id;
@@ -547,7 +557,7 @@ Value KernelBuilder::methodCall(const Value &m, const Expr *e) {
     t.range = e->range;
     t.name = src.name + ".reshape";
     K.tensors.push_back(t);
-    unknownShape.erase(t.id);
+    UnknownShape.erase(t.id);
     return Value::tensorRef(t.id);
   }
   if (m.s == "broadcast_to") {
@@ -555,7 +565,10 @@ Value KernelBuilder::methodCall(const Value &m, const Expr *e) {
     Value srcVal = m;
     srcVal.kind = Value::Tensor;
     readOperand(srcVal, e->base);
-    if (Cur && !Cur->op) { Cur->op = op; Cur->callee = std::string(op->name); }
+    if (Cur && !Cur->op) {
+      Cur->op = op;
+      Cur->callee = std::string(op->name);
+    }
     return newTile(op, intList(shapeArg), Buffer::SBUF, src.dtype, e->range);
   }
   return Value::unknown(text(e));

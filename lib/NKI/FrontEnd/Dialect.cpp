@@ -81,7 +81,8 @@ Value KernelBuilder::dialectCall(const DialectApi &api, const Expr *e) {
       Value list = eval(srcs);
       if (list.kind == Value::Seq)
         for (size_t i = 0; i < list.elts.size(); ++i)
-          readOperand(list.elts[i], srcs->kind == ExprKind::List && i < srcs->elts.size() ? srcs->elts[i] : srcs, "src");
+          readOperand(list.elts[i], srcs->kind == ExprKind::List && i < srcs->elts.size() ? srcs->elts[i] : srcs,
+                      "src");
     }
     if (const Expr *r = exprAt(b.arg("reduce_op"))) eval(r);
     if (dstE) {
@@ -100,7 +101,7 @@ Value KernelBuilder::dialectCall(const DialectApi &api, const Expr *e) {
   for (size_t i = 0; i < bound.size(); ++i) bound[i] = exprAt(b.argOf[i]);
   for (const DialectParam &p : api.params)
     if (op->paramIndex(p.name) < 0 && p.name != "dst")
-      if (const Expr *x = exprAt(b.arg(p.name))) eval(x);  // accumulate, pattern, ...: reads names only
+      if (const Expr *x = exprAt(b.arg(p.name))) eval(x); // accumulate, pattern, ...: reads names only
   Value result = opCall(op, e, std::nullopt, nullptr, &bound);
   if (Cur && op->kind != OpKind::Store) Cur->kind = StmtKind::Op;
   if (op->kind == OpKind::DmaCopy && Cur)
@@ -126,8 +127,8 @@ Value KernelBuilder::dialectCall(const DialectApi &api, const Expr *e) {
     std::vector<int64_t> written = tileShapeOf(dst);
     if (!shapeFromDst && !produced.empty() && !written.empty() && !sameShape(produced, written))
       diag(Diagnostic::Error, dstE->range,
-           std::string(api.name) + " produces a " + shapeText(produced) + " tile but its dst '" + text(dstE) +
-               "' is " + shapeText(written),
+           std::string(api.name) + " produces a " + shapeText(produced) + " tile but its dst '" + text(dstE) + "' is " +
+               shapeText(written),
            Rule::DstShape);
     const Tensor &target = K.tensors[dst.tensor];
     // A dst outside PSUM is matmul-operands' finding (the verifier reads the write's buffer).
@@ -182,17 +183,16 @@ Value KernelBuilder::accessPattern(const Value &m, const Expr *e) {
   for (const auto &kw : e->keywords) eval(kw.value);
   Value t = m;
   t.kind = Value::Tensor;
-  if (m.view) t.view.reset();  // .ap() addresses the whole tensor's memory
+  if (m.view) t.view.reset(); // .ap() addresses the whole tensor's memory
   Access a = wholeAccess(t, e);
-  a.exact = false;  // any element of the flattened tensor may be read
+  a.exact = false; // any element of the flattened tensor may be read
   a.tileShape.clear();
   if (patE) {
     Value pat = eval(patE);
     if (pat.kind == Value::Seq)
       for (const Value &pair : pat.elts)
-        a.tileShape.push_back(pair.kind == Value::Seq && pair.elts.size() == 2 && pair.elts[1].isKnownInt()
-                                  ? *pair.elts[1].i.value
-                                  : 0);
+        a.tileShape.push_back(
+            pair.kind == Value::Seq && pair.elts.size() == 2 && pair.elts[1].isKnownInt() ? *pair.elts[1].i.value : 0);
   }
   t.view = std::make_shared<Access>(std::move(a));
   return t;

@@ -14,15 +14,18 @@
 
 namespace accelopt::nki::frontend {
 
-Value KernelBuilder::eval(const Expr *e, std::optional<Buffer> resultBuffer,
-           const Expr *dest) {
+Value KernelBuilder::eval(const Expr *e, std::optional<Buffer> resultBuffer, const Expr *dest) {
   if (!e) return Value::none();
   switch (e->kind) {
   case ExprKind::Int: return Value::integer(e->intValue);
   case ExprKind::Float: return Value::floating(e->floatValue);
   case ExprKind::Bool: return Value::boolean(e->boolValue);
   case ExprKind::None: return Value::none();
-  case ExprKind::Ellipsis: { Value v; v.kind = Value::Ellipsis; return v; }
+  case ExprKind::Ellipsis: {
+    Value v;
+    v.kind = Value::Ellipsis;
+    return v;
+  }
   case ExprKind::Str: {
     if (!e->isFString) return Value::str(e->str);
     std::string out;
@@ -47,13 +50,14 @@ Value KernelBuilder::eval(const Expr *e, std::optional<Buffer> resultBuffer,
     if (std::string_view module = pycore::conventionalModule(e->name); !module.empty()) {
       if (ReportedMissingImports.insert(e->name).second)
         diag(Diagnostic::Error, e->range,
-             "name '" + e->name + "' is not defined: the file does not import it (add `import " + std::string(module) + " as " +
-                 e->name + "`)",
+             "name '" + e->name + "' is not defined: the file does not import it (add `import " + std::string(module) +
+                 " as " + e->name + "`)",
              Rule::Imports);
     }
     return Value::unknown(e->name);
   }
-  case ExprKind::Tuple: case ExprKind::List: {
+  case ExprKind::Tuple:
+  case ExprKind::List: {
     std::vector<Value> elts;
     for (auto *x : e->elts) elts.push_back(eval(x));
     return Value::seq(std::move(elts), e->kind == ExprKind::List);
@@ -91,8 +95,7 @@ Value KernelBuilder::eval(const Expr *e, std::optional<Buffer> resultBuffer,
     eval(e->elts[2]);
     return Value::unknown(text(e));
   }
-  default:
-    return Value::unknown(text(e));
+  default: return Value::unknown(text(e));
   }
 }
 
@@ -104,26 +107,36 @@ Value KernelBuilder::compare(const Expr *e) {
     auto eq = equalValues(vals[i], vals[i + 1]);
     const std::string &op = e->ops[i];
     std::optional<bool> r;
-    if (op == "==" || op == "is") r = eq;
-    else if (op == "!=" || op == "is not") { if (eq) r = !*eq; }
-    else if (op == "in" || op == "not in") {
+    if (op == "==" || op == "is")
+      r = eq;
+    else if (op == "!=" || op == "is not") {
+      if (eq) r = !*eq;
+    } else if (op == "in" || op == "not in") {
       // `t.dtype in (nl.bfloat16, nl.float16)`: known when every comparison is.
       if (vals[i + 1].kind == Value::Seq) {
         std::optional<bool> found = false;
         for (const Value &x : vals[i + 1].elts) {
           auto same = equalValues(vals[i], x);
-          if (!same) found = std::nullopt;
-          else if (*same) { found = true; break; }
+          if (!same)
+            found = std::nullopt;
+          else if (*same) {
+            found = true;
+            break;
+          }
         }
         if (found) r = op == "in" ? *found : !*found;
       }
     } else {
       auto a = vals[i].number(), b = vals[i + 1].number();
       if (a && b) {
-        if (op == "<") r = *a < *b;
-        else if (op == "<=") r = *a <= *b;
-        else if (op == ">") r = *a > *b;
-        else if (op == ">=") r = *a >= *b;
+        if (op == "<")
+          r = *a < *b;
+        else if (op == "<=")
+          r = *a <= *b;
+        else if (op == ">")
+          r = *a > *b;
+        else if (op == ">=")
+          r = *a >= *b;
       } else if (vals[i].kind == Value::Index || vals[i + 1].kind == Value::Index) {
         // A mask predicate over aranges/loop variables: a compile-time mask value.
         Value m = Value::path("mask");
@@ -157,19 +170,21 @@ std::optional<bool> KernelBuilder::equalValues(const Value &a, const Value &b) {
 }
 
 Value KernelBuilder::binary(const std::string &op, const Value &l, const Value &r, ByteRange range,
-             std::string textual) {
+                            std::string textual) {
   if (textual.empty()) textual = "(" + l.text() + " " + op + " " + r.text() + ")";
   // Tile arithmetic lowers to nl.* ops (operator overloads).
   if (l.kind == Value::Tensor || r.kind == Value::Tensor) {
     static const std::map<std::string, std::string> ops = {
-        {"+", "nl.add"}, {"-", "nl.subtract"}, {"*", "nl.multiply"}, {"/", "nl.divide"},
-        {"**", "nl.power"}};
+        {"+", "nl.add"}, {"-", "nl.subtract"}, {"*", "nl.multiply"}, {"/", "nl.divide"}, {"**", "nl.power"}};
     auto it = ops.find(op);
     const OpInfo *info = it != ops.end() ? lookupOp(it->second) : nullptr;
     if (l.kind == Value::Tensor) readOperand(l, nullptr);
     if (r.kind == Value::Tensor) readOperand(r, nullptr);
     if (!info) return Value::unknown(textual);
-    if (Cur && !Cur->op) { Cur->op = info; Cur->callee = std::string(info->name); }
+    if (Cur && !Cur->op) {
+      Cur->op = info;
+      Cur->callee = std::string(info->name);
+    }
     const Value &shaped = l.kind == Value::Tensor ? l : r;
     return newTile(info, tileShapeOf(shaped), Buffer::SBUF, dtypeOf(shaped), range);
   }
@@ -265,7 +280,7 @@ Value KernelBuilder::attribute(const Expr *e) {
         for (int64_t d : base.view->tileShape) dims.push_back(Value::integer(d));
         return Value::seq(dims);
       }
-      if (unknownShape.count(base.tensor)) {
+      if (UnknownShape.count(base.tensor)) {
         Value v = Value::unknown(t.name + ".shape");
         return v;
       }

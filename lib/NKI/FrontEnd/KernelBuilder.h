@@ -37,33 +37,98 @@ struct IndexVal {
 
 struct Value {
   enum Kind : uint8_t {
-    Unknown, None, Bool, Int, Float, Str, Seq, Path, Tensor, Index, Iter, Method, SliceV, Ellipsis,
+    Unknown,
+    None,
+    Bool,
+    Int,
+    Float,
+    Str,
+    Seq,
+    Path,
+    Tensor,
+    Index,
+    Iter,
+    Method,
+    SliceV,
+    Ellipsis,
   } kind = Unknown;
-  SymInt i;                      // Int (also Bool as 0/1)
-  double f = 0;                  // Float (known), Bool
+  SymInt i;     // Int (also Bool as 0/1)
+  double f = 0; // Float (known), Bool
   bool fKnown = false;
-  std::string s;                 // Str text; Path canonical dotted name; Method name; Unknown: source text
-  std::vector<Value> elts;       // Seq
+  std::string s;           // Str text; Path canonical dotted name; Method name; Unknown: source text
+  std::vector<Value> elts; // Seq
   bool isList = false;
-  int tensor = -1;               // Tensor / Method receiver
-  std::shared_ptr<Access> view;  // Tensor: a subscripted view (null = whole tensor)
-  IndexVal idx;                  // Index
-  LoopKind loopKind = LoopKind::Affine;  // Iter
-  SymInt start, stop, step;      // Iter
-                                 // SliceV (nl.ds): idx is the start, i the size
+  int tensor = -1;                      // Tensor / Method receiver
+  std::shared_ptr<Access> view;         // Tensor: a subscripted view (null = whole tensor)
+  IndexVal idx;                         // Index
+  LoopKind loopKind = LoopKind::Affine; // Iter
+  SymInt start, stop, step;             // Iter
+                                        // SliceV (nl.ds): idx is the start, i the size
   bool sliceHas[3] = {false, false, false};
 
-  static Value unknown(std::string text = "") { Value v; v.s = std::move(text); return v; }
-  static Value none() { Value v; v.kind = None; return v; }
-  static Value integer(SymInt x) { Value v; v.kind = Int; v.i = std::move(x); return v; }
+  static Value unknown(std::string text = "") {
+    Value v;
+    v.s = std::move(text);
+    return v;
+  }
+  static Value none() {
+    Value v;
+    v.kind = None;
+    return v;
+  }
+  static Value integer(SymInt x) {
+    Value v;
+    v.kind = Int;
+    v.i = std::move(x);
+    return v;
+  }
   static Value integer(int64_t x) { return integer(SymInt::known(x)); }
-  static Value boolean(bool b) { Value v; v.kind = Bool; v.f = b; v.fKnown = true; v.i = SymInt::known(b); return v; }
-  static Value floating(double x) { Value v; v.kind = Float; v.f = x; v.fKnown = true; return v; }
-  static Value str(std::string x) { Value v; v.kind = Str; v.s = std::move(x); return v; }
-  static Value path(std::string p) { Value v; v.kind = Path; v.s = std::move(p); return v; }
-  static Value seq(std::vector<Value> e, bool list = false) { Value v; v.kind = Seq; v.elts = std::move(e); v.isList = list; return v; }
-  static Value tensorRef(int t) { Value v; v.kind = Tensor; v.tensor = t; return v; }
-  static Value index(IndexVal x) { Value v; v.kind = Index; v.idx = std::move(x); return v; }
+  static Value boolean(bool b) {
+    Value v;
+    v.kind = Bool;
+    v.f = b;
+    v.fKnown = true;
+    v.i = SymInt::known(b);
+    return v;
+  }
+  static Value floating(double x) {
+    Value v;
+    v.kind = Float;
+    v.f = x;
+    v.fKnown = true;
+    return v;
+  }
+  static Value str(std::string x) {
+    Value v;
+    v.kind = Str;
+    v.s = std::move(x);
+    return v;
+  }
+  static Value path(std::string p) {
+    Value v;
+    v.kind = Path;
+    v.s = std::move(p);
+    return v;
+  }
+  static Value seq(std::vector<Value> e, bool list = false) {
+    Value v;
+    v.kind = Seq;
+    v.elts = std::move(e);
+    v.isList = list;
+    return v;
+  }
+  static Value tensorRef(int t) {
+    Value v;
+    v.kind = Tensor;
+    v.tensor = t;
+    return v;
+  }
+  static Value index(IndexVal x) {
+    Value v;
+    v.kind = Index;
+    v.idx = std::move(x);
+    return v;
+  }
 
   bool isKnownInt() const { return (kind == Int || kind == Bool) && i.isKnown(); }
   bool isNumber() const { return kind == Int || kind == Float || kind == Bool; }
@@ -75,13 +140,22 @@ struct Value {
   /// Affine view of an integer-like value.
   std::optional<IndexVal> asIndex() const {
     if (kind == Index) return idx;
-    if ((kind == Int || kind == Bool) && i.isKnown()) { IndexVal x; x.base = Affine::constantOf(*i.value); return x; }
-    if (kind == Int) { IndexVal x; x.base = Affine::unknown(); return x; }
+    if ((kind == Int || kind == Bool) && i.isKnown()) {
+      IndexVal x;
+      x.base = Affine::constantOf(*i.value);
+      return x;
+    }
+    if (kind == Int) {
+      IndexVal x;
+      x.base = Affine::unknown();
+      return x;
+    }
     return std::nullopt;
   }
   std::string text() const {
     switch (kind) {
-    case Int: case Bool: return i.text;
+    case Int:
+    case Bool: return i.text;
     case Float: return fKnown ? llvm::formatv("{0}", f).str() : s;
     case Str: return "'" + s + "'";
     case Path: return s;
@@ -100,13 +174,13 @@ public:
 
 private:
   const syntax::Module &M;
-  std::set<std::string> ReportedMissingImports;  // one error per alias and kernel
-  std::map<std::string, std::string> Aliases;  // local name -> canonical dotted prefix
+  std::set<std::string> ReportedMissingImports; // one error per alias and kernel
+  std::map<std::string, std::string> Aliases;   // local name -> canonical dotted prefix
   const InputSpecs *Inputs;
   Kernel K;
-  Dialect KernelDialect = Dialect::Neuronxcc;  // from the file's imports (NKI/Dialect.h)
+  Dialect KernelDialect = Dialect::Neuronxcc; // from the file's imports (NKI/Dialect.h)
   std::map<std::string, Value> Env;
-  std::map<std::string, const Stmt *> Helpers;  // not inlined; calls stay opaque
+  std::map<std::string, const Stmt *> Helpers; // not inlined; calls stay opaque
   // Per-statement scratch while evaluating one statement.
   Statement *Cur = nullptr;
   int CurLoop = -1;
@@ -125,7 +199,7 @@ private:
 
   // ----- parameters -----
   void bindParams(const Stmt *def);
-  std::set<int> unknownShape;  // argument tensors whose rank is unknown
+  std::set<int> UnknownShape; // argument tensors whose rank is unknown
 
   // ----- statements -----
   Statement &newStmt(const Stmt *s, StmtKind kind, int parent);
@@ -177,22 +251,20 @@ private:
   /// Evaluates an expression. NKI calls record reads in the current statement
   /// and return their result tile. `dest` is the subscript being assigned, so
   /// the result shape of e.g. nl.load can be checked against it later.
-  Value eval(const Expr *e, std::optional<Buffer> resultBuffer = std::nullopt,
-             const Expr *dest = nullptr);
+  Value eval(const Expr *e, std::optional<Buffer> resultBuffer = std::nullopt, const Expr *dest = nullptr);
 
   Value compare(const Expr *e);
 
   std::optional<bool> equalValues(const Value &a, const Value &b);
 
-  Value binary(const std::string &op, const Value &l, const Value &r, ByteRange range,
-               std::string textual = "");
+  Value binary(const std::string &op, const Value &l, const Value &r, ByteRange range, std::string textual = "");
 
   Value attribute(const Expr *e);
 
   Value subscript(const Expr *e);
 
   // ----- calls -----
-  std::vector<Value> callArgs;
+  std::vector<Value> CallArgs;
 
   /// CPython runs every call of a kernel when it is traced; a call that is neither NKI, numpy, math, a
   /// side-effect-free builtin nor a function of this file runs host code that accelopt neither evaluates
@@ -207,8 +279,8 @@ private:
   /// call stays opaque).
   std::optional<Value> scalarHelperCall(const Stmt &def, const Expr *e, const std::vector<Value> &args,
                                         const std::vector<Value> &keywordArgs);
-  int HelperDepth = 0;                  // nested scalar helper calls being evaluated
-  std::map<std::string, Value> ModuleEnv;  // the module's names (constants, helpers): a helper's globals
+  int HelperDepth = 0;                    // nested scalar helper calls being evaluated
+  std::map<std::string, Value> ModuleEnv; // the module's names (constants, helpers): a helper's globals
 
   /// Builtins and NKI intrinsics are the trace-time Python core's (NKI/PyCore); these translate values.
   pycore::PyValue toPy(const Value &v) const;
@@ -247,8 +319,8 @@ private:
 
   std::vector<int64_t> intList(const Value &v) const;
 
-  Value allocation(const OpInfo *op, const Expr *e, const Value &shapeVal, DType dtype, Buffer buffer,
-                   bool dtypeGiven, const std::vector<const Expr *> &bound);
+  Value allocation(const OpInfo *op, const Expr *e, const Value &shapeVal, DType dtype, Buffer buffer, bool dtypeGiven,
+                   const std::vector<const Expr *> &bound);
 
   Value methodCall(const Value &m, const Expr *e);
 };

@@ -32,8 +32,9 @@ void KernelBuilder::forLoop(const Stmt *s, std::vector<NodeRef> &out, int parent
       loop.kind = LoopKind::PyRange;
       isRange = true;
     } else if (isLoopIterator(callee)) {
-      loop.kind = callee == "nl.affine_range" ? LoopKind::Affine
-                  : callee == "nl.sequential_range" ? LoopKind::Sequential : LoopKind::Static;
+      loop.kind = callee == "nl.affine_range"       ? LoopKind::Affine
+                  : callee == "nl.sequential_range" ? LoopKind::Sequential
+                                                    : LoopKind::Static;
       isRange = true;
     }
     if (isRange) {
@@ -58,8 +59,7 @@ void KernelBuilder::forLoop(const Stmt *s, std::vector<NodeRef> &out, int parent
     Statement &st = newStmt(s, StmtKind::Python, parent);
     out.push_back({false, st.id});
     diag(Diagnostic::Warning, s->headerRange,
-         "loop over '" + text(iter) + "' is not an NKI or range loop; its body is not analysed",
-         Rule::TraceTime);
+         "loop over '" + text(iter) + "' is not an NKI or range loop; its body is not analysed", Rule::TraceTime);
     return;
   }
   if (loop.start.isKnown() && loop.stop.isKnown() && loop.step.isKnown() && *loop.step.value != 0) {
@@ -71,8 +71,7 @@ void KernelBuilder::forLoop(const Stmt *s, std::vector<NodeRef> &out, int parent
       n = 0;
     }
     loop.tripCount = SymInt::known(std::max<int64_t>(0, int64_t(n)));
-  } else if (loop.start.isKnown() && *loop.start.value == 0 && loop.step.isKnown() &&
-             *loop.step.value == 1) {
+  } else if (loop.start.isKnown() && *loop.start.value == 0 && loop.step.isKnown() && *loop.step.value == 1) {
     loop.tripCount = loop.stop;
   } else {
     loop.tripCount = SymInt::symbolic("len(" + text(iter) + ")");

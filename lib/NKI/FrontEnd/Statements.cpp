@@ -34,7 +34,7 @@ bool KernelBuilder::isNoOp(const Stmt *s) {
 
 void KernelBuilder::statement(const Stmt *s, std::vector<NodeRef> &out, int loop) {
   using SK = PyStmt::StmtKind;
-  if (isNoOp(s)) return;  // docstrings and traced ' end loop ' markers (an f-string runs its interpolations)
+  if (isNoOp(s)) return; // docstrings and traced ' end loop ' markers (an f-string runs its interpolations)
   if (s->kind == SK::Import || s->kind == SK::ImportFrom) {
     recordImport(s, Aliases);
     return;
@@ -58,7 +58,8 @@ void KernelBuilder::statement(const Stmt *s, std::vector<NodeRef> &out, int loop
   }
   StmtKind kind = StmtKind::Python;
   switch (s->kind) {
-  case SK::Assign: case SK::AnnAssign: kind = StmtKind::Assign; break;
+  case SK::Assign:
+  case SK::AnnAssign: kind = StmtKind::Assign; break;
   case SK::AugAssign: kind = StmtKind::Assign; break;
   case SK::Assert: kind = StmtKind::Assert; break;
   case SK::Return: kind = StmtKind::Return; break;
@@ -77,12 +78,10 @@ void KernelBuilder::statement(const Stmt *s, std::vector<NodeRef> &out, int loop
   case SK::Assert: assertion(s); break;
   case SK::Return: ret(s); break;
   case SK::If:
-    diag(Diagnostic::Warning, s->headerRange,
-         "condition is not known at trace time; the branches are not analysed", Rule::TraceTime);
+    diag(Diagnostic::Warning, s->headerRange, "condition is not known at trace time; the branches are not analysed",
+         Rule::TraceTime);
     break;
-  case SK::While:
-    diag(Diagnostic::Warning, s->headerRange, "while loops are not analysed", Rule::TraceTime);
-    break;
+  case SK::While: diag(Diagnostic::Warning, s->headerRange, "while loops are not analysed", Rule::TraceTime); break;
   default: break;
   }
   Cur = nullptr;
@@ -100,7 +99,7 @@ void KernelBuilder::collectNames(const Stmt *s, Statement &st) {
       for (auto *x : e->elts) walk(x, true);
       return;
     }
-    if (binding) {  // t[idx] = ... / a.b = ... read t and the index
+    if (binding) { // t[idx] = ... / a.b = ... read t and the index
       walk(e, false);
       return;
     }
@@ -132,10 +131,12 @@ void KernelBuilder::bind(const Expr *target, const Value &v) {
   }
   if (target->kind == ExprKind::Tuple || target->kind == ExprKind::List) {
     for (size_t i = 0; i < target->elts.size(); ++i) {
-      if (v.kind == Value::Seq && i < v.elts.size()) bind(target->elts[i], v.elts[i]);
+      if (v.kind == Value::Seq && i < v.elts.size())
+        bind(target->elts[i], v.elts[i]);
       else if (v.kind == Value::Unknown && !v.s.empty())
         bind(target->elts[i], symbolicInt(v.s + "[" + std::to_string(i) + "]"));
-      else bind(target->elts[i], Value::unknown(text(target->elts[i])));
+      else
+        bind(target->elts[i], Value::unknown(text(target->elts[i])));
     }
     return;
   }
@@ -179,8 +180,10 @@ void KernelBuilder::assign(const Stmt *s) {
 }
 
 void KernelBuilder::discardTile(int id) {
-  if (id == int(K.tensors.size()) - 1) K.tensors.pop_back();
-  else K.tensors[id].name = "<discarded>";
+  if (id == int(K.tensors.size()) - 1)
+    K.tensors.pop_back();
+  else
+    K.tensors[id].name = "<discarded>";
 }
 
 void KernelBuilder::augAssign(const Stmt *s) {
@@ -212,8 +215,10 @@ void KernelBuilder::augAssign(const Stmt *s) {
 void KernelBuilder::exprStatement(const Stmt *s) {
   Value v = eval(s->value);
   (void)v;
-  if (Cur->op && Cur->op->kind == OpKind::Store) Cur->kind = StmtKind::Store;
-  else if (Cur->op) Cur->kind = StmtKind::Op;
+  if (Cur->op && Cur->op->kind == OpKind::Store)
+    Cur->kind = StmtKind::Store;
+  else if (Cur->op)
+    Cur->kind = StmtKind::Op;
 }
 
 void KernelBuilder::assertion(const Stmt *s) {
@@ -221,8 +226,7 @@ void KernelBuilder::assertion(const Stmt *s) {
   if (auto n = v.number(); n && *n == 0) {
     std::string msg = s->msg ? eval(s->msg).s : "";
     diag(Diagnostic::Error, s->range,
-         "assertion failed at trace time" + (msg.empty() ? std::string() : ": " + msg) +
-             " (check the input shapes)",
+         "assertion failed at trace time" + (msg.empty() ? std::string() : ": " + msg) + " (check the input shapes)",
          Rule::Assert);
   }
 }

@@ -245,8 +245,10 @@ TEST_F(ClientTest, ConcurrencyLimitIsShared) {
   std::atomic<int> ok{0};
   for (int i = 0; i < 4; ++i)
     threads.emplace_back([&, i] {
-      if (auto r = (i % 2 ? a : b).complete(hello())) ++ok;
-      else llvm::consumeError(r.takeError());
+      if (auto r = (i % 2 ? a : b).complete(hello()))
+        ++ok;
+      else
+        llvm::consumeError(r.takeError());
     });
   for (auto &t : threads) t.join();
   EXPECT_EQ(ok.load(), 4);

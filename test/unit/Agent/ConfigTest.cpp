@@ -70,14 +70,13 @@ TEST(AgentConfig, ClearErrors) {
   EXPECT_NE(errorOf(parseAgentConfig("[]", "a.json")).find("a.json: expected a JSON object"), std::string::npos);
   EXPECT_NE(errorOf(parseAgentConfig(R"({"planer": {}})", "a.json")).find("a.json: planer: unknown key"),
             std::string::npos);
-  EXPECT_NE(errorOf(parseAgentConfig(R"({"planner": {"modle": "x"}})", "a.json"))
-                .find("a.json: planner.modle: unknown key"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf(parseAgentConfig(R"({"planner": {"modle": "x"}})", "a.json")).find("a.json: planner.modle: unknown key"),
+      std::string::npos);
   EXPECT_NE(errorOf(parseAgentConfig(R"({"executor": {"temperature": "hot"}})"))
                 .find("executor.temperature: expected a number, got \"hot\""),
             std::string::npos);
-  EXPECT_NE(errorOf(parseAgentConfig(R"({"executor": {"temperature": 7}})")).find("out of range"),
-            std::string::npos);
+  EXPECT_NE(errorOf(parseAgentConfig(R"({"executor": {"temperature": 7}})")).find("out of range"), std::string::npos);
   EXPECT_NE(errorOf(parseAgentConfig(R"({"max_concurrency": 0})")).find("max_concurrency: 0 is out of range"),
             std::string::npos);
   EXPECT_NE(errorOf(parseAgentConfig(R"({"max_retries": 1.5})")).find("expected an integer"), std::string::npos);
@@ -91,8 +90,9 @@ TEST(AgentConfig, ClearErrors) {
 }
 
 TEST(AgentConfig, LoadsFilesAndResolvesPromptDir) {
-  EXPECT_NE(errorOf(loadAgentConfig("/nonexistent/agent.json")).find("cannot read agent config '/nonexistent/agent.json'"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf(loadAgentConfig("/nonexistent/agent.json")).find("cannot read agent config '/nonexistent/agent.json'"),
+      std::string::npos);
   std::string path = accelopt::agent::test::tempPath("agent-config", "json");
   std::ofstream(path) << R"({"prompt_dir": "my-prompts", "planner": {"model": "x"}})";
   auto c = loadAgentConfig(path);

@@ -34,53 +34,53 @@ inline nlohmann::json answer(const std::string &content, int promptTokens = 10, 
 class FakeServer {
 public:
   explicit FakeServer(const nlohmann::json &script, double maxSeconds = 10) {
-    scriptFile_ = tempPath("agent-script", "json");
-    recordFile_ = tempPath("agent-record", "jsonl");
-    stdoutFile_ = tempPath("agent-server", "out");
-    std::ofstream(scriptFile_) << script.dump();
+    ScriptFile = tempPath("agent-script", "json");
+    RecordFile = tempPath("agent-record", "jsonl");
+    StdoutFile = tempPath("agent-server", "out");
+    std::ofstream(ScriptFile) << script.dump();
     std::string server = ACCELOPT_SOURCE_DIR "/test/Agent/Inputs/fake_openai.py";
     std::string seconds = std::to_string(maxSeconds);
-    std::vector<llvm::StringRef> args = {"/usr/bin/python3", server,      "--script",      scriptFile_,
-                                         "--record",         recordFile_, "--max-seconds", seconds};
+    std::vector<llvm::StringRef> args = {"/usr/bin/python3", server,     "--script",      ScriptFile,
+                                         "--record",         RecordFile, "--max-seconds", seconds};
     std::string err;
     bool failed = false;
-    pi_ = llvm::sys::ExecuteNoWait("/usr/bin/python3", args, llvm::None,
-                                   {llvm::Optional<llvm::StringRef>(""), llvm::Optional<llvm::StringRef>(stdoutFile_),
-                                    llvm::None},
-                                   0, &err, &failed);
-    if (failed || pi_.Pid <= 0) {
+    Pi = llvm::sys::ExecuteNoWait(
+        "/usr/bin/python3", args, llvm::None,
+        {llvm::Optional<llvm::StringRef>(""), llvm::Optional<llvm::StringRef>(StdoutFile), llvm::None}, 0, &err,
+        &failed);
+    if (failed || Pi.Pid <= 0) {
       ADD_FAILURE() << "cannot start the fake server: " << err;
       return;
     }
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     while (std::chrono::steady_clock::now() < deadline) {
-      std::ifstream in(stdoutFile_);
+      std::ifstream in(StdoutFile);
       std::string word;
-      if (in >> word && word == "PORT" && in >> port_) break;
+      if (in >> word && word == "PORT" && in >> Port) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    if (!port_) ADD_FAILURE() << "the fake server printed no port";
+    if (!Port) ADD_FAILURE() << "the fake server printed no port";
   }
 
   ~FakeServer() {
-    if (pi_.Pid > 0) {
+    if (Pi.Pid > 0) {
       // Give it a moment to exit on its own (it stops after its script), then end it.
-      llvm::sys::ProcessInfo done = llvm::sys::Wait(pi_, 0, false);
+      llvm::sys::ProcessInfo done = llvm::sys::Wait(Pi, 0, false);
       if (done.Pid == 0) {
-        ::kill(pi_.Pid, SIGTERM);
-        llvm::sys::Wait(pi_, 0, true);
+        ::kill(Pi.Pid, SIGTERM);
+        llvm::sys::Wait(Pi, 0, true);
       }
     }
-    for (const std::string &f : {scriptFile_, recordFile_, stdoutFile_}) llvm::sys::fs::remove(f);
+    for (const std::string &f : {ScriptFile, RecordFile, StdoutFile}) llvm::sys::fs::remove(f);
   }
 
-  int port() const { return port_; }
-  std::string baseUrl() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1"; }
+  int port() const { return Port; }
+  std::string baseUrl() const { return "http://127.0.0.1:" + std::to_string(Port) + "/v1"; }
 
   /// The requests received so far: {"path", "headers", "body", "time"}.
   std::vector<nlohmann::json> requests() const {
     std::vector<nlohmann::json> out;
-    std::ifstream in(recordFile_);
+    std::ifstream in(RecordFile);
     std::string line;
     while (std::getline(in, line))
       if (!line.empty()) out.push_back(nlohmann::json::parse(line));
@@ -88,9 +88,9 @@ public:
   }
 
 private:
-  std::string scriptFile_, recordFile_, stdoutFile_;
-  llvm::sys::ProcessInfo pi_;
-  int port_ = 0;
+  std::string ScriptFile, RecordFile, StdoutFile;
+  llvm::sys::ProcessInfo Pi;
+  int Port = 0;
 };
 
 /// The text of all messages of a recorded request, joined.

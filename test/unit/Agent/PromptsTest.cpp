@@ -29,8 +29,7 @@ std::string render(llvm::StringRef tmpl, const PromptVars &vars) {
 TEST(Renderer, PlaceholdersAndSections) {
   PromptVars v = {{"a", "1"}, {"empty", ""}, {"blank", "  \n"}};
   EXPECT_EQ(render("x{{a}}y{{ a }}", v), "x1y1");
-  EXPECT_EQ(render("[{{#a}}has {{a}}{{/a}}][{{#empty}}no{{/empty}}][{{^blank}}none{{/blank}}]", v),
-            "[has 1][][none]");
+  EXPECT_EQ(render("[{{#a}}has {{a}}{{/a}}][{{#empty}}no{{/empty}}][{{^blank}}none{{/blank}}]", v), "[has 1][][none]");
   EXPECT_EQ(render("JSON stays: {\"op\": \"split\"}", v), "JSON stays: {\"op\": \"split\"}");
   EXPECT_EQ(render("{{missing}}", v), "ERROR: template: unknown placeholder 'missing'");
   EXPECT_EQ(render("{{a", v), "ERROR: template: '{{' at offset 0 is never closed");
@@ -126,8 +125,11 @@ KernelContext exampleContext(std::string &listing) {
   listing = listingText(file->kernels.at(0));
   KernelContext ctx;
   ctx.listing = listing;
-  ctx.profile = {{"latency", 0.0123}, {"hbm_read_bytes", 1048576}, {"hbm_write_bytes", 1048576},
-                 {"vector_engine_active_time_percent", 41.5}, {"backend", "sim-trn1"}};
+  ctx.profile = {{"latency", 0.0123},
+                 {"hbm_read_bytes", 1048576},
+                 {"hbm_write_bytes", 1048576},
+                 {"vector_engine_active_time_percent", 41.5},
+                 {"backend", "sim-trn1"}};
   ctx.problem = "import numpy as np\n\ndef forward(a):\n    return a * 2.0\n";
   ctx.menu = {{{{"op", "split"}, {"loop", "L0"}, {"factor", 2}}, "split L0 (i, trip 4) by 2"},
               {{{"op", "set_loop_kind"}, {"loop", "L0"}, {"kind", "sequential_range"}},
@@ -151,16 +153,15 @@ TEST(Prompts, GoldenDryRun) {
   llvm::raw_string_ostream os(out);
   std::string fast = listing; // a stand-in for the rewritten kernel
   json ops = json::parse(R"([{"op":"split","loop":"L0","factor":2}])");
-  ASSERT_FALSE(bool(dryRunPrompts(os, PromptLibrary::builtin(), ctx, 4,
-                                  "Split L0 by 2 so that loads of one half overlap compute of the other.", fast,
-                                  ops, 1.3456)));
+  ASSERT_FALSE(
+      bool(dryRunPrompts(os, PromptLibrary::builtin(), ctx, 4,
+                         "Split L0 by 2 so that loads of one half overlap compute of the other.", fast, ops, 1.3456)));
   os.flush();
 
   std::string golden = ACCELOPT_SOURCE_DIR "/test/unit/Agent/golden/dry-run.txt";
   if (std::getenv("ACCELOPT_UPDATE_GOLDEN")) std::ofstream(golden) << out;
   std::string expected = accelopt::agent::test::readFile(golden);
-  EXPECT_EQ(out, expected) << "rendered prompts differ from " << golden
-                           << " (ACCELOPT_UPDATE_GOLDEN=1 regenerates it)";
+  EXPECT_EQ(out, expected) << "rendered prompts differ from " << golden << " (ACCELOPT_UPDATE_GOLDEN=1 regenerates it)";
 
   // The parts each role must see.
   EXPECT_NE(out.find("=== planner: system ==="), std::string::npos);
@@ -186,7 +187,8 @@ TEST(Renderer, StandaloneSectionTagsTakeTheirLines) {
 }
 
 TEST(Prompts, OpsTextPutsTheOpNameFirst) {
-  EXPECT_EQ(opText(json::parse(R"({"factor":2,"loop":"L0","op":"split"})")), R"({"op":"split","loop":"L0","factor":2})");
+  EXPECT_EQ(opText(json::parse(R"({"factor":2,"loop":"L0","op":"split"})")),
+            R"({"op":"split","loop":"L0","factor":2})");
   EXPECT_EQ(opText(json::parse(R"({"zeta":1,"stmt":"S3","op":"hoist","out_of":"L1"})")),
             R"({"op":"hoist","stmt":"S3","out_of":"L1","zeta":1})");
   EXPECT_EQ(opsText(json::parse(R"([{"op":"a"},{"op":"b"}])")), "[{\"op\":\"a\"},\n {\"op\":\"b\"}]");

@@ -159,7 +159,8 @@ TEST_F(RolesTest, PlanOpsAndSummaryWithAccounting) {
   EXPECT_NE(log.find("\"event\":\"accepted\""), std::string::npos);
   EXPECT_NE(log.find("Splitting the outer loop"), std::string::npos);
   size_t requests = 0, responses = 0;
-  for (size_t p = log.find("\"event\":\"request\""); p != std::string::npos; p = log.find("\"event\":\"request\"", p + 1))
+  for (size_t p = log.find("\"event\":\"request\""); p != std::string::npos;
+       p = log.find("\"event\":\"request\"", p + 1))
     ++requests;
   for (size_t p = log.find("\"event\":\"response\""); p != std::string::npos;
        p = log.find("\"event\":\"response\"", p + 1))
@@ -247,8 +248,7 @@ TEST_F(RolesTest, ExecutorReportsATransportFailure) {
   ASSERT_FALSE(bool(real));
   std::string msg = llvm::toString(real.takeError());
   EXPECT_NE(msg.find("executor: every sample failed: executor: POST"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("failed after 3 attempts (retries exhausted): HTTP 503: service unavailable"),
-            std::string::npos)
+  EXPECT_NE(msg.find("failed after 3 attempts (retries exhausted): HTTP 503: service unavailable"), std::string::npos)
       << msg;
   EXPECT_EQ(s->usage().role(Role::Executor).failedCalls, 1u);
 }
@@ -287,7 +287,8 @@ TEST_F(RolesTest, DryRunRendersAndLogsWithoutSending) {
   EXPECT_EQ(s->usage().total().requests, 0u);
   std::string log = transcript();
   size_t n = 0;
-  for (size_t p = log.find("\"event\":\"dry_run\""); p != std::string::npos; p = log.find("\"event\":\"dry_run\"", p + 1))
+  for (size_t p = log.find("\"event\":\"dry_run\""); p != std::string::npos;
+       p = log.find("\"event\":\"dry_run\"", p + 1))
     ++n;
   EXPECT_EQ(n, 4u); // planner, 2 executor samples, summarizer
   EXPECT_NE(log.find("Propose 2 different"), std::string::npos);

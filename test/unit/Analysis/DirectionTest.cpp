@@ -31,7 +31,7 @@ KernelFile kernelOf(const std::string &body, const std::string &inputs = "x=f32[
 struct BlockLoop {
   KernelFile file;
   const Kernel &k;
-  const Access *write = nullptr, *read = nullptr;  // S1's write, and its read of the same tensor
+  const Access *write = nullptr, *read = nullptr; // S1's write, and its read of the same tensor
 
   BlockLoop(int blocks, const std::string &iterator, const std::string &stmt,
             const std::string &inputs = "x=f32[128,512]")
@@ -79,8 +79,8 @@ TEST(Direction, OneIterationLoopsHaveNoSecondIteration) {
 
 TEST(Direction, GcdSeparatesEvenAndOddBlocksOfAnUnknownTripCount) {
   // Without input shapes the trip count is symbolic: bounds say nothing, the GCD still does.
-  BlockLoop t(64, "nl.affine_range(x.shape[1] // 512)",
-              "b[2 * i, 0:128, 0:512] = nl.exp(b[2 * i + 1, 0:128, 0:512])", "");
+  BlockLoop t(64, "nl.affine_range(x.shape[1] // 512)", "b[2 * i, 0:128, 0:512] = nl.exp(b[2 * i + 1, 0:128, 0:512])",
+              "");
   ASSERT_FALSE(tripCount(t.k, 0));
   ASSERT_TRUE(t.write && t.read);
   EXPECT_FALSE(mayOverlapDir(t.k, *t.write, *t.read, {}));

@@ -27,17 +27,32 @@ float fromBits(uint32_t bits) { return std::bit_cast<float>(bits); }
 uint32_t bitsOf(float x) { return std::bit_cast<uint32_t>(x); }
 
 constexpr DType kAllDTypes[] = {
-    DType::Float32, DType::BFloat16, DType::Float16, DType::TFloat32, DType::Float8E4M3,
-    DType::Float8E5M2, DType::Int8, DType::UInt8, DType::Int16, DType::UInt16,
-    DType::Int32, DType::UInt32, DType::Bool,
+    DType::Float32, DType::BFloat16, DType::Float16, DType::TFloat32, DType::Float8E4M3, DType::Float8E5M2, DType::Int8,
+    DType::UInt8,   DType::Int16,    DType::UInt16,  DType::Int32,    DType::UInt32,     DType::Bool,
 };
 
 /// Values spanning every binade of fp32 plus the special cases.
 std::vector<float> interestingValues() {
-  std::vector<float> values{0.0f, -0.0f, kInf, -kInf, std::numeric_limits<float>::quiet_NaN(),
-                            fromBits(0xFF812345u), fromBits(0x00000001u), fromBits(0x007FFFFFu),
-                            std::numeric_limits<float>::max(), 65504.0f, 65520.0f, 448.0f,
-                            464.0f, 57344.0f, 61440.0f, 0.5f, -2.5f, 127.5f, 300.0f, -300.0f};
+  std::vector<float> values{0.0f,
+                            -0.0f,
+                            kInf,
+                            -kInf,
+                            std::numeric_limits<float>::quiet_NaN(),
+                            fromBits(0xFF812345u),
+                            fromBits(0x00000001u),
+                            fromBits(0x007FFFFFu),
+                            std::numeric_limits<float>::max(),
+                            65504.0f,
+                            65520.0f,
+                            448.0f,
+                            464.0f,
+                            57344.0f,
+                            61440.0f,
+                            0.5f,
+                            -2.5f,
+                            127.5f,
+                            300.0f,
+                            -300.0f};
   Random random(7);
   for (int i = 0; i < 4000; ++i) {
     int exponent = static_cast<int>(random.nextInteger(-150, 130));
@@ -50,8 +65,8 @@ std::vector<float> interestingValues() {
 } // namespace
 
 TEST(BFloat16, RoundsTiesToEven) {
-  EXPECT_EQ(roundToDType(1.0f + 0x1p-8f, DType::BFloat16), 1.0f);                 // tie, down to even
-  EXPECT_EQ(roundToDType(1.0f + 3 * 0x1p-8f, DType::BFloat16), 1.0f + 0x1p-6f);   // tie, up to even
+  EXPECT_EQ(roundToDType(1.0f + 0x1p-8f, DType::BFloat16), 1.0f);               // tie, down to even
+  EXPECT_EQ(roundToDType(1.0f + 3 * 0x1p-8f, DType::BFloat16), 1.0f + 0x1p-6f); // tie, up to even
   EXPECT_EQ(roundToDType(1.0f + 0x1p-8f + 0x1p-20f, DType::BFloat16), 1.0f + 0x1p-7f);
   EXPECT_EQ(roundToDType(-(1.0f + 3 * 0x1p-8f), DType::BFloat16), -(1.0f + 0x1p-6f));
   EXPECT_EQ(roundToDType(3.140625f, DType::BFloat16), 3.140625f); // exactly representable
@@ -90,10 +105,10 @@ TEST(Float16, RoundsTiesToEvenAndOverflowsToInfinity) {
 
 TEST(Float16, RoundsSubnormalsInStepsOf2ToMinus24) {
   EXPECT_EQ(roundToDType(0x1p-24f, DType::Float16), 0x1p-24f);
-  EXPECT_EQ(roundToDType(0x1p-25f, DType::Float16), 0.0f);               // tie -> 0 (even)
+  EXPECT_EQ(roundToDType(0x1p-25f, DType::Float16), 0.0f); // tie -> 0 (even)
   EXPECT_EQ(roundToDType(0x1p-25f + 0x1p-30f, DType::Float16), 0x1p-24f);
-  EXPECT_EQ(roundToDType(3 * 0x1p-25f, DType::Float16), 0x1p-23f);       // 1.5 steps -> 2
-  EXPECT_EQ(roundToDType(5 * 0x1p-25f, DType::Float16), 0x1p-23f);       // 2.5 steps -> 2
+  EXPECT_EQ(roundToDType(3 * 0x1p-25f, DType::Float16), 0x1p-23f);        // 1.5 steps -> 2
+  EXPECT_EQ(roundToDType(5 * 0x1p-25f, DType::Float16), 0x1p-23f);        // 2.5 steps -> 2
   EXPECT_EQ(roundToDType(0x1p-14f - 0x1p-25f, DType::Float16), 0x1p-14f); // into the normals
   EXPECT_EQ(roundToDType(-3 * 0x1p-25f, DType::Float16), -0x1p-23f);
   EXPECT_EQ(bitsOf(roundToDType(-0x1p-26f, DType::Float16)), 0x80000000u);
@@ -106,8 +121,7 @@ TEST(Float16, BitsRoundTripEveryPattern) {
     float value = float16FromBits(half);
     bool isNaN = (half & 0x7C00) == 0x7C00 && (half & 0x03FF) != 0;
     ASSERT_EQ(std::isnan(value), isNaN) << std::hex << bits;
-    if (isNaN)
-      continue;
+    if (isNaN) continue;
     ASSERT_EQ(roundToDType(value, DType::Float16), value) << std::hex << bits;
     ASSERT_EQ(float16Bits(value), half) << std::hex << bits;
   }
@@ -126,11 +140,11 @@ TEST(Float16, MatchesNumpyAstype) {
   ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("accelopt-f16", dir));
   std::string in = (dir + "/in.npy").str(), out = (dir + "/out.npy").str();
   std::vector<float> values = interestingValues();
-  NDArray input = llvm::cantFail(
-      NDArray::fromValues({static_cast<int64_t>(values.size())}, DType::Float32, values));
+  NDArray input = llvm::cantFail(NDArray::fromValues({static_cast<int64_t>(values.size())}, DType::Float32, values));
   ASSERT_FALSE(writeNpy(in, input));
   std::string command = "/usr/bin/python3 -c \"import numpy as np, warnings; warnings.simplefilter('ignore'); "
-                        "np.save('" + out + "', np.load('" + in + "').astype(np.float16).astype(np.float32))\"";
+                        "np.save('" +
+                        out + "', np.load('" + in + "').astype(np.float16).astype(np.float32))\"";
   ASSERT_EQ(std::system(command.c_str()), 0);
   NDArray expected = llvm::cantFail(readNpy(out));
   ASSERT_EQ(expected.numel(), input.numel());
@@ -161,8 +175,8 @@ TEST(Float8E4M3, SaturatesNothingAndOverflowsToNaN) {
   EXPECT_TRUE(std::isnan(roundToDType(kInf, DType::Float8E4M3)));
   EXPECT_TRUE(std::isnan(roundToDType(-kInf, DType::Float8E4M3)));
   EXPECT_EQ(roundToDType(0.3f, DType::Float8E4M3), 0.3125f);
-  EXPECT_EQ(roundToDType(17.0f, DType::Float8E4M3), 16.0f);  // tie -> even mantissa
-  EXPECT_EQ(roundToDType(19.0f, DType::Float8E4M3), 20.0f);  // tie -> even mantissa
+  EXPECT_EQ(roundToDType(17.0f, DType::Float8E4M3), 16.0f); // tie -> even mantissa
+  EXPECT_EQ(roundToDType(19.0f, DType::Float8E4M3), 20.0f); // tie -> even mantissa
   EXPECT_EQ(roundToDType(-0.3f, DType::Float8E4M3), -0.3125f);
 }
 
@@ -242,8 +256,7 @@ TEST(DTypeRounding, RoundingIsIdempotent) {
   for (DType dtype : kAllDTypes)
     for (float v : values) {
       float once = roundToDType(v, dtype);
-      if (std::isnan(once))
-        continue;
+      if (std::isnan(once)) continue;
       ASSERT_EQ(roundToDType(once, dtype), once) << "dtype " << int(dtype) << " value " << v;
     }
 }

@@ -15,9 +15,10 @@ struct Ran {
 
 /// Runs `body` as the kernel `k(x)` on x = arange(rows*cols) reshaped.
 Ran run(const std::string &body, int64_t rows, int64_t cols, RunOptions opts = {}) {
-  static nki::KernelFile file;  // outputs are copied, but keep the source alive across calls
+  static nki::KernelFile file; // outputs are copied, but keep the source alive across calls
   std::string text = "import numpy as np\nimport neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n"
-                     "import neuronxcc.nki.isa as nisa\n" + body;
+                     "import neuronxcc.nki.isa as nisa\n" +
+                     body;
   auto src = syntax::SourceBuffer::fromText("k.py", text);
   auto f = nki::buildKernelFile(std::move(*src), {});
   Ran r;
@@ -54,7 +55,8 @@ def k(x):
     nl.store(out[i_p, h * (F // 2) + nl.arange(F // 2)[None, :]], value=double(t))
   assert P == 4, f"P={P}"
   return out
-)", 4, 8);
+)",
+              4, 8);
   ASSERT_TRUE(r.error.empty()) << r.error;
   const NDArray &out = r.result->outputs.at(0);
   EXPECT_EQ(out.shape(), (std::vector<int64_t>{4, 8}));
@@ -73,7 +75,8 @@ def k(x):
     acc += nisa.nc_matmul(t, t)
   nl.store(out[0:3, 0:3], value=nl.copy(acc))
   return out
-)", 4, 3);
+)",
+              4, 3);
   ASSERT_TRUE(r.error.empty()) << r.error;
   const float *o = r.result->outputs[0].data();
   // x = [[0,1,2],[3,4,5],[6,7,8],[9,10,11]]; (x.T @ x)[0][0] = 0+9+36+81 = 126, [1][2] = 2+20+56+110 = 188
@@ -97,12 +100,13 @@ def k(x):
   z[nl.arange(4)[:, None], 0] = nl.copy(m, mask=nl.arange(4)[:, None] < 3)
   nl.store(out[0:4, 0:1], value=z)
   return out
-)", 4, 8);
+)",
+              4, 8);
   ASSERT_TRUE(r.error.empty()) << r.error;
   const float *o = r.result->outputs[0].data();
-  EXPECT_EQ(o[0], 7.0f);   // row max of 0..7
+  EXPECT_EQ(o[0], 7.0f); // row max of 0..7
   EXPECT_EQ(o[2], 23.0f);
-  EXPECT_EQ(o[3], 0.0f);   // masked off: keeps the zero
+  EXPECT_EQ(o[3], 0.0f); // masked off: keeps the zero
 }
 
 TEST(Interpreter, ReportsRacesUninitializedReadsAndTimeouts) {
@@ -113,7 +117,8 @@ def k(x):
   for j in nl.affine_range(2):
     nl.store(out[0:4, 0:4], value=nl.load(x[0:4, j * 4:j * 4 + 4]))
   return out
-)", 4, 8);
+)",
+                 4, 8);
   EXPECT_NE(race.error.find("race: two iterations of an affine_range loop"), std::string::npos) << race.error;
   Ran seq = run(R"(
 @nki.jit
@@ -122,7 +127,8 @@ def k(x):
   for j in nl.sequential_range(2):
     nl.store(out[0:4, 0:4], value=nl.load(x[0:4, j * 4:j * 4 + 4]))
   return out
-)", 4, 8);
+)",
+                4, 8);
   EXPECT_TRUE(seq.error.empty()) << seq.error;
   Ran uninit = run(R"(
 @nki.jit
@@ -131,8 +137,10 @@ def k(x):
   t = nl.ndarray((4, 4), dtype=nl.float32)
   nl.store(out[0:4, 0:4], value=nl.exp(t))
   return out
-)", 4, 8);
-  EXPECT_NE(uninit.error.find("k.py:10:40: error: reads never-written memory of 't'"), std::string::npos) << uninit.error;
+)",
+                   4, 8);
+  EXPECT_NE(uninit.error.find("k.py:10:40: error: reads never-written memory of 't'"), std::string::npos)
+      << uninit.error;
   RunOptions quick;
   quick.timeoutSeconds = 0.05;
   Ran slow = run(R"(
@@ -143,7 +151,8 @@ def k(x):
   for i in range(100000000):
     n = n + 1
   return out
-)", 4, 8, quick);
+)",
+                 4, 8, quick);
   EXPECT_NE(slow.error.find("timed out after"), std::string::npos) << slow.error;
 }
 
@@ -155,7 +164,8 @@ TEST(Interpreter, MemoryCapIsAClearError) {
 def k(x):
   out = nl.ndarray((4096, 4096), dtype=x.dtype, buffer=nl.shared_hbm)
   return out
-)", 4, 8);
+)",
+                4, 8);
   setMemoryCap(saved);
   EXPECT_NE(big.error.find("kernel would allocate"), std::string::npos) << big.error;
 }

@@ -63,8 +63,7 @@ TEST(NDArray, RejectsNegativeAndOverflowingShapes) {
   EXPECT_EQ(llvm::toString(negative.takeError()), "negative dimension in tensor shape [4, -1]");
   llvm::Expected<NDArray> huge = NDArray::allocate({1ll << 40, 1ll << 40});
   ASSERT_FALSE(huge);
-  EXPECT_EQ(llvm::toString(huge.takeError()),
-            "tensor shape [1099511627776, 1099511627776] has too many elements");
+  EXPECT_EQ(llvm::toString(huge.takeError()), "tensor shape [1099511627776, 1099511627776] has too many elements");
 }
 
 TEST(NDArray, ZeroSizedArraysNeedNoStorage) {
@@ -136,9 +135,8 @@ TEST(MemoryCap, RefusesAllocationBeyondTheCapWithAClearMessage) {
   ScopedMemoryCap cap(512 * kMiB);
   llvm::Expected<NDArray> big = NDArray::allocate({1 << 14, 1 << 14}); // 1 GiB of fp32
   ASSERT_FALSE(big);
-  EXPECT_EQ(llvm::toString(big.takeError()),
-            "kernel would allocate 1.00 GiB, more than the cap 0.50 GiB "
-            "(tensor of shape [16384, 16384] needs 1.00 GiB)");
+  EXPECT_EQ(llvm::toString(big.takeError()), "kernel would allocate 1.00 GiB, more than the cap 0.50 GiB "
+                                             "(tensor of shape [16384, 16384] needs 1.00 GiB)");
   EXPECT_EQ(allocatedBytes(), 0u);
 }
 
@@ -167,8 +165,7 @@ TEST(Uninit, PatternIsASignallingNaN) {
 TEST(Uninit, QuietedNeverYieldsThePattern) {
   EXPECT_EQ(std::bit_cast<uint32_t>(quieted(uninitValue())), 0x7FFADBADu);
   EXPECT_EQ(quieted(1.5f), 1.5f);
-  EXPECT_EQ(std::bit_cast<uint32_t>(quieted(-std::numeric_limits<float>::infinity())),
-            0xFF800000u);
+  EXPECT_EQ(std::bit_cast<uint32_t>(quieted(-std::numeric_limits<float>::infinity())), 0xFF800000u);
   EXPECT_EQ(std::bit_cast<uint32_t>(quieted(std::bit_cast<float>(0xFF800001u))), 0xFFC00001u);
 }
 
@@ -191,8 +188,7 @@ TEST(Uninit, FirstUninitFindsTheEarliestMarker) {
 
 TEST(Uninit, UninitializedArraysHoldTheMarkerEverywhere) {
   NDArray a = llvm::cantFail(NDArray::uninitialized({3, 7}, DType::Float16));
-  for (float v : a.values())
-    EXPECT_TRUE(isUninit(v));
+  for (float v : a.values()) EXPECT_TRUE(isUninit(v));
   EXPECT_EQ(firstUninit(a.data(), a.numel()), 0);
   a.fill(0.0f);
   EXPECT_EQ(firstUninit(a.data(), a.numel()), std::nullopt);

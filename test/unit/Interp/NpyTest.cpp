@@ -21,28 +21,24 @@ using accelopt::nki::DType;
 
 namespace {
 
-bool haveNumpy() {
-  return std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0;
-}
+bool haveNumpy() { return std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0; }
 
 /// A fresh directory removed with its contents at the end of the test.
 class NpyTest : public ::testing::Test {
 protected:
-  void SetUp() override {
-    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("accelopt-npy", dir_));
-  }
-  void TearDown() override { llvm::sys::fs::remove_directories(dir_); }
+  void SetUp() override { ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("accelopt-npy", Dir)); }
+  void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
 
-  std::string path(llvm::StringRef name) const { return (dir_ + "/" + name).str(); }
+  std::string path(llvm::StringRef name) const { return (Dir + "/" + name).str(); }
 
   /// Runs a Python snippet with numpy imported as np and the test directory as cwd.
-  void runPython(const std::string& code) const {
+  void runPython(const std::string &code) const {
     std::string script = path("script.py");
     {
       std::error_code ec;
       llvm::raw_fd_ostream os(script, ec);
       ASSERT_FALSE(ec) << ec.message();
-      os << "import numpy as np, os\nos.chdir(" << '"' << dir_ << '"' << ")\n" << code << "\n";
+      os << "import numpy as np, os\nos.chdir(" << '"' << Dir << '"' << ")\n" << code << "\n";
     }
     std::string command = "/usr/bin/python3 " + script;
     ASSERT_EQ(std::system(command.c_str()), 0) << code;
@@ -56,13 +52,13 @@ protected:
   std::vector<std::string> directoryEntries() const {
     std::vector<std::string> names;
     std::error_code ec;
-    for (llvm::sys::fs::directory_iterator it(dir_, ec), end; it != end && !ec; it.increment(ec))
+    for (llvm::sys::fs::directory_iterator it(Dir, ec), end; it != end && !ec; it.increment(ec))
       names.push_back(llvm::sys::path::filename(it->path()).str());
     std::sort(names.begin(), names.end());
     return names;
   }
 
-  llvm::SmallString<128> dir_;
+  llvm::SmallString<128> Dir;
 };
 
 std::string errorOf(llvm::Expected<NDArray> result) {
@@ -71,8 +67,7 @@ std::string errorOf(llvm::Expected<NDArray> result) {
 
 NDArray sampleArray(std::vector<int64_t> shape, DType dtype = DType::Float32) {
   NDArray array = llvm::cantFail(NDArray::allocate(std::move(shape), dtype));
-  for (int64_t i = 0; i < array.numel(); ++i)
-    array.data()[i] = float(i % 7) - 2.5f;
+  for (int64_t i = 0; i < array.numel(); ++i) array.data()[i] = float(i % 7) - 2.5f;
   return array;
 }
 
@@ -81,8 +76,7 @@ NDArray sampleArray(std::vector<int64_t> shape, DType dtype = DType::Float32) {
 TEST_F(NpyTest, Float32RoundTripKeepsShapeAndBits) {
   for (std::vector<int64_t> shape : {std::vector<int64_t>{2, 3}, {5}, {}, {0, 4}, {2, 1, 3, 2}}) {
     NDArray original = sampleArray(shape);
-    if (original.numel() > 0)
-      original.data()[0] = uninitValue();
+    if (original.numel() > 0) original.data()[0] = uninitValue();
     ASSERT_FALSE(writeNpy(path("a.npy"), original));
     llvm::Expected<NDArray> back = readNpy(path("a.npy"));
     ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
@@ -107,7 +101,7 @@ TEST_F(NpyTest, HeaderIsPaddedToSixtyFourBytes) {
 TEST_F(NpyTest, WritesTheArrayDTypeWhenNumpyHasIt) {
   struct Case {
     DType dtype;
-    const char* descr;
+    const char *descr;
     std::vector<float> values;
   };
   const Case cases[] = {
@@ -118,21 +112,18 @@ TEST_F(NpyTest, WritesTheArrayDTypeWhenNumpyHasIt) {
       {DType::Bool, "|b1", {1.0f, 0.0f, 1.0f}},
       {DType::BFloat16, "<f4", {1.0f, 2.0f, 3.0f}},
   };
-  for (const Case& c : cases) {
+  for (const Case &c : cases) {
     NDArray array = llvm::cantFail(NDArray::fromValues({3}, c.dtype, c.values));
     ASSERT_FALSE(writeNpy(path("t.npy"), array, NpyElementType::ArrayDType));
-    EXPECT_NE(fileBytes("t.npy").find(std::string("'descr': '") + c.descr + "'"), std::string::npos)
-        << c.descr;
+    EXPECT_NE(fileBytes("t.npy").find(std::string("'descr': '") + c.descr + "'"), std::string::npos) << c.descr;
     NDArray back = llvm::cantFail(readNpy(path("t.npy")));
     EXPECT_EQ(back.dtype(), c.dtype == DType::BFloat16 ? DType::Float32 : c.dtype);
-    for (int i = 0; i < 3; ++i)
-      EXPECT_EQ(back.data()[i], c.values[size_t(i)]) << c.descr;
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(back.data()[i], c.values[size_t(i)]) << c.descr;
   }
 }
 
 TEST_F(NpyTest, ReadsFilesWrittenByNumpy) {
-  if (!haveNumpy())
-    GTEST_SKIP() << "numpy is not available at /usr/bin/python3";
+  if (!haveNumpy()) GTEST_SKIP() << "numpy is not available at /usr/bin/python3";
   runPython(R"(
 base = np.arange(6).reshape(2, 3) - 2
 np.save('f4.npy', (base * 0.5).astype('<f4'))
@@ -151,20 +142,20 @@ np.save('bigendian.npy', base.astype('>f4'))
 np.save('structured.npy', np.zeros(2, dtype=[('a', '<f4'), ('b', '<i4')]))
 np.save('complex.npy', np.zeros(2, dtype='<c8'))
 )");
-  auto read = [&](const char* name) {
+  auto read = [&](const char *name) {
     llvm::Expected<NDArray> array = readNpy(path(name));
     EXPECT_TRUE(bool(array)) << name << ": " << llvm::toString(array.takeError());
     return array ? std::move(*array) : NDArray();
   };
-  auto values = [](const NDArray& a) { return std::vector<float>(a.values().begin(), a.values().end()); };
+  auto values = [](const NDArray &a) { return std::vector<float>(a.values().begin(), a.values().end()); };
 
   NDArray f4 = read("f4.npy");
   EXPECT_EQ(f4.shape(), (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(values(f4), (std::vector<float>{-1, -0.5f, 0, 0.5f, 1, 1.5f}));
   NDArray f8 = read("f8.npy");
   EXPECT_EQ(f8.dtype(), DType::Float32);
-  EXPECT_EQ(values(f8), (std::vector<float>{float(-0.2), float(-0.1), 0, float(0.1), float(0.2),
-                                            float(0.30000000000000004)}));
+  EXPECT_EQ(values(f8),
+            (std::vector<float>{float(-0.2), float(-0.1), 0, float(0.1), float(0.2), float(0.30000000000000004)}));
   NDArray f2 = read("f2.npy");
   EXPECT_EQ(f2.dtype(), DType::Float16);
   EXPECT_EQ(values(f2), (std::vector<float>{-0.5f, -0.25f, 0, 0.25f, 0.5f, 0.75f}));
@@ -188,19 +179,16 @@ np.save('complex.npy', np.zeros(2, dtype='<c8'))
   EXPECT_EQ(values(read("v2.npy")), (std::vector<float>{-2, -1, 0, 1, 2, 3}));
 
   EXPECT_EQ(errorOf(readNpy(path("fortran.npy"))),
-            path("fortran.npy") +
-                ": Fortran-order arrays are not supported; save with np.ascontiguousarray first");
+            path("fortran.npy") + ": Fortran-order arrays are not supported; save with np.ascontiguousarray first");
   EXPECT_EQ(errorOf(readNpy(path("bigendian.npy"))),
             path("bigendian.npy") + ": big-endian data ('>f4') is not supported");
   EXPECT_EQ(errorOf(readNpy(path("structured.npy"))),
             path("structured.npy") + ": structured numpy dtypes are not supported");
-  EXPECT_EQ(errorOf(readNpy(path("complex.npy"))),
-            path("complex.npy") + ": unsupported numpy dtype '<c8'");
+  EXPECT_EQ(errorOf(readNpy(path("complex.npy"))), path("complex.npy") + ": unsupported numpy dtype '<c8'");
 }
 
 TEST_F(NpyTest, NumpyReadsOurFiles) {
-  if (!haveNumpy())
-    GTEST_SKIP() << "numpy is not available at /usr/bin/python3";
+  if (!haveNumpy()) GTEST_SKIP() << "numpy is not available at /usr/bin/python3";
   ASSERT_FALSE(writeNpy(path("f4.npy"), sampleArray({2, 3, 4})));
   NDArray half = llvm::cantFail(NDArray::fromValues({2}, DType::Float16, std::vector<float>{0.5f, -3.0f}));
   ASSERT_FALSE(writeNpy(path("f2.npy"), half, NpyElementType::ArrayDType));
@@ -229,7 +217,7 @@ TEST_F(NpyTest, HeadersLongerThan64KiBUseVersion2) {
 TEST_F(NpyTest, CorruptFilesAreClearErrors) {
   ASSERT_FALSE(writeNpy(path("good.npy"), sampleArray({2, 3})));
   std::string good = fileBytes("good.npy");
-  auto parse = [](const std::string& bytes) { return errorOf(parseNpy(bytes, "x.npy")); };
+  auto parse = [](const std::string &bytes) { return errorOf(parseNpy(bytes, "x.npy")); };
 
   EXPECT_EQ(parse("PK\x03\x04 not numpy"), "x.npy: not a .npy file (missing the \\x93NUMPY magic)");
   EXPECT_EQ(parse(good.substr(0, 7)), "x.npy: truncated .npy preamble");
@@ -249,8 +237,7 @@ TEST_F(NpyTest, CorruptFilesAreClearErrors) {
   // The longer shape pushes 6 padding bytes past the (unchanged) header length.
   std::string hugeShape = good;
   hugeShape.replace(hugeShape.find("(2, 3), "), 8, "(99999, 99999)");
-  EXPECT_EQ(parse(hugeShape),
-            "x.npy: truncated: shape [99999, 99999] needs 39999200004 data bytes, the file has 30");
+  EXPECT_EQ(parse(hugeShape), "x.npy: truncated: shape [99999, 99999] needs 39999200004 data bytes, the file has 30");
   std::string overflowingShape = good;
   overflowingShape.replace(overflowingShape.find("(2, 3), "), 8, "(9999999999,9999999999)");
   EXPECT_EQ(parse(overflowingShape), "x.npy: shape [9999999999, 9999999999] overflows");
@@ -269,8 +256,7 @@ TEST_F(NpyTest, EveryTruncationAndByteCorruptionFailsCleanly) {
       std::string corrupt = good;
       corrupt[position] = replacement;
       llvm::Expected<NDArray> result = parseNpy(corrupt, "x.npy");
-      if (!result)
-        llvm::consumeError(result.takeError());
+      if (!result) llvm::consumeError(result.takeError());
     }
 }
 
@@ -285,7 +271,7 @@ TEST_F(NpyTest, WritesAtomicallyAndReplacesExistingFiles) {
 
   llvm::Error err = writeNpy(path("no-such-dir/a.npy"), replacement);
   ASSERT_TRUE(bool(err));
-  EXPECT_EQ(llvm::toString(std::move(err)).rfind("cannot create a temporary file next to " +
-                                                     path("no-such-dir/a.npy"), 0),
-            0u);
+  EXPECT_EQ(
+      llvm::toString(std::move(err)).rfind("cannot create a temporary file next to " + path("no-such-dir/a.npy"), 0),
+      0u);
 }

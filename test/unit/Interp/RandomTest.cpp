@@ -12,8 +12,7 @@ TEST(Random, EngineIsTheStandardMersenneTwister) {
   // The C++ standard fixes the 10000th output of a default-seeded mt19937_64.
   Random random(5489);
   uint64_t value = 0;
-  for (int i = 0; i < 10000; ++i)
-    value = random.nextBits();
+  for (int i = 0; i < 10000; ++i) value = random.nextBits();
   EXPECT_EQ(value, 9981545732273789042ull);
 }
 
@@ -59,8 +58,7 @@ TEST(Random, FillNormalScalesStandardNormals) {
   Random reference(9), scaled(9);
   std::vector<float> values(5);
   scaled.fillNormal(values, -1.0f, 0.5f);
-  for (float v : values)
-    EXPECT_EQ(v, static_cast<float>(-1.0 + 0.5 * reference.nextNormal()));
+  for (float v : values) EXPECT_EQ(v, static_cast<float>(-1.0 + 0.5 * reference.nextNormal()));
 }
 
 TEST(Random, UniformStaysInTheHalfOpenRange) {
@@ -76,8 +74,7 @@ TEST(Random, UniformStaysInTheHalfOpenRange) {
   // An interval one ulp wide can only produce its lower end.
   std::vector<float> narrow(1000);
   Random(3).fillUniform(narrow, 1.0f, std::nextafter(1.0f, 2.0f));
-  for (float v : narrow)
-    ASSERT_EQ(v, 1.0f);
+  for (float v : narrow) ASSERT_EQ(v, 1.0f);
 }
 
 TEST(Random, IntegersCoverTheRangeAndRejectEmptyRanges) {

@@ -18,15 +18,12 @@ namespace {
 constexpr float kInf = std::numeric_limits<float>::infinity();
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-#define EXPECT_OK(expr)                                                                    \
-  do {                                                                                     \
-    if (llvm::Error err_ = (expr))                                                         \
-      ADD_FAILURE() << llvm::toString(std::move(err_));                                    \
+#define EXPECT_OK(expr)                                                                                                \
+  do {                                                                                                                 \
+    if (llvm::Error err_ = (expr)) ADD_FAILURE() << llvm::toString(std::move(err_));                                   \
   } while (0)
 
-std::string errorOf(llvm::Error err) {
-  return err ? llvm::toString(std::move(err)) : std::string("<success>");
-}
+std::string errorOf(llvm::Error err) { return err ? llvm::toString(std::move(err)) : std::string("<success>"); }
 
 /// A (rows x cols) tile view over `values`.
 NDArray makeArray(int64_t rows, int64_t cols, std::vector<float> values) {
@@ -39,13 +36,9 @@ NDArray randomArray(int64_t rows, int64_t cols, uint64_t seed) {
   return array;
 }
 
-NDArray zeros(int64_t rows, int64_t cols) {
-  return llvm::cantFail(NDArray::full({rows, cols}, DType::Float32, 0.0f));
-}
+NDArray zeros(int64_t rows, int64_t cols) { return llvm::cantFail(NDArray::full({rows, cols}, DType::Float32, 0.0f)); }
 
-std::vector<float> rowOf(ConstTile tile, int64_t r) {
-  return {tile.row(r), tile.row(r) + tile.cols};
-}
+std::vector<float> rowOf(ConstTile tile, int64_t r) { return {tile.row(r), tile.row(r) + tile.cols}; }
 
 } // namespace
 
@@ -77,7 +70,7 @@ TEST(Matmul, MatchesNaiveReferenceOnStridedTiles) {
 }
 
 TEST(Matmul, AccumulateAddsToTheOutput) {
-  NDArray stationary = makeArray(2, 2, {1, 2, 3, 4});   // [K=2, M=2]
+  NDArray stationary = makeArray(2, 2, {1, 2, 3, 4});    // [K=2, M=2]
   NDArray moving = makeArray(2, 3, {1, 0, 2, 0, 1, -1}); // [K=2, N=3]
   NDArray out = makeArray(2, 3, {10, 20, 30, 40, 50, 60});
   // stationary^T . moving = [[1, 3, -1], [2, 4, 0]]
@@ -100,8 +93,7 @@ TEST(Matmul, AccumulationGroupOverKTilesEqualsOneBigMatmul) {
     EXPECT_OK(matmul(grouped.asTile(), ConstTile{stationary.data() + t * K * M, K, M, M},
                      ConstTile{moving.data() + t * K * N, K, N, N}, /*accumulate=*/t > 0));
   EXPECT_OK(matmul(whole.asTile(), stationary.asTile(), moving.asTile(), false));
-  for (int64_t i = 0; i < grouped.numel(); ++i)
-    ASSERT_NEAR(grouped.data()[i], whole.data()[i], 1e-4f);
+  for (int64_t i = 0; i < grouped.numel(); ++i) ASSERT_NEAR(grouped.data()[i], whole.data()[i], 1e-4f);
 }
 
 TEST(Matmul, ReadingTheUninitMarkerGivesAnOrdinaryNaN) {
@@ -114,8 +106,8 @@ TEST(Matmul, ReadingTheUninitMarkerGivesAnOrdinaryNaN) {
     EXPECT_FALSE(isUninit(v));
   }
   NDArray scanned = zeros(2, 2);
-  EXPECT_OK(tensorTensorScan(scanned.asTile(), moving.asTile(), moving.asTile(), uninitValue(),
-                             AluOp::Maximum, AluOp::Add));
+  EXPECT_OK(
+      tensorTensorScan(scanned.asTile(), moving.asTile(), moving.asTile(), uninitValue(), AluOp::Maximum, AluOp::Add));
   EXPECT_EQ(firstUninit(scanned.data(), scanned.numel()), std::nullopt);
 }
 
@@ -175,7 +167,7 @@ TEST(AluOps, EveryOperatorOnSampleValues) {
       {AluOp::RightShift, -16.0f, 0.0f, -16.0f},
   };
   NDArray out = zeros(1, 1);
-  for (const Case& c : cases) {
+  for (const Case &c : cases) {
     EXPECT_EQ(applyAlu(c.op, c.a, c.b), c.expected) << name(c.op) << "(" << c.a << ", " << c.b << ")";
     NDArray a = makeArray(1, 1, {c.a});
     EXPECT_OK(applyBinary(c.op, out.asTile(), a.asTile(), c.b));
@@ -235,11 +227,9 @@ TEST(ApplyBinary, LongRowsAndInPlaceUpdates) {
   // 37 columns: two full 16-element chunks plus a tail.
   NDArray a = randomArray(3, 37, 5), b = randomArray(3, 37, 6);
   NDArray expected = zeros(3, 37);
-  for (int64_t i = 0; i < a.numel(); ++i)
-    expected.data()[i] = a.data()[i] * b.data()[i];
+  for (int64_t i = 0; i < a.numel(); ++i) expected.data()[i] = a.data()[i] * b.data()[i];
   EXPECT_OK(applyBinary(AluOp::Multiply, a.asTile(), a.asTile(), b.asTile()));
-  for (int64_t i = 0; i < a.numel(); ++i)
-    ASSERT_EQ(a.data()[i], expected.data()[i]);
+  for (int64_t i = 0; i < a.numel(); ++i) ASSERT_EQ(a.data()[i], expected.data()[i]);
 }
 
 TEST(ApplyBinary, RejectsOperandsThatDoNotBroadcast) {
@@ -266,8 +256,7 @@ TEST(TensorScalar, ReverseFlagsSwapOperands) {
   EXPECT_EQ(rowOf(out.asTile(), 0), (std::vector<float>{8, 16.0f / 3}));
   EXPECT_EQ(rowOf(out.asTile(), 1), (std::vector<float>{3.2f, 16.0f / 9}));
   // Non-reversed second step: (x * 2) / 4.
-  EXPECT_OK(tensorScalar(out.asTile(), x.asTile(), {AluOp::Multiply, 2.0f},
-                         ScalarStep{AluOp::Divide, 4.0f}));
+  EXPECT_OK(tensorScalar(out.asTile(), x.asTile(), {AluOp::Multiply, 2.0f}, ScalarStep{AluOp::Divide, 4.0f}));
   EXPECT_EQ(rowOf(out.asTile(), 1), (std::vector<float>{2, 4}));
 }
 
@@ -278,8 +267,8 @@ TEST(TensorScalar, PerPartitionOperandsAndTheNegatedRowMaxIdiom) {
   EXPECT_OK(tensorScalar(out.asTile(), x.asTile(), {AluOp::Multiply, perRow.asTile()}));
   EXPECT_EQ(rowOf(out.asTile(), 1), (std::vector<float>{15, 18}));
   // -max(x, -FLT_MAX): NKIBench's exp bias for softmax.
-  EXPECT_OK(tensorScalar(out.asTile(), x.asTile(), {AluOp::Maximum, -3.4028235e38f},
-                         ScalarStep{AluOp::Multiply, -1.0f}));
+  EXPECT_OK(
+      tensorScalar(out.asTile(), x.asTile(), {AluOp::Maximum, -3.4028235e38f}, ScalarStep{AluOp::Multiply, -1.0f}));
   EXPECT_EQ(rowOf(out.asTile(), 0), (std::vector<float>{-1, 2}));
   EXPECT_EQ(rowOf(out.asTile(), 2), (std::vector<float>{3.4028235e38f, 7}));
 }
@@ -288,8 +277,7 @@ TEST(TensorScalar, ChecksShapes) {
   NDArray x = zeros(3, 2), out = zeros(3, 2), wrong = zeros(2, 1), wide = zeros(3, 2);
   EXPECT_EQ(errorOf(tensorScalar(out.asTile(), x.asTile(), {AluOp::Add, wrong.asTile()})),
             "tensor_scalar: operand0 tile [2, 1] should be a scalar or [3, 1]");
-  EXPECT_EQ(errorOf(tensorScalar(out.asTile(), x.asTile(), {AluOp::Add, 1.0f},
-                                 ScalarStep{AluOp::Add, wide.asTile()})),
+  EXPECT_EQ(errorOf(tensorScalar(out.asTile(), x.asTile(), {AluOp::Add, 1.0f}, ScalarStep{AluOp::Add, wide.asTile()})),
             "tensor_scalar: operand1 tile [3, 2] should be a scalar or [3, 1]");
   NDArray small = zeros(3, 1);
   EXPECT_EQ(errorOf(tensorScalar(out.asTile(), small.asTile(), {AluOp::Add, 1.0f})),
@@ -350,18 +338,17 @@ TEST(Activation, EveryFunctionAgainstReferenceValues) {
   // Inside every function's valid range (log/sqrt/rsqrt need positive inputs).
   const std::vector<float> inputs{0.125f, 0.5f, 1.0f, 1.75f, 2.5f, 3.0f, 0.01f, 1e-3f};
   const std::vector<float> signedInputs{-3.0f, -1.0f, -0.25f, 0.0f, 0.25f, 1.0f, 3.0f, 10.0f};
-  for (const Case& c : cases) {
-    bool positiveOnly = c.func == ActFunc::Log || c.func == ActFunc::Sqrt ||
-                        c.func == ActFunc::Rsqrt || c.func == ActFunc::Reciprocal;
-    const std::vector<float>& xs = positiveOnly ? inputs : signedInputs;
+  for (const Case &c : cases) {
+    bool positiveOnly =
+        c.func == ActFunc::Log || c.func == ActFunc::Sqrt || c.func == ActFunc::Rsqrt || c.func == ActFunc::Reciprocal;
+    const std::vector<float> &xs = positiveOnly ? inputs : signedInputs;
     NDArray data = makeArray(1, int64_t(xs.size()), xs);
     NDArray out = zeros(1, int64_t(xs.size()));
     EXPECT_OK(activation(out.asTile(), c.func, data.asTile()));
     for (size_t i = 0; i < xs.size(); ++i) {
       double expected = c.reference(xs[i]);
       // fp32 libm functions and short compositions of them: within a few ulp.
-      EXPECT_NEAR(out.data()[i], expected, 1e-6 * std::fabs(expected) + 1e-7)
-          << name(c.func) << "(" << xs[i] << ")";
+      EXPECT_NEAR(out.data()[i], expected, 1e-6 * std::fabs(expected) + 1e-7) << name(c.func) << "(" << xs[i] << ")";
       EXPECT_EQ(out.data()[i], applyActivation(c.func, xs[i])) << name(c.func);
     }
   }
@@ -387,7 +374,7 @@ TEST(Activation, ScalesThenAddsBiasThenAppliesTheFunction) {
   NDArray bias = makeArray(2, 1, {1, 0.5f});
   NDArray out = zeros(2, 3);
   EXPECT_OK(activation(out.asTile(), ActFunc::Square, x.asTile(), scale.asTile(), bias.asTile()));
-  EXPECT_EQ(rowOf(out.asTile(), 0), (std::vector<float>{1, 9, 25}));          // (2x + 1)^2
+  EXPECT_EQ(rowOf(out.asTile(), 0), (std::vector<float>{1, 9, 25}));              // (2x + 1)^2
   EXPECT_EQ(rowOf(out.asTile(), 1), (std::vector<float>{6.25f, 12.25f, 20.25f})); // (-x + .5)^2
   // The silu idiom: exp(-x + 0) with a constant scale and a zero bias column.
   NDArray zeroBias = zeros(2, 1);
@@ -408,14 +395,13 @@ TEST(Activation, FusedAddReduceSumsEachOutputRow) {
   NDArray x = makeArray(2, 20, std::vector<float>(40, 0.5f));
   x.at({1, 19}) = 4.0f;
   NDArray out = zeros(2, 20), sums = zeros(2, 1);
-  EXPECT_OK(activation(out.asTile(), ActFunc::Square, x.asTile(), 2.0f, PerPartition::noBias(),
-                       sums.asTile()));
+  EXPECT_OK(activation(out.asTile(), ActFunc::Square, x.asTile(), 2.0f, PerPartition::noBias(), sums.asTile()));
   EXPECT_EQ(sums.at({0, 0}), 20.0f);
   EXPECT_EQ(sums.at({1, 0}), 19.0f + 64.0f);
   NDArray wrongSums = zeros(3, 1);
-  EXPECT_EQ(errorOf(activation(out.asTile(), ActFunc::Copy, x.asTile(), 1.0f,
-                               PerPartition::noBias(), wrongSums.asTile())),
-            "activation: result tile [3, 1] should be [2, 1]");
+  EXPECT_EQ(
+      errorOf(activation(out.asTile(), ActFunc::Copy, x.asTile(), 1.0f, PerPartition::noBias(), wrongSums.asTile())),
+      "activation: result tile [3, 1] should be [2, 1]");
 }
 
 // --- tensor_reduce ------------------------------------------------------------------------------
@@ -424,8 +410,7 @@ TEST(TensorReduce, ArithmeticReductionsAlongTheFreeAxis) {
   // 19 columns: exercises the 8-lane body and the tail.
   std::vector<float> values;
   for (int r = 0; r < 2; ++r)
-    for (int c = 1; c <= 19; ++c)
-      values.push_back(r == 0 ? float(c) : float(-c));
+    for (int c = 1; c <= 19; ++c) values.push_back(r == 0 ? float(c) : float(-c));
   NDArray x = makeArray(2, 19, values);
   NDArray out = zeros(2, 1);
   EXPECT_OK(tensorReduce(out.asTile(), AluOp::Add, x.asTile()));
@@ -497,8 +482,7 @@ TEST(TensorTensorScan, LinearRecurrenceWithPerPartitionInitialValue) {
   NDArray a = randomArray(P, F, 7), b = randomArray(P, F, 8);
   NDArray initial = makeArray(P, 1, {0.5f, -1.0f, 2.0f, 0.0f});
   NDArray out = zeros(P, F);
-  EXPECT_OK(tensorTensorScan(out.asTile(), a.asTile(), b.asTile(), initial.asTile(),
-                             AluOp::Multiply, AluOp::Add));
+  EXPECT_OK(tensorTensorScan(out.asTile(), a.asTile(), b.asTile(), initial.asTile(), AluOp::Multiply, AluOp::Add));
   for (int64_t p = 0; p < P; ++p) {
     float h = initial.at({p, 0});
     for (int64_t i = 0; i < F; ++i) {
@@ -513,35 +497,32 @@ TEST(TensorTensorScan, ReverseFlagsSwapEachOperatorsOperands) {
   NDArray d1 = makeArray(1, 3, {1, 2, 3});
   NDArray out = zeros(1, 3);
   // r_i = (d0_i - r_{i-1}) - d1_i, r_{-1} = 4
-  EXPECT_OK(tensorTensorScan(out.asTile(), d0.asTile(), d1.asTile(), 4.0f, AluOp::Subtract,
-                             AluOp::Subtract));
+  EXPECT_OK(tensorTensorScan(out.asTile(), d0.asTile(), d1.asTile(), 4.0f, AluOp::Subtract, AluOp::Subtract));
   EXPECT_EQ(rowOf(out.asTile(), 0), (std::vector<float>{5, 13, 14}));
   // r_i = (r_{i-1} - d0_i) - d1_i
-  EXPECT_OK(tensorTensorScan(out.asTile(), d0.asTile(), d1.asTile(), 4.0f, AluOp::Subtract,
-                             AluOp::Subtract, /*reverse0=*/true));
+  EXPECT_OK(tensorTensorScan(out.asTile(), d0.asTile(), d1.asTile(), 4.0f, AluOp::Subtract, AluOp::Subtract,
+                             /*reverse0=*/true));
   EXPECT_EQ(rowOf(out.asTile(), 0), (std::vector<float>{-7, -29, -62}));
   // r_i = d1_i / (d0_i + r_{i-1})
-  EXPECT_OK(tensorTensorScan(out.asTile(), d0.asTile(), d1.asTile(), 0.0f, AluOp::Add,
-                             AluOp::Divide, false, /*reverse1=*/true));
+  EXPECT_OK(tensorTensorScan(out.asTile(), d0.asTile(), d1.asTile(), 0.0f, AluOp::Add, AluOp::Divide, false,
+                             /*reverse1=*/true));
   float r0 = 1.0f / 10.0f, r1 = 2.0f / (20.0f + r0), r2 = 3.0f / (30.0f + r1);
   EXPECT_EQ(rowOf(out.asTile(), 0), (std::vector<float>{r0, r1, r2}));
   // Running maximum from -inf.
   NDArray zero = zeros(1, 3);
   NDArray values = makeArray(1, 3, {2, -1, 5});
-  EXPECT_OK(tensorTensorScan(out.asTile(), values.asTile(), zero.asTile(), -kInf, AluOp::Maximum,
-                             AluOp::Add));
+  EXPECT_OK(tensorTensorScan(out.asTile(), values.asTile(), zero.asTile(), -kInf, AluOp::Maximum, AluOp::Add));
   EXPECT_EQ(rowOf(out.asTile(), 0), (std::vector<float>{2, 2, 5}));
 }
 
 TEST(TensorTensorScan, RejectsNonArithmeticOperators) {
   NDArray x = zeros(2, 3), out = zeros(2, 3);
-  EXPECT_EQ(errorOf(tensorTensorScan(out.asTile(), x.asTile(), x.asTile(), 0.0f, AluOp::Multiply,
-                                     AluOp::BitwiseAnd)),
+  EXPECT_EQ(errorOf(tensorTensorScan(out.asTile(), x.asTile(), x.asTile(), 0.0f, AluOp::Multiply, AluOp::BitwiseAnd)),
             "tensor_tensor_scan: operators must be add, subtract, multiply, divide, maximum or "
             "minimum, got nl.multiply and nl.bitwise_and");
   NDArray wrongInitial = zeros(3, 1);
-  EXPECT_EQ(errorOf(tensorTensorScan(out.asTile(), x.asTile(), x.asTile(), wrongInitial.asTile(),
-                                     AluOp::Multiply, AluOp::Add)),
+  EXPECT_EQ(errorOf(tensorTensorScan(out.asTile(), x.asTile(), x.asTile(), wrongInitial.asTile(), AluOp::Multiply,
+                                     AluOp::Add)),
             "tensor_tensor_scan: initial tile [3, 1] should be a scalar or [2, 1]");
 }
 

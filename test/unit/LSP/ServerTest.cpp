@@ -36,10 +36,12 @@ struct Session {
   std::vector<json> out;
   Server server;
   explicit Session(ServerOptions o = ServerOptions{150, false})
-      : server([this](const json &m) {
-          std::lock_guard<std::mutex> g(lock);
-          out.push_back(m);
-        }, o) {}
+      : server(
+            [this](const json &m) {
+              std::lock_guard<std::mutex> g(lock);
+              out.push_back(m);
+            },
+            o) {}
 
   json request(int id, const std::string &method, json params) {
     server.handle({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}});
@@ -180,7 +182,7 @@ TEST(Server, IncrementalEditsAndHalfTypedCode) {
   s.change(4, json::array({edit(11, 0, 12, 0, "")}));
   s.server.flushDiagnostics();
   EXPECT_TRUE(s.diagnostics().back()["diagnostics"].empty());
-  r = s.hoverAt(12, 8, 4);  // `t` on "    t = nl.load(...)"
+  r = s.hoverAt(12, 8, 4); // `t` on "    t = nl.load(...)"
   ASSERT_TRUE(r["result"].is_object()) << r.dump();
   std::string md = r["result"]["contents"]["value"];
   EXPECT_NE(md.find("sbuf"), std::string::npos) << md;
@@ -226,7 +228,7 @@ TEST(Server, WorkerDebouncesAndPublishesLatestVersion) {
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0]["version"], 6);
   ASSERT_EQ(d[0]["diagnostics"].size(), 1u);
-  EXPECT_EQ(d[0]["diagnostics"][0]["range"]["start"]["line"], 15);  // moved down by 5 lines
+  EXPECT_EQ(d[0]["diagnostics"][0]["range"]["start"]["line"], 15); // moved down by 5 lines
 }
 
 TEST(Server, ConfigurationChangeRepublishes) {
@@ -234,9 +236,10 @@ TEST(Server, ConfigurationChangeRepublishes) {
   s.initialize();
   s.open(Kernel);
   s.server.flushDiagnostics();
-  std::string before = s.hoverAt(2, 5, 11)["result"]["contents"]["value"];  // `x` in "def kernel(x):"
+  std::string before = s.hoverAt(2, 5, 11)["result"]["contents"]["value"]; // `x` in "def kernel(x):"
   EXPECT_NE(before.find("shape: unknown"), std::string::npos) << before;
-  s.notify("workspace/didChangeConfiguration", {{"settings", {{"accelopt", {{"inputs", {{"kernel", "x=f32[256,512]"}}}}}}}});
+  s.notify("workspace/didChangeConfiguration",
+           {{"settings", {{"accelopt", {{"inputs", {{"kernel", "x=f32[256,512]"}}}}}}}});
   s.server.flushDiagnostics();
   auto d = s.diagnostics();
   ASSERT_EQ(d.size(), 2u);
@@ -342,9 +345,13 @@ TEST(Server, EstimatesRunOnTheWorkerAndCancelledOnesAreAnsweredOnce) {
   // The background analysis of the opened text settles first: a later one would start a new estimate cache.
   s.server.waitIdle();
   auto resolve = [&](int id, const char *kernel) {
-    s.server.handle({{"jsonrpc", "2.0"}, {"id", id}, {"method", "codeLens/resolve"},
-                     {"params", {{"range", {{"start", {{"line", 5}, {"character", 0}}}, {"end", {{"line", 5}, {"character", 1}}}}},
-                                 {"data", {{"uri", Uri}, {"version", 1}, {"kernel", kernel}}}}}});
+    s.server.handle(
+        {{"jsonrpc", "2.0"},
+         {"id", id},
+         {"method", "codeLens/resolve"},
+         {"params",
+          {{"range", {{"start", {{"line", 5}, {"character", 0}}}, {"end", {{"line", 5}, {"character", 1}}}}},
+           {"data", {{"uri", Uri}, {"version", 1}, {"kernel", kernel}}}}}});
   };
   auto answers = [&](int id) {
     std::lock_guard<std::mutex> g(s.lock);

@@ -26,7 +26,7 @@ TEST(LineIndex, AsciiLinesRoundTrip) {
   EXPECT_EQ(index.lineCount(), 4u);
   for (uint32_t off = 0; off <= text.size(); ++off) EXPECT_EQ(index.offset(index.position(off)), off) << off;
   EXPECT_EQ(index.position(3), pos(1, 0));
-  EXPECT_EQ(index.position(6), pos(1, 3));  // the newline itself ends the line
+  EXPECT_EQ(index.position(6), pos(1, 3)); // the newline itself ends the line
   EXPECT_EQ(index.position(7), pos(2, 0));
   EXPECT_EQ(index.position(9), pos(3, 1));
   EXPECT_EQ(index.offset(pos(1, 2)), 5u);
@@ -35,10 +35,10 @@ TEST(LineIndex, AsciiLinesRoundTrip) {
 TEST(LineIndex, ClampsPastLineAndTextEnd) {
   std::string text = "ab\ncde\n";
   LineIndex index(text);
-  EXPECT_EQ(index.offset(pos(0, 99)), 2u);   // end of "ab", before its newline
-  EXPECT_EQ(index.offset(pos(2, 0)), 7u);    // the empty last line
+  EXPECT_EQ(index.offset(pos(0, 99)), 2u); // end of "ab", before its newline
+  EXPECT_EQ(index.offset(pos(2, 0)), 7u);  // the empty last line
   EXPECT_EQ(index.offset(pos(2, 5)), 7u);
-  EXPECT_EQ(index.offset(pos(40, 0)), 7u);   // past the last line: end of text
+  EXPECT_EQ(index.offset(pos(40, 0)), 7u); // past the last line: end of text
   EXPECT_EQ(index.position(1000), pos(2, 0));
 }
 
@@ -46,11 +46,11 @@ TEST(LineIndex, CrLfAndLoneCr) {
   std::string text = "ab\r\ncd\ref";
   LineIndex index(text);
   EXPECT_EQ(index.lineCount(), 3u);
-  EXPECT_EQ(index.offset(pos(0, 5)), 2u);  // before "\r\n"
+  EXPECT_EQ(index.offset(pos(0, 5)), 2u); // before "\r\n"
   EXPECT_EQ(index.offset(pos(1, 0)), 4u);
-  EXPECT_EQ(index.offset(pos(1, 9)), 6u);  // before the lone "\r"
+  EXPECT_EQ(index.offset(pos(1, 9)), 6u); // before the lone "\r"
   EXPECT_EQ(index.offset(pos(2, 1)), 8u);
-  EXPECT_EQ(index.position(3), pos(0, 2));  // between "\r" and "\n": end of line 0
+  EXPECT_EQ(index.position(3), pos(0, 2)); // between "\r" and "\n": end of line 0
   EXPECT_EQ(index.position(7), pos(2, 0));
 }
 
@@ -59,15 +59,15 @@ TEST(LineIndex, Utf16CodeUnits) {
   std::string text = "x = \"é€😀\" + y\n# 😀😀z";
   LineIndex index(text);
   uint32_t quote = 4;
-  EXPECT_EQ(index.offset(pos(0, 5)), quote + 1);       // é
-  EXPECT_EQ(index.offset(pos(0, 6)), quote + 3);       // €
-  EXPECT_EQ(index.offset(pos(0, 7)), quote + 6);       // 😀
-  EXPECT_EQ(index.offset(pos(0, 9)), quote + 10);      // closing quote after the pair
-  EXPECT_EQ(index.offset(pos(0, 8)), quote + 6);       // inside the pair: start of the code point
+  EXPECT_EQ(index.offset(pos(0, 5)), quote + 1);  // é
+  EXPECT_EQ(index.offset(pos(0, 6)), quote + 3);  // €
+  EXPECT_EQ(index.offset(pos(0, 7)), quote + 6);  // 😀
+  EXPECT_EQ(index.offset(pos(0, 9)), quote + 10); // closing quote after the pair
+  EXPECT_EQ(index.offset(pos(0, 8)), quote + 6);  // inside the pair: start of the code point
   EXPECT_EQ(index.position(quote + 10), pos(0, 9));
-  EXPECT_EQ(index.position(quote + 7), pos(0, 7));     // inside the UTF-8 sequence: its start
+  EXPECT_EQ(index.position(quote + 7), pos(0, 7)); // inside the UTF-8 sequence: its start
   size_t line1 = text.find('#');
-  EXPECT_EQ(index.offset(pos(1, 6)), line1 + 10);      // "# " + 2 pairs = 6 units -> 'z'
+  EXPECT_EQ(index.offset(pos(1, 6)), line1 + 10); // "# " + 2 pairs = 6 units -> 'z'
   EXPECT_EQ(text[index.offset(pos(1, 6))], 'z');
   EXPECT_EQ(index.position(static_cast<uint32_t>(text.size())), pos(1, 7));
 }
@@ -77,7 +77,9 @@ TEST(LineIndex, Utf16Length) {
   EXPECT_EQ(utf16Length("abc"), 3u);
   EXPECT_EQ(utf16Length("é€"), 2u);
   EXPECT_EQ(utf16Length("😀"), 2u);
-  EXPECT_EQ(utf16Length("\xff" "a"), 2u);  // a malformed byte counts one unit
+  EXPECT_EQ(utf16Length("\xff"
+                        "a"),
+            2u); // a malformed byte counts one unit
 }
 
 TEST(ContentChange, InsertDeleteReplace) {
@@ -99,10 +101,9 @@ TEST(ContentChange, RangesCountUtf16) {
 TEST(ContentChange, SequenceOfEditsLikeTyping) {
   std::string text = "a\n";
   std::string typed = "nl.load(x)";
-  for (uint32_t i = 0; i < typed.size(); ++i)
-    text = applyEdit(text, change(1, i, 1, i, std::string(1, typed[i])));
+  for (uint32_t i = 0; i < typed.size(); ++i) text = applyEdit(text, change(1, i, 1, i, std::string(1, typed[i])));
   EXPECT_EQ(text, "a\nnl.load(x)");
-  text = applyEdit(text, change(0, 0, 1, 3, ""));  // across the line break
+  text = applyEdit(text, change(0, 0, 1, 3, "")); // across the line break
   EXPECT_EQ(text, "load(x)");
 }
 

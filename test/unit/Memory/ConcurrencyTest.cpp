@@ -48,7 +48,7 @@ TEST(Concurrency, TwoThreadsWriteThroughWal) {
   auto writer = [&](std::string tag) {
     StoreOptions o;
     o.busyTimeoutMs = 10000;
-    auto s = Store::open(path, o);  // one connection per thread
+    auto s = Store::open(path, o); // one connection per thread
     if (!s) {
       llvm::consumeError(s.takeError());
       ++failures;
@@ -151,9 +151,10 @@ TEST(Errors, DamagedPageIsReported) {
     err = s.takeError();
   } else {
     auto ok = (*s)->integrityCheck();
-    if (!ok) err = ok.takeError();
+    if (!ok)
+      err = ok.takeError();
     else {
-      EXPECT_NE(*ok, "ok");  // reported, not a crash
+      EXPECT_NE(*ok, "ok"); // reported, not a crash
       return;
     }
   }
@@ -176,7 +177,7 @@ TEST(Errors, LockedDatabase) {
   ASSERT_FALSE(bool((*holder)->exec("BEGIN IMMEDIATE; INSERT INTO kernels(name, source_hash) VALUES ('x', 'y');")));
   StoreOptions o;
   o.busyTimeoutMs = 100;
-  auto waiting = Store::open(path, o);  // opening an up-to-date memory needs no write lock
+  auto waiting = Store::open(path, o); // opening an up-to-date memory needs no write lock
   ASSERT_TRUE(bool(waiting)) << llvm::toString(waiting.takeError());
   auto r = (*waiting)->insertCandidate(numbered(*k, std::nullopt, "l", 1));
   ASSERT_FALSE(bool(r));

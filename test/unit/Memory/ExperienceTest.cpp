@@ -17,7 +17,7 @@ TEST(Experience, Thresholds) {
   cfg.topK = 10;
   // speedups: 1.05 (win), exactly 1.04 (not), 1.0, 1/1.15 exactly (not), 1/1.2 (loss), unknown latency
   std::vector<ExperiencePair> pairs = {pair(1, 2, 1.05, 1.0), pair(1, 3, 1.04, 1.0), pair(1, 4, 1.0, 1.0),
-                                       pair(1, 5, 1.0, 1.15),  pair(1, 6, 1.0, 1.2),  pair(1, 7, 1.0, 0.0)};
+                                       pair(1, 5, 1.0, 1.15), pair(1, 6, 1.0, 1.2),  pair(1, 7, 1.0, 0.0)};
   auto sel = selectExperiences(pairs, cfg);
   ASSERT_EQ(sel.positive.size(), 1u);
   EXPECT_EQ(sel.positive[0].to, 2);
@@ -38,10 +38,10 @@ TEST(Experience, TopKPerIterationBestFirst) {
                                        pair(1, 5, 1, 2),   pair(1, 6, 1, 5), pair(1, 7, 1, 3)};
   auto sel = selectExperiences(pairs, cfg);
   ASSERT_EQ(sel.positive.size(), 2u);
-  EXPECT_EQ(sel.positive[0].to, 3);  // 3x
-  EXPECT_EQ(sel.positive[1].to, 4);  // 2x
+  EXPECT_EQ(sel.positive[0].to, 3); // 3x
+  EXPECT_EQ(sel.positive[1].to, 4); // 2x
   ASSERT_EQ(sel.negative.size(), 2u);
-  EXPECT_EQ(sel.negative[0].to, 6);  // 5x slower first
+  EXPECT_EQ(sel.negative[0].to, 6); // 5x slower first
   EXPECT_EQ(sel.negative[1].to, 7);
 }
 
@@ -90,11 +90,11 @@ TEST(Experience, QueueIsBoundedOldestDropped) {
   EXPECT_EQ((*kept)[0].id, stored[11]);
   EXPECT_EQ((*kept)[2].id, stored[9]);
   for (auto &e : *kept) EXPECT_EQ(e.iteration, 3);
-  EXPECT_DOUBLE_EQ((*kept)[2].speedup, 3.0);  // positives first within an iteration, best first
+  EXPECT_DOUBLE_EQ((*kept)[2].speedup, 3.0); // positives first within an iteration, best first
   EXPECT_DOUBLE_EQ((*kept)[0].speedup, 0.5);
   auto all = s.experiences();
   ASSERT_TRUE(bool(all));
-  EXPECT_EQ(all->size(), 4u);  // the queue is per kernel
+  EXPECT_EQ(all->size(), 4u); // the queue is per kernel
   auto first = s.getExperience(stored[0]);
   ASSERT_TRUE(bool(first));
   EXPECT_FALSE(first->has_value());

@@ -24,14 +24,14 @@ public:
   ScratchDir() {
     llvm::SmallString<128> p;
     EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("accelopt-memory-test", p));
-    path_ = std::string(p);
+    Path = std::string(p);
   }
-  ~ScratchDir() { llvm::sys::fs::remove_directories(path_); }
-  std::string file(llvm::StringRef name) const { return path_ + "/" + name.str(); }
-  const std::string &path() const { return path_; }
+  ~ScratchDir() { llvm::sys::fs::remove_directories(Path); }
+  std::string file(llvm::StringRef name) const { return Path + "/" + name.str(); }
+  const std::string &path() const { return Path; }
 
 private:
-  std::string path_;
+  std::string Path;
 };
 
 inline std::string readSource(llvm::StringRef relative) {
@@ -58,11 +58,18 @@ inline nki::KernelFile parseKernel(std::string name, std::string text) {
 /// (the same structure under different names).
 inline std::string renamedSilu() {
   std::string text = readSource("nkibench/kernels/silu_M256_N2048.py");
-  const std::pair<const char *, const char *> renames[] = {
-      {"\\binv_denom\\b", "recip"}, {"\\bdenom\\b", "one_plus"}, {"\\bexp_neg\\b", "e_tile"},
-      {"\\bx_chunks\\b", "xin"},    {"\\by_chunks\\b", "yout"},  {"\\bzero_bias\\b", "zb"},
-      {"\\bkernel\\b", "silu_kernel"}, {"\\br\\b", "row"},     {"\\bc\\b", "col"},
-      {"\\bh\\b", "half"},          {"\\bx\\b", "inp"},        {"\\bout\\b", "res"}};
+  const std::pair<const char *, const char *> renames[] = {{"\\binv_denom\\b", "recip"},
+                                                           {"\\bdenom\\b", "one_plus"},
+                                                           {"\\bexp_neg\\b", "e_tile"},
+                                                           {"\\bx_chunks\\b", "xin"},
+                                                           {"\\by_chunks\\b", "yout"},
+                                                           {"\\bzero_bias\\b", "zb"},
+                                                           {"\\bkernel\\b", "silu_kernel"},
+                                                           {"\\br\\b", "row"},
+                                                           {"\\bc\\b", "col"},
+                                                           {"\\bh\\b", "half"},
+                                                           {"\\bx\\b", "inp"},
+                                                           {"\\bout\\b", "res"}};
   for (auto &[from, to] : renames) text = std::regex_replace(text, std::regex(from), to);
   return text;
 }

@@ -123,7 +123,8 @@ TEST(Pattern, NoSiteNoInstantiation) {
     if (s.callee == "nisa.nc_matmul" || s.callee == "nl.matmul") matmul = s.id;
   ASSERT_GE(matmul, 0);
   ASSERT_GE(k.stmts[size_t(matmul)].parent, 0);
-  json op = {{"op", "hoist"}, {"stmt", "S" + std::to_string(matmul)},
+  json op = {{"op", "hoist"},
+             {"stmt", "S" + std::to_string(matmul)},
              {"out_of", "L" + std::to_string(k.stmts[size_t(matmul)].parent)}};
   auto p = generalisePattern(k, std::vector<json>{op});
   ASSERT_TRUE(bool(p));
@@ -169,7 +170,7 @@ TEST(Pattern, StepKernelsForLaterOps) {
                                             {"op":"unroll","loop":"half","factor":2}])"));
   ASSERT_TRUE(bool(p)) << errorText(p.takeError());
   EXPECT_EQ(p->ops[0]["loop"], p->ops[1]["loop"]);
-  EXPECT_EQ(p->vars.size(), 2u);  // one per step
+  EXPECT_EQ(p->vars.size(), 2u); // one per step
   std::vector<const nki::Kernel *> wrong = {&a.kernels[0], &b.kernels[0], &a.kernels[0]};
   auto bad = generalisePattern(wrong, ops(R"([{"op":"unroll","loop":"h","factor":2}])"));
   ASSERT_FALSE(bool(bad));

@@ -1,7 +1,7 @@
+#include "Memory/Store.h"
 #include "Memory/Hash.h"
 #include "Memory/Schema.h"
 #include "Memory/Signature.h"
-#include "Memory/Store.h"
 
 #include "MemoryTestUtil.h"
 
@@ -59,8 +59,8 @@ TEST(Store, CreatesSchemaWithWal) {
   auto v = s->schemaVersion();
   ASSERT_TRUE(bool(v));
   EXPECT_EQ(*v, CurrentSchemaVersion);
-  for (const char *table : {"kernels", "runs", "candidates", "profiles", "experiences", "patterns", "beams",
-                            "schema_version"}) {
+  for (const char *table :
+       {"kernels", "runs", "candidates", "profiles", "experiences", "patterns", "beams", "schema_version"}) {
     auto n = s->database().queryInt(std::string("SELECT count(*) FROM sqlite_master WHERE name = '") + table + "'");
     ASSERT_TRUE(bool(n));
     EXPECT_EQ(*n, 1) << table;
@@ -106,7 +106,7 @@ TEST(Store, MigratesFromVersion1) {
   auto exps = s->experiences();
   ASSERT_TRUE(bool(exps));
   ASSERT_EQ(exps->size(), 1u);
-  EXPECT_EQ((*exps)[0].iteration, 0);  // the column added by migration 2
+  EXPECT_EQ((*exps)[0].iteration, 0); // the column added by migration 2
   auto n = s->database().queryInt("SELECT count(*) FROM patterns");
   ASSERT_TRUE(bool(n));
 }
@@ -233,7 +233,7 @@ TEST(Store, LineageAndResumeState) {
 
   ASSERT_FALSE(bool(s->recordBeam(*run, 1, {child->id})));
   ASSERT_FALSE(bool(s->recordBeam(*run, 2, {sibling->id, grandchild->id})));
-  ASSERT_FALSE(bool(s->recordBeam(*run, 2, {grandchild->id, sibling->id})));  // replaces
+  ASSERT_FALSE(bool(s->recordBeam(*run, 2, {grandchild->id, sibling->id}))); // replaces
   auto latest = s->latestRun(k, /*unfinishedOnly=*/true);
   ASSERT_TRUE(bool(latest) && *latest);
   EXPECT_EQ((*latest)->id, *run);
@@ -247,7 +247,7 @@ TEST(Store, LineageAndResumeState) {
   EXPECT_EQ(state->beam[1].id, sibling->id);
   EXPECT_EQ(state->evaluatedHashes.size(), 4u);
   EXPECT_TRUE(state->evaluatedHashes.count(sourceHash("child\n")));
-  EXPECT_EQ(state->evaluatedOps.size(), 3u);  // iterations 0, 1, 2 have distinct ops
+  EXPECT_EQ(state->evaluatedOps.size(), 3u); // iterations 0, 1, 2 have distinct ops
   ASSERT_FALSE(bool(s->setRunStatus(*run, RunStatus::Finished)));
   auto after = s->latestRun(k, true);
   ASSERT_TRUE(bool(after));
@@ -355,7 +355,7 @@ TEST(Store, PruneKeepsExperiencesBestAndLineage) {
   ASSERT_FALSE(bool(s->setRunStatus(*run, RunStatus::Finished)));
   auto stats = s->prune();
   ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
-  EXPECT_EQ(stats->candidatesRemoved, 2);  // wrongFast, slow
+  EXPECT_EQ(stats->candidatesRemoved, 2); // wrongFast, slow
   EXPECT_EQ(stats->profilesRemoved, 2);
   for (int64_t id : {root, a, best, expFrom, expTo}) {
     auto c = s->getCandidate(id);
@@ -400,8 +400,8 @@ TEST(Store, ExportImportRoundTrip) {
   auto child = s->insertCandidate(c1);
   ASSERT_TRUE(bool(child));
   ASSERT_FALSE(bool(s->recordBeam(*run, 1, {child->id})));
-  ASSERT_TRUE(bool(s->addExperiences(k, 1, {{root->id, child->id, 2.0, 1.0, c1.ops, "split halves the DMA"}},
-                                     ExperienceConfig{})));
+  ASSERT_TRUE(bool(
+      s->addExperiences(k, 1, {{root->id, child->id, 2.0, 1.0, c1.ops, "split halves the DMA"}}, ExperienceConfig{})));
   auto silu = parseKernel("silu.py", readSource("nkibench/kernels/silu_M256_N2048.py"));
   auto p = generalisePattern(silu.kernels[0], {json::parse(R"({"op":"unroll","loop":"h","factor":2})")});
   ASSERT_TRUE(bool(p));

@@ -42,12 +42,34 @@ TEST(InputSpecs, ParsesArraysAndScalars) {
 }
 
 TEST(OpTable, CoversNkiBenchCalls) {
-  for (const char *name : {"nl.load", "nl.store", "nl.ndarray", "nl.zeros", "nl.full", "nl.copy",
-                           "nisa.nc_matmul", "nl.matmul", "nisa.activation", "nisa.tensor_tensor",
-                           "nisa.tensor_scalar", "nisa.tensor_reduce", "nisa.tensor_tensor_scan",
-                           "nisa.reciprocal", "nisa.memset", "nl.loop_reduce", "nl.shared_constant",
-                           "nl.multiply", "nl.add", "nl.subtract", "nl.exp", "nl.square", "nl.rsqrt",
-                           "nl.sum", "nl.max", "nl.maximum", "nisa.iota", "nisa.nc_transpose"})
+  for (const char *name : {"nl.load",
+                           "nl.store",
+                           "nl.ndarray",
+                           "nl.zeros",
+                           "nl.full",
+                           "nl.copy",
+                           "nisa.nc_matmul",
+                           "nl.matmul",
+                           "nisa.activation",
+                           "nisa.tensor_tensor",
+                           "nisa.tensor_scalar",
+                           "nisa.tensor_reduce",
+                           "nisa.tensor_tensor_scan",
+                           "nisa.reciprocal",
+                           "nisa.memset",
+                           "nl.loop_reduce",
+                           "nl.shared_constant",
+                           "nl.multiply",
+                           "nl.add",
+                           "nl.subtract",
+                           "nl.exp",
+                           "nl.square",
+                           "nl.rsqrt",
+                           "nl.sum",
+                           "nl.max",
+                           "nl.maximum",
+                           "nisa.iota",
+                           "nisa.nc_transpose"})
     EXPECT_NE(lookupOp(name), nullptr) << name;
   const OpInfo *mm = lookupOp("nisa.nc_matmul");
   EXPECT_EQ(mm->engine, Engine::Tensor);
@@ -61,16 +83,18 @@ TEST(OpTable, CoversNkiBenchCalls) {
 
 TEST(FrontEnd, TracedKernelLoopsTensorsAccesses) {
   std::string text = std::string(Header) +
-      "@nki.jit\n"
-      "def kernel(v1):\n"
-      "    v2 = nl.ndarray((128, 1024), dtype=np.float32, buffer=nl.shared_hbm)\n"
-      "    v4 = nl.ndarray((2, nl.par_dim(128), 512), dtype=np.float32, buffer=nl.sbuf)\n"
-      "    for i0 in nl.affine_range(2):\n"
-      "        v4[i0, nl.arange(128)[:, None], nl.arange(512)[None, :]] = nl.load(v1[nl.arange(128)[:, None], 512 * i0 + nl.arange(512)[None, :]])\n"
-      "        ' end loop i0 '\n"
-      "    for i1 in range(0, 1024, 512):\n"
-      "        nl.store(v2[nl.arange(128)[:, None], i1 + nl.arange(512)[None, :]], value=v4[i1 // 512, nl.arange(128)[:, None], nl.arange(512)[None, :]])\n"
-      "    return v2\n";
+                     "@nki.jit\n"
+                     "def kernel(v1):\n"
+                     "    v2 = nl.ndarray((128, 1024), dtype=np.float32, buffer=nl.shared_hbm)\n"
+                     "    v4 = nl.ndarray((2, nl.par_dim(128), 512), dtype=np.float32, buffer=nl.sbuf)\n"
+                     "    for i0 in nl.affine_range(2):\n"
+                     "        v4[i0, nl.arange(128)[:, None], nl.arange(512)[None, :]] = nl.load(v1[nl.arange(128)[:, "
+                     "None], 512 * i0 + nl.arange(512)[None, :]])\n"
+                     "        ' end loop i0 '\n"
+                     "    for i1 in range(0, 1024, 512):\n"
+                     "        nl.store(v2[nl.arange(128)[:, None], i1 + nl.arange(512)[None, :]], value=v4[i1 // 512, "
+                     "nl.arange(128)[:, None], nl.arange(512)[None, :]])\n"
+                     "    return v2\n";
   KernelFile f = build(text, "v1=f32[128,1024]");
   ASSERT_EQ(f.kernels.size(), 1u);
   const Kernel &k = f.kernels[0];
@@ -79,7 +103,7 @@ TEST(FrontEnd, TracedKernelLoopsTensorsAccesses) {
   EXPECT_EQ(*k.loops[0].tripCount.value, 2);
   EXPECT_EQ(k.loops[1].kind, LoopKind::PyRange);
   EXPECT_EQ(*k.loops[1].tripCount.value, 2);
-  ASSERT_EQ(k.stmts.size(), 5u);  // the string marker has no id
+  ASSERT_EQ(k.stmts.size(), 5u); // the string marker has no id
   const Statement &load = k.stmts[2];
   EXPECT_EQ(load.callee, "nl.load");
   ASSERT_EQ(load.writes.size(), 1u);
@@ -103,21 +127,20 @@ TEST(FrontEnd, TracedKernelLoopsTensorsAccesses) {
 }
 
 TEST(FrontEnd, TraceTimePythonAndTiles) {
-  std::string text = std::string(Header) +
-      "TILE = 128\n"
-      "@nki.jit\n"
-      "def kernel(x, eps):\n"
-      "  M, N = x.shape\n"
-      "  assert M % TILE == 0, f'M={M}'\n"
-      "  n_tiles = M // nl.tile_size.pmax\n"
-      "  out = nl.ndarray((M, N), dtype=x.dtype, buffer=nl.shared_hbm)\n"
-      "  for i in nl.affine_range(n_tiles):\n"
-      "    t = nl.load(x[i * TILE:(i + 1) * TILE, 0:N])\n"
-      "    s = nl.sum(t, axis=[1])\n"
-      "    r = nl.multiply(t, s)\n"
-      "    acc = nl.zeros((TILE, 512), nl.float32, buffer=nl.psum)\n"
-      "    nl.store(out[i * TILE:(i + 1) * TILE, 0:N], value=r)\n"
-      "  return out\n";
+  std::string text = std::string(Header) + "TILE = 128\n"
+                                           "@nki.jit\n"
+                                           "def kernel(x, eps):\n"
+                                           "  M, N = x.shape\n"
+                                           "  assert M % TILE == 0, f'M={M}'\n"
+                                           "  n_tiles = M // nl.tile_size.pmax\n"
+                                           "  out = nl.ndarray((M, N), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                                           "  for i in nl.affine_range(n_tiles):\n"
+                                           "    t = nl.load(x[i * TILE:(i + 1) * TILE, 0:N])\n"
+                                           "    s = nl.sum(t, axis=[1])\n"
+                                           "    r = nl.multiply(t, s)\n"
+                                           "    acc = nl.zeros((TILE, 512), nl.float32, buffer=nl.psum)\n"
+                                           "    nl.store(out[i * TILE:(i + 1) * TILE, 0:N], value=r)\n"
+                                           "  return out\n";
   KernelFile f = build(text, "x=bf16[512,256],eps=1e-5");
   const Kernel &k = f.kernels[0];
   EXPECT_TRUE(k.diagnostics.empty()) << k.diagnostics[0].message;

@@ -46,8 +46,8 @@ TEST(PyCoreNames, ImportBindings) {
   for (const syntax::Stmt *s : m->body())
     for (auto &b : importBindings(*s)) all.push_back(b);
   std::vector<std::pair<std::string, std::string>> want = {
-      {"nl", "nl"},          {"neuronxcc", "neuronxcc"}, {"numpy", "np"}, {"pd", "nl.par_dim"},
-      {"arange", "nl.arange"}, {"nki", "nki"},            {"system", "os.system"}};
+      {"nl", "nl"},   {"neuronxcc", "neuronxcc"}, {"numpy", "np"}, {"pd", "nl.par_dim"}, {"arange", "nl.arange"},
+      {"nki", "nki"}, {"system", "os.system"}};
   EXPECT_EQ(all, want);
 }
 
@@ -84,7 +84,7 @@ TEST(PyCoreBuiltins, Semantics) {
   EXPECT_EQ(call("min", {tile, PyValue::integer(1)}).error, "min() needs numbers");
   EXPECT_EQ(call("int", {PyValue::floating(-2.7)}).value.i, -2);
   EXPECT_EQ(call("abs", {PyValue::integer(-5)}).value.i, 5);
-  EXPECT_FALSE(call("abs", {PyValue::integer(INT64_MIN)}).ok());  // never wraps
+  EXPECT_FALSE(call("abs", {PyValue::integer(INT64_MIN)}).ok()); // never wraps
   EXPECT_EQ(call("sum", {PyValue::seq({PyValue::integer(64), PyValue::integer(64)}, true)}).value.i, 128);
   EXPECT_FALSE(call("sum", {PyValue::seq({PyValue::integer(INT64_MAX), PyValue::integer(1)}, true)}).ok());
   EXPECT_EQ(call("round", {PyValue::floating(2.4)}).value.i, 2);
@@ -118,14 +118,15 @@ TEST(PyCoreBuiltins, Semantics) {
 }
 
 TEST(PyCoreIntrinsics, TableAndArguments) {
-  for (std::string_view n : {"nl.arange", "nl.mgrid", "nl.par_dim", "nl.program_id", "nl.num_programs",
-                             "nl.program_ndim"}) {
+  for (std::string_view n :
+       {"nl.arange", "nl.mgrid", "nl.par_dim", "nl.program_id", "nl.num_programs", "nl.program_ndim"}) {
     const IntrinsicInfo *i = lookupIntrinsic(n);
     ASSERT_NE(i, nullptr) << n;
     EXPECT_FALSE(i->usage.empty());
   }
-  EXPECT_EQ(allIntrinsics().size(), 7u);  // nl.ds added (RC2)
-  EXPECT_EQ(dsBounds(std::vector<PyValue>{PyValue::integer(256), PyValue::integer(128)}).extent, std::optional<int64_t>(128));
+  EXPECT_EQ(allIntrinsics().size(), 7u); // nl.ds added (RC2)
+  EXPECT_EQ(dsBounds(std::vector<PyValue>{PyValue::integer(256), PyValue::integer(128)}).extent,
+            std::optional<int64_t>(128));
   EXPECT_EQ(lookupIntrinsic("nl.add"), nullptr);
   ArangeBounds a = arangeBounds(std::vector<PyValue>{PyValue::integer(128)});
   EXPECT_EQ(a.start, 0);
@@ -165,7 +166,7 @@ TEST(PyCoreBinder, PositionalKeywordsDefaultsAndErrors) {
   EXPECT_EQ(b.extraPositional, (std::vector<size_t>{4}));
   EXPECT_EQ(b.unknownKeywords, (std::vector<size_t>{0}));
   EXPECT_EQ(b.repeated, (std::vector<size_t>{0}));
-  EXPECT_EQ(b.argOf[0], 5 + 1);  // the keyword wins
+  EXPECT_EQ(b.argOf[0], 5 + 1); // the keyword wins
 
   b = bindArguments(params, 0, std::vector<std::string_view>{"y"});
   EXPECT_EQ(b.missing, (std::vector<size_t>{0}));
@@ -177,7 +178,7 @@ TEST(PyCoreBinder, PositionalKeywordsDefaultsAndErrors) {
   EXPECT_EQ(b.argOf[0], 0);
   EXPECT_EQ(b.argOf[2], 3);
   EXPECT_TRUE(b.extraPositional.empty());
-  EXPECT_TRUE(b.unknownKeywords.empty());  // **kwargs-like: taken by the variadic parameter
+  EXPECT_TRUE(b.unknownKeywords.empty()); // **kwargs-like: taken by the variadic parameter
 
   auto src = syntax::SourceBuffer::fromText("k.py", "def f(a, b=2, *args):\n  pass\n");
   ASSERT_TRUE(bool(src));

@@ -13,11 +13,11 @@ using nki::Engine;
 
 class Cost : public ::testing::Test {
 protected:
-  HardwareDesc trn1 = target("trn1");
-  HardwareDesc trn2 = target("trn2");
+  HardwareDesc Trn1 = target("trn1");
+  HardwareDesc Trn2 = target("trn2");
 
   double cycles(const Instruction &inst, bool readsPsum = false) const {
-    return computeCycles(trn1, inst, *resolveEngine(trn1, inst), readsPsum);
+    return computeCycles(Trn1, inst, *resolveEngine(Trn1, inst), readsPsum);
   }
 };
 
@@ -34,8 +34,8 @@ TEST_F(Cost, ElementwiseFormulas) {
   // reciprocal on VectorE: the calibrated cycles per element (documented 8N,
   // which over-predicts, NKI.md §3.7), with the MIN_II floor.
   EXPECT_DOUBLE_EQ(cycles(compute(OpKind::Reciprocal, Engine::Vector, 512)),
-                   trn1.cost(OpKind::Reciprocal).cyclesPerElement * 512);
-  EXPECT_LT(trn1.cost(OpKind::Reciprocal).cyclesPerElement, 8);
+                   Trn1.cost(OpKind::Reciprocal).cyclesPerElement * 512);
+  EXPECT_LT(Trn1.cost(OpKind::Reciprocal).cyclesPerElement, 8);
   EXPECT_DOUBLE_EQ(cycles(compute(OpKind::Reciprocal, Engine::Vector, 4)), 64);
   // tensor_reduce has no MIN_II floor; the bf16 add/max fast path halves it.
   EXPECT_DOUBLE_EQ(cycles(compute(OpKind::TensorReduce, Engine::Vector, 32)), 32);
@@ -52,16 +52,16 @@ TEST_F(Cost, ElementwiseFormulas) {
 
 TEST_F(Cost, DefaultEngineComesFromTheTarget) {
   Instruction copy = compute(OpKind::TensorCopy, Engine::Unknown, 512);
-  EXPECT_EQ(*resolveEngine(trn1, copy), ComputeEngine::Scalar);
+  EXPECT_EQ(*resolveEngine(Trn1, copy), ComputeEngine::Scalar);
   Instruction onSync = compute(OpKind::TensorCopy, Engine::Sync, 512);
-  EXPECT_FALSE(resolveEngine(trn1, onSync).has_value());
+  EXPECT_FALSE(resolveEngine(Trn1, onSync).has_value());
 }
 
 TEST_F(Cost, DurationAddsStaticOverheadAtTheEngineClock) {
   Instruction act = compute(OpKind::Activation, Engine::Scalar, 512);
-  EXPECT_NEAR(computeDurationNs(trn1, act, ComputeEngine::Scalar, false), (512 + 100) / 1.4, 1e-9);
+  EXPECT_NEAR(computeDurationNs(Trn1, act, ComputeEngine::Scalar, false), (512 + 100) / 1.4, 1e-9);
   Instruction mm = matmul(128, 128, 512);
-  EXPECT_NEAR(computeDurationNs(trn1, mm, ComputeEngine::Tensor, false), 2048 / 2.8, 1e-9);
+  EXPECT_NEAR(computeDurationNs(Trn1, mm, ComputeEngine::Tensor, false), 2048 / 2.8, 1e-9);
 }
 
 TEST_F(Cost, MatmulFormula) {
@@ -79,7 +79,7 @@ TEST_F(Cost, MatmulFormula) {
   Instruction plainTranspose = matmul(128, 128, 128);
   plainTranspose.flags = IsTranspose;
   EXPECT_DOUBLE_EQ(cycles(plainTranspose), 4 * 128);
-  EXPECT_DOUBLE_EQ(computeCycles(trn2, plainTranspose, ComputeEngine::Tensor, false), 2 * 128);
+  EXPECT_DOUBLE_EQ(computeCycles(Trn2, plainTranspose, ComputeEngine::Tensor, false), 2 * 128);
   // nc_transpose on TensorE: max(P, min(64, F)) (x4 fp32).
   Instruction nc = compute(OpKind::Transpose, Engine::Tensor, 32, 128);
   nc.inputDType = nki::DType::BFloat16;
@@ -91,33 +91,32 @@ TEST_F(Cost, MatmulFormula) {
 TEST_F(Cost, DmaEfficiencyGrowsWithBytesPerPartition) {
   double previousEfficiency = 0, previousBandwidth = 0;
   for (uint32_t bpp = 32; bpp <= 64 * 1024; bpp *= 2) {
-    double efficiency = trn1.dma.efficiency(bpp);
+    double efficiency = Trn1.dma.efficiency(bpp);
     EXPECT_GT(efficiency, previousEfficiency) << bpp;
     previousEfficiency = efficiency;
     // The same 4 MiB moved in descriptors of `bpp` bytes.
     uint64_t bytes = 4u << 20;
-    double ns = isolatedDmaNs(trn1, bytes, bpp, 128, true);
+    double ns = isolatedDmaNs(Trn1, bytes, bpp, 128, true);
     double bandwidth = bytes / ns;
     EXPECT_GT(bandwidth, previousBandwidth) << bpp;
     previousBandwidth = bandwidth;
   }
   // NKI.md §3.4: < 256 B per partition is overhead-bound, >= 2-4 KiB saturates.
-  EXPECT_LT(trn1.dma.efficiency(128), 0.5);
-  EXPECT_GE(trn1.dma.efficiency(2048), 0.85);
-  EXPECT_GE(trn1.dma.efficiency(4096), 0.9);
+  EXPECT_LT(Trn1.dma.efficiency(128), 0.5);
+  EXPECT_GE(Trn1.dma.efficiency(2048), 0.85);
+  EXPECT_GE(Trn1.dma.efficiency(4096), 0.9);
 }
 
 TEST_F(Cost, DmaStripesOverQueuesAndRespectsHbm) {
   // 128 x 4 KiB: striped over 16 queues of 17 B/ns at 94 % efficiency, after
   // the fixed latency.
   uint64_t bytes = 128 * 4096;
-  double expected = 1300 + bytes / 16.0 / (17 * trn1.dma.efficiency(4096));
-  EXPECT_NEAR(isolatedDmaNs(trn1, bytes, 4096, 128, true), expected, 1e-6);
+  double expected = 1300 + bytes / 16.0 / (17 * Trn1.dma.efficiency(4096));
+  EXPECT_NEAR(isolatedDmaNs(Trn1, bytes, 4096, 128, true), expected, 1e-6);
   // One partition uses one queue.
-  EXPECT_NEAR(isolatedDmaNs(trn1, 4096, 4096, 1, true),
-              1300 + 4096 / (17 * trn1.dma.efficiency(4096)), 1e-6);
+  EXPECT_NEAR(isolatedDmaNs(Trn1, 4096, 4096, 1, true), 1300 + 4096 / (17 * Trn1.dma.efficiency(4096)), 1e-6);
   // A slow HBM caps the transfer.
-  HardwareDesc slow = trn1;
+  HardwareDesc slow = Trn1;
   slow.dma.hbmBytesPerNs = 10;
   EXPECT_NEAR(isolatedDmaNs(slow, bytes, 4096, 128, true), 1300 + bytes / 10.0, 1e-6);
   EXPECT_NEAR(isolatedDmaNs(slow, bytes, 4096, 128, false), expected, 1e-6);

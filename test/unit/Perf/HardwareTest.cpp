@@ -30,14 +30,14 @@ public:
   explicit TempFile(llvm::StringRef contents) {
     llvm::SmallString<128> path;
     EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("accelopt-target", "json", path));
-    path_ = path.str().str();
-    std::ofstream(path_) << contents.str();
+    Path = path.str().str();
+    std::ofstream(Path) << contents.str();
   }
-  ~TempFile() { llvm::sys::fs::remove(path_); }
-  const std::string &path() const { return path_; }
+  ~TempFile() { llvm::sys::fs::remove(Path); }
+  const std::string &path() const { return Path; }
 
 private:
-  std::string path_;
+  std::string Path;
 };
 
 TEST(Hardware, LoadsTrn1) {
@@ -69,9 +69,7 @@ TEST(Hardware, LoadsTrn2) {
   EXPECT_DOUBLE_EQ(hw->matmul.fp32TransposeSpeedup, 2);
 }
 
-TEST(Hardware, KnownTargets) {
-  EXPECT_EQ(knownTargets(), (std::vector<std::string>{"trn1", "trn2"}));
-}
+TEST(Hardware, KnownTargets) { EXPECT_EQ(knownTargets(), (std::vector<std::string>{"trn1", "trn2"})); }
 
 TEST(Hardware, UnknownTargetListsTheKnownOnes) {
   auto hw = loadTarget("trn9");
@@ -84,23 +82,21 @@ TEST(Hardware, UnknownTargetListsTheKnownOnes) {
 TEST(Hardware, DataFilesDocumentEveryParameter) {
   // Every {"value": ...} parameter carries a "why" naming its source.
   for (const char *name : {"trn1", "trn2"}) {
-    auto doc = nlohmann::json::parse(
-        readFile(std::string(ACCELOPT_SOURCE_DIR) + "/lib/Perf/targets/" + name + ".json"));
-    std::function<void(const nlohmann::json &, const std::string &)> walk =
-        [&](const nlohmann::json &node, const std::string &path) {
-          if (!node.is_object()) return;
-          if (node.contains("value") || node.contains("cycles_per_element"))
-            EXPECT_TRUE(node.contains("why") && !node["why"].get<std::string>().empty())
-                << name << ": " << path;
-          for (const auto &[key, child] : node.items()) walk(child, path + "." + key);
-        };
+    auto doc =
+        nlohmann::json::parse(readFile(std::string(ACCELOPT_SOURCE_DIR) + "/lib/Perf/targets/" + name + ".json"));
+    std::function<void(const nlohmann::json &, const std::string &)> walk = [&](const nlohmann::json &node,
+                                                                                const std::string &path) {
+      if (!node.is_object()) return;
+      if (node.contains("value") || node.contains("cycles_per_element"))
+        EXPECT_TRUE(node.contains("why") && !node["why"].get<std::string>().empty()) << name << ": " << path;
+      for (const auto &[key, child] : node.items()) walk(child, path + "." + key);
+    };
     walk(doc, "");
   }
 }
 
 TEST(Hardware, LoadsAUserFile) {
-  auto doc = nlohmann::json::parse(
-      readFile(std::string(ACCELOPT_SOURCE_DIR) + "/lib/Perf/targets/trn1.json"));
+  auto doc = nlohmann::json::parse(readFile(std::string(ACCELOPT_SOURCE_DIR) + "/lib/Perf/targets/trn1.json"));
   doc["name"] = "trn1-slow-hbm";
   doc["dma"]["hbm_bytes_per_ns"]["value"] = 100;
   TempFile file(doc.dump());
@@ -116,8 +112,7 @@ TEST(Hardware, RejectsABadFile) {
   ASSERT_FALSE(bool(hw));
   EXPECT_NE(llvm::toString(hw.takeError()).find("not a valid JSON object"), std::string::npos);
 
-  auto doc = nlohmann::json::parse(
-      readFile(std::string(ACCELOPT_SOURCE_DIR) + "/lib/Perf/targets/trn1.json"));
+  auto doc = nlohmann::json::parse(readFile(std::string(ACCELOPT_SOURCE_DIR) + "/lib/Perf/targets/trn1.json"));
   doc["dma"].erase("queues");
   TempFile missing(doc.dump());
   hw = loadTarget(missing.path());
@@ -125,8 +120,7 @@ TEST(Hardware, RejectsABadFile) {
   std::string message = llvm::toString(hw.takeError());
   EXPECT_NE(message.find("dma.queues: missing"), std::string::npos) << message;
 
-  doc = nlohmann::json::parse(
-      readFile(std::string(ACCELOPT_SOURCE_DIR) + "/lib/Perf/targets/trn1.json"));
+  doc = nlohmann::json::parse(readFile(std::string(ACCELOPT_SOURCE_DIR) + "/lib/Perf/targets/trn1.json"));
   doc["engines"]["vector"]["clock_ghz"]["value"] = -1;
   TempFile negative(doc.dump());
   hw = loadTarget(negative.path());
@@ -134,8 +128,7 @@ TEST(Hardware, RejectsABadFile) {
   message = llvm::toString(hw.takeError());
   EXPECT_NE(message.find("engines.vector.clock_ghz"), std::string::npos) << message;
 
-  doc = nlohmann::json::parse(
-      readFile(std::string(ACCELOPT_SOURCE_DIR) + "/lib/Perf/targets/trn1.json"));
+  doc = nlohmann::json::parse(readFile(std::string(ACCELOPT_SOURCE_DIR) + "/lib/Perf/targets/trn1.json"));
   doc["instructions"]["iota"]["engine"] = "sync";
   TempFile badEngine(doc.dump());
   hw = loadTarget(badEngine.path());

@@ -17,8 +17,7 @@ inline HardwareDesc target(llvm::StringRef name) {
   return std::move(*hw);
 }
 
-inline Instruction compute(OpKind op, nki::Engine engine, uint32_t freeElems,
-                           uint16_t partitions = 128) {
+inline Instruction compute(OpKind op, nki::Engine engine, uint32_t freeElems, uint16_t partitions = 128) {
   Instruction inst;
   inst.op = op;
   inst.engine = engine;
@@ -28,8 +27,7 @@ inline Instruction compute(OpKind op, nki::Engine engine, uint32_t freeElems,
 }
 
 /// nc_matmul: stationary [K, M], moving [K, N].
-inline Instruction matmul(uint16_t k, uint32_t m, uint32_t n,
-                          nki::DType dtype = nki::DType::Float32) {
+inline Instruction matmul(uint16_t k, uint32_t m, uint32_t n, nki::DType dtype = nki::DType::Float32) {
   Instruction inst = compute(OpKind::NcMatmul, nki::Engine::Tensor, n, k);
   inst.stationaryFreeElems = m;
   inst.inputDType = inst.stationaryDType = dtype;
@@ -46,8 +44,7 @@ inline Instruction dma(OpKind op, uint16_t partitions, uint32_t bytesPerPartitio
   return inst;
 }
 
-inline TensorId sbuf(Trace &trace, uint32_t blocks, uint64_t bytesPerPartition,
-                     std::string name = "t") {
+inline TensorId sbuf(Trace &trace, uint32_t blocks, uint64_t bytesPerPartition, std::string name = "t") {
   return trace.addTensor({nki::Buffer::SBUF, blocks, 128, bytesPerPartition, std::move(name)});
 }
 inline TensorId psum(Trace &trace, uint32_t blocks, uint64_t bytesPerPartition) {

@@ -67,16 +67,14 @@ TEST(Profile, JsonKeepsTheOrderAndRoundTrips) {
   ASSERT_EQ(keys.size(), 2 + std::size(kAccelOptFieldOrder));
   EXPECT_EQ(keys[0], "backend");
   EXPECT_EQ(keys[1], "latency");
-  for (size_t i = 0; i < std::size(kAccelOptFieldOrder); ++i)
-    EXPECT_EQ(keys[i + 2], kAccelOptFieldOrder[i]);
+  for (size_t i = 0; i < std::size(kAccelOptFieldOrder); ++i) EXPECT_EQ(keys[i + 2], kAccelOptFieldOrder[i]);
   EXPECT_TRUE(j["hbm_read_bytes"].is_number_integer());
   EXPECT_EQ(j["backend"], "sim-trn1");
 
   auto back = Profile::fromJSON(nlohmann::json::parse(j.dump()));
   ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
   EXPECT_EQ(back->backend, p.backend);
-  for (const auto &f : Profile::fields())
-    EXPECT_DOUBLE_EQ((*back).*f.member, p.*f.member) << f.name;
+  for (const auto &f : Profile::fields()) EXPECT_DOUBLE_EQ((*back).*f.member, p.*f.member) << f.name;
 }
 
 TEST(Profile, ReadsAMeasuredProfileWithMissingFields) {

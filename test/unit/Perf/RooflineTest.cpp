@@ -61,9 +61,8 @@ TEST(Expression, Errors) {
   EXPECT_NE(evalError("1 +").find("unexpected end"), std::string::npos);
   EXPECT_NE(evalError("1 $ 2").find("unexpected '$'"), std::string::npos);
   EXPECT_NE(evalError("__import__('os')").find("unknown name"), std::string::npos);
-  EXPECT_NE(
-      evalError(std::string(1000, '(') + "1" + std::string(1000, ')')).find("nested too deeply"),
-      std::string::npos);
+  EXPECT_NE(evalError(std::string(1000, '(') + "1" + std::string(1000, ')')).find("nested too deeply"),
+            std::string::npos);
 }
 
 TEST(Roofline, BuiltinMatchesTheDataFile) {
@@ -119,12 +118,10 @@ TEST(Roofline, MatchesTheStoredPeaksOfAllNkiBenchCases) {
     auto peak = roofline->peak(problem, *values);
     ASSERT_TRUE(bool(peak)) << problem << ": " << llvm::toString(peak.takeError());
     double stored = c["roofline_peak_ms"];
-    EXPECT_LE(std::fabs(peak->peakMs / stored - 1), 1e-6)
-        << problem << ": " << peak->peakMs << " vs " << stored;
+    EXPECT_LE(std::fabs(peak->peakMs / stored - 1), 1e-6) << problem << ": " << peak->peakMs << " vs " << stored;
     EXPECT_EQ(rooflineBoundName(peak->bound), c["bound"].get<std::string>()) << problem;
     double measured = c["measured_trn1"]["latency"];
-    EXPECT_NEAR(peak->fractionOfPeak(measured), c["baseline_pct_of_peak"].get<double>(), 1e-6)
-        << problem;
+    EXPECT_NEAR(peak->fractionOfPeak(measured), c["baseline_pct_of_peak"].get<double>(), 1e-6) << problem;
   }
 }
 

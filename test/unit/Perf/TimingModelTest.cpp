@@ -24,10 +24,10 @@ SimulationResult simulate(const HardwareDesc &hw, const Trace &trace) {
 
 class Timing : public ::testing::Test {
 protected:
-  HardwareDesc trn1 = target("trn1");
+  HardwareDesc Trn1 = target("trn1");
 
   double duration(const Instruction &inst, bool readsPsum = false) const {
-    return computeDurationNs(trn1, inst, *resolveEngine(trn1, inst), readsPsum);
+    return computeDurationNs(Trn1, inst, *resolveEngine(Trn1, inst), readsPsum);
   }
 };
 
@@ -38,7 +38,7 @@ TEST_F(Timing, IndependentInstructionsOnDifferentEnginesOverlap) {
   Instruction fill = compute(OpKind::Memset, Engine::Vector, 512);
   trace.addInstruction(act, {}, {whole(trace, a)});
   trace.addInstruction(fill, {}, {whole(trace, b)});
-  SimulationResult r = simulate(trn1, trace);
+  SimulationResult r = simulate(Trn1, trace);
   EXPECT_NEAR(r.makespanNs, std::max(duration(act), duration(fill)), 1e-9);
 }
 
@@ -49,7 +49,7 @@ TEST_F(Timing, DependentInstructionsSerialise) {
   Instruction scale = compute(OpKind::TensorScalar, Engine::Vector, 512);
   trace.addInstruction(act, {}, {whole(trace, a)});
   trace.addInstruction(scale, {whole(trace, a)}, {whole(trace, b)}); // reads what act wrote
-  SimulationResult r = simulate(trn1, trace);
+  SimulationResult r = simulate(Trn1, trace);
   EXPECT_NEAR(r.makespanNs, duration(act) + duration(scale), 1e-9);
 }
 
@@ -60,7 +60,7 @@ TEST_F(Timing, WriteAfterReadWaitsForTheReader) {
   Instruction overwrite = compute(OpKind::Activation, Engine::Scalar, 512);
   trace.addInstruction(slowRead, {whole(trace, a)}, {whole(trace, b)});
   trace.addInstruction(overwrite, {}, {whole(trace, a)});
-  SimulationResult r = simulate(trn1, trace);
+  SimulationResult r = simulate(Trn1, trace);
   EXPECT_NEAR(r.makespanNs, duration(slowRead) + duration(overwrite), 1e-9);
 }
 
@@ -71,7 +71,7 @@ TEST_F(Timing, DisjointBytesOfOneBlockDoNotDepend) {
   Instruction right = compute(OpKind::TensorScalar, Engine::Vector, 512);
   trace.addInstruction(left, {}, {{a, 0, 0, 2048}});
   trace.addInstruction(right, {{a, 0, 2048, 4096}}, {{b, 0, 0, 2048}});
-  SimulationResult r = simulate(trn1, trace);
+  SimulationResult r = simulate(Trn1, trace);
   EXPECT_NEAR(r.makespanNs, std::max(duration(left), duration(right)), 1e-9);
 }
 
@@ -81,7 +81,7 @@ TEST_F(Timing, OneEngineRunsInOrder) {
   Instruction act = compute(OpKind::Activation, Engine::Scalar, 512);
   trace.addInstruction(act, {}, {whole(trace, a, 0)});
   trace.addInstruction(act, {}, {whole(trace, a, 1)});
-  SimulationResult r = simulate(trn1, trace);
+  SimulationResult r = simulate(Trn1, trace);
   EXPECT_NEAR(r.makespanNs, 2 * duration(act), 1e-9);
   EXPECT_EQ(r.engineInstructions[unsigned(ComputeEngine::Scalar)], 2u);
 }
@@ -98,12 +98,9 @@ Trace pipelinableLoop(LoopKind kind, unsigned iterations) {
   for (unsigned i = 0; i < iterations; ++i) {
     if (i) trace.nextIteration(kind, 0);
     uint64_t offset = uint64_t(i) * 128 * bpp;
-    trace.addInstruction(dma(OpKind::Load, 128, bpp), {{in, 0, offset, offset + 128 * bpp}},
-                         {whole(trace, x, i)});
-    trace.addInstruction(compute(OpKind::Activation, Engine::Scalar, 1024), {whole(trace, x, i)},
-                         {whole(trace, y, i)});
-    trace.addInstruction(dma(OpKind::Store, 128, bpp), {whole(trace, y, i)},
-                         {{out, 0, offset, offset + 128 * bpp}});
+    trace.addInstruction(dma(OpKind::Load, 128, bpp), {{in, 0, offset, offset + 128 * bpp}}, {whole(trace, x, i)});
+    trace.addInstruction(compute(OpKind::Activation, Engine::Scalar, 1024), {whole(trace, x, i)}, {whole(trace, y, i)});
+    trace.addInstruction(dma(OpKind::Store, 128, bpp), {whole(trace, y, i)}, {{out, 0, offset, offset + 128 * bpp}});
   }
   trace.exitLoop(kind, 0);
   return trace;
@@ -112,7 +109,7 @@ Trace pipelinableLoop(LoopKind kind, unsigned iterations) {
 TEST_F(Timing, SequentialIterationsDoNotOverlap) {
   // With the barrier (scheduler.sequential_barrier) every iteration waits for
   // everything before it.
-  HardwareDesc barrier = trn1;
+  HardwareDesc barrier = Trn1;
   barrier.scheduler.sequentialBarrier = true;
   SimulationResult affine = simulate(barrier, pipelinableLoop(LoopKind::Affine, 8));
   SimulationResult sequential = simulate(barrier, pipelinableLoop(LoopKind::Sequential, 8));
@@ -129,11 +126,11 @@ TEST_F(Timing, SequentialIterationsWithoutBarrierStillDoNotPrefetch) {
   // trn1 as calibrated: no barrier, but the next iteration's load is issued
   // only after this iteration's engine work, so the loop is slower than an
   // affine one and faster than a fully serialised one.
-  ASSERT_FALSE(trn1.scheduler.sequentialBarrier);
-  HardwareDesc barrier = trn1;
+  ASSERT_FALSE(Trn1.scheduler.sequentialBarrier);
+  HardwareDesc barrier = Trn1;
   barrier.scheduler.sequentialBarrier = true;
-  SimulationResult affine = simulate(trn1, pipelinableLoop(LoopKind::Affine, 8));
-  SimulationResult sequential = simulate(trn1, pipelinableLoop(LoopKind::Sequential, 8));
+  SimulationResult affine = simulate(Trn1, pipelinableLoop(LoopKind::Affine, 8));
+  SimulationResult sequential = simulate(Trn1, pipelinableLoop(LoopKind::Sequential, 8));
   SimulationResult serial = simulate(barrier, pipelinableLoop(LoopKind::Sequential, 8));
   EXPECT_LT(affine.makespanNs, sequential.makespanNs);
   EXPECT_LT(sequential.makespanNs, serial.makespanNs);
@@ -142,13 +139,13 @@ TEST_F(Timing, SequentialIterationsWithoutBarrierStillDoNotPrefetch) {
 TEST_F(Timing, EngineAgnosticOpsGoWhereTheyFinishFirst) {
   // Two independent tensor_scalar ops with engine=unknown: the second one
   // runs on ScalarE while VectorE is busy with the first.
-  ASSERT_FALSE(trn1.cost(OpKind::TensorScalar).alternativeEngines.empty());
+  ASSERT_FALSE(Trn1.cost(OpKind::TensorScalar).alternativeEngines.empty());
   Trace trace;
   TensorId a = sbuf(trace, 2, 4096);
   Instruction ts = compute(OpKind::TensorScalar, Engine::Unknown, 1024);
   trace.addInstruction(ts, {}, {whole(trace, a, 0)});
   trace.addInstruction(ts, {}, {whole(trace, a, 1)});
-  SimulationResult r = simulate(trn1, trace);
+  SimulationResult r = simulate(Trn1, trace);
   EXPECT_EQ(r.engineInstructions[unsigned(ComputeEngine::Vector)] +
                 r.engineInstructions[unsigned(ComputeEngine::Scalar)],
             2u);
@@ -163,21 +160,19 @@ TEST_F(Timing, IdleSlotsAreFilledByLaterIndependentWork) {
   TensorId in = hbm(trace, 128 * 4096, "x");
   TensorId x = sbuf(trace, 1, 4096);
   TensorId y = sbuf(trace, 2, 4096);
-  trace.addInstruction(dma(OpKind::Load, 128, 4096), {{in, 0, 0, 128 * 4096}},
-                       {whole(trace, x, 0)});
-  trace.addInstruction(compute(OpKind::Activation, Engine::Scalar, 1024), {whole(trace, x, 0)},
-                       {whole(trace, y, 0)});
+  trace.addInstruction(dma(OpKind::Load, 128, 4096), {{in, 0, 0, 128 * 4096}}, {whole(trace, x, 0)});
+  trace.addInstruction(compute(OpKind::Activation, Engine::Scalar, 1024), {whole(trace, x, 0)}, {whole(trace, y, 0)});
   trace.addInstruction(compute(OpKind::Activation, Engine::Scalar, 64), {}, {whole(trace, y, 1)});
-  HardwareDesc inOrder = trn1;
+  HardwareDesc inOrder = Trn1;
   inOrder.scheduler.fillIdleSlots = false;
-  ASSERT_TRUE(trn1.scheduler.fillIdleSlots);
-  SimulationResult filled = simulate(trn1, trace);
+  ASSERT_TRUE(Trn1.scheduler.fillIdleSlots);
+  SimulationResult filled = simulate(Trn1, trace);
   SimulationResult strict = simulate(inOrder, trace);
   EXPECT_LT(filled.makespanNs, strict.makespanNs);
 }
 
 TEST_F(Timing, DmaBytesAreCounted) {
-  SimulationResult r = simulate(trn1, pipelinableLoop(LoopKind::Affine, 4));
+  SimulationResult r = simulate(Trn1, pipelinableLoop(LoopKind::Affine, 4));
   EXPECT_EQ(r.hbmReadBytes, 4u * 128 * 4096);
   EXPECT_EQ(r.hbmWriteBytes, 4u * 128 * 4096);
   // DMAs count all their bytes, engines the bytes per partition they touch.
@@ -196,21 +191,19 @@ TEST_F(Timing, HbmRoundTripOrdersTheLoadAfterTheStore) {
     TensorId scratch = trace.addTensor({nki::Buffer::PrivateHBM, 1, 1, 2 * 128 * bpp, "_spill"});
     TensorId t = sbuf(trace, 2, bpp);
     trace.addInstruction(compute(OpKind::Memset, Engine::Vector, 1024), {}, {whole(trace, t, 0)});
-    trace.addInstruction(dma(OpKind::Store, 128, bpp), {whole(trace, t, 0)},
-                         {{scratch, 0, 0, 128 * bpp}});
+    trace.addInstruction(dma(OpKind::Store, 128, bpp), {whole(trace, t, 0)}, {{scratch, 0, 0, 128 * bpp}});
     uint64_t from = sameScratch ? 0 : 128 * bpp;
-    trace.addInstruction(dma(OpKind::Load, 128, bpp), {{scratch, 0, from, from + 128 * bpp}},
-                         {whole(trace, t, 1)});
+    trace.addInstruction(dma(OpKind::Load, 128, bpp), {{scratch, 0, from, from + 128 * bpp}}, {whole(trace, t, 1)});
     return trace;
   };
-  SimulationResult roundTrip = simulate(trn1, build(true));
-  SimulationResult independent = simulate(trn1, build(false));
-  double dmaNs = isolatedDmaNs(trn1, 128 * 4096, 4096, 128, true);
+  SimulationResult roundTrip = simulate(Trn1, build(true));
+  SimulationResult independent = simulate(Trn1, build(false));
+  double dmaNs = isolatedDmaNs(Trn1, 128 * 4096, 4096, 128, true);
   double memset = duration(compute(OpKind::Memset, Engine::Vector, 1024));
   // The round trip is store, then load, each with its fixed latency.
   EXPECT_NEAR(roundTrip.makespanNs, memset + 2 * dmaNs, 1e-6);
   // Unrelated, the load runs first and the store shares the queues after it.
-  EXPECT_LT(independent.makespanNs, roundTrip.makespanNs - trn1.dma.fixedLatencyNs);
+  EXPECT_LT(independent.makespanNs, roundTrip.makespanNs - Trn1.dma.fixedLatencyNs);
 }
 
 /// `blocks` SBUF tiles of 8 KiB per partition written by memsets and stored.
@@ -222,13 +215,11 @@ Trace workingSet(unsigned blocks, bool allLiveAtOnce) {
   TensorId t = sbuf(trace, blocks, bpp, "tiles");
   TensorId out = hbm(trace, uint64_t(blocks) * 128 * bpp, "out");
   auto write = [&](unsigned i) {
-    trace.addInstruction(compute(OpKind::Memset, Engine::Vector, bpp / 4), {},
-                         {whole(trace, t, i)});
+    trace.addInstruction(compute(OpKind::Memset, Engine::Vector, bpp / 4), {}, {whole(trace, t, i)});
   };
   auto store = [&](unsigned i) {
     uint64_t offset = uint64_t(i) * 128 * bpp;
-    trace.addInstruction(dma(OpKind::Store, 128, bpp), {whole(trace, t, i)},
-                         {{out, 0, offset, offset + 128 * bpp}});
+    trace.addInstruction(dma(OpKind::Store, 128, bpp), {whole(trace, t, i)}, {{out, 0, offset, offset + 128 * bpp}});
   };
   for (unsigned i = 0; i < blocks; ++i) {
     write(i);
@@ -241,21 +232,21 @@ Trace workingSet(unsigned blocks, bool allLiveAtOnce) {
 
 TEST_F(Timing, OversubscribedSbufSpills) {
   // 64 x 8 KiB = 512 KiB per partition live at once: far above 192 KiB.
-  SimulationResult big = simulate(trn1, workingSet(64, true));
-  SimulationResult small = simulate(trn1, workingSet(64, false));
+  SimulationResult big = simulate(Trn1, workingSet(64, true));
+  SimulationResult small = simulate(Trn1, workingSet(64, false));
   EXPECT_EQ(big.peakLiveSbufBytesPerPartition, 64u * 8192);
   EXPECT_EQ(small.peakLiveSbufBytesPerPartition, 8192u);
   EXPECT_GT(big.spillSaveBytes, 0u);
   EXPECT_GT(big.spillReloadBytes, 0u);
   // Every block saved is reloaded exactly once; as many 8 KiB blocks as the
   // usable SBUF holds (192 KiB less the compiler's reserve) stay resident.
-  uint64_t fit = trn1.memory.sbufUsableBytesPerPartition() / 8192;
+  uint64_t fit = Trn1.memory.sbufUsableBytesPerPartition() / 8192;
   EXPECT_EQ(big.spillSaveBytes, big.spillReloadBytes);
   EXPECT_EQ(big.spillSaveBytes, (64u - fit) * 128 * 8192);
   EXPECT_EQ(small.spillSaveBytes + small.spillReloadBytes, 0u);
   EXPECT_GT(big.makespanNs, 1.5 * small.makespanNs);
   // Spill traffic goes through HBM and shows in the profile.
-  Profile p = summarize(big, trn1);
+  Profile p = summarize(big, Trn1);
   EXPECT_EQ(p.spillSaveBytes, double(big.spillSaveBytes));
   EXPECT_EQ(p.hbmWriteBytes, double(64u * 128 * 8192 + big.spillSaveBytes));
 }
@@ -271,19 +262,18 @@ TEST_F(Timing, LoadedInputsAreLoadedAgainNotSpilled) {
   TensorId out = sbuf(trace, 1, 4, "sum");
   for (uint32_t i = 0; i < n; ++i) {
     uint64_t offset = uint64_t(i) * 128 * bpp;
-    trace.addInstruction(dma(OpKind::Load, 128, bpp), {{in, 0, offset, offset + 128 * bpp}},
-                         {whole(trace, t, i)});
+    trace.addInstruction(dma(OpKind::Load, 128, bpp), {{in, 0, offset, offset + 128 * bpp}}, {whole(trace, t, i)});
   }
   for (uint32_t i = 0; i < n; ++i)
-    trace.addInstruction(compute(OpKind::TensorReduce, Engine::Vector, bpp / 4),
-                         {whole(trace, t, i)}, {whole(trace, out)});
-  SimulationResult r = simulate(trn1, trace);
+    trace.addInstruction(compute(OpKind::TensorReduce, Engine::Vector, bpp / 4), {whole(trace, t, i)},
+                         {whole(trace, out)});
+  SimulationResult r = simulate(Trn1, trace);
   EXPECT_EQ(r.spillSaveBytes + r.spillReloadBytes, 0u);
   EXPECT_GT(r.hbmReadBytes, uint64_t(n) * 128 * bpp);
 }
 
 TEST_F(Timing, WorkingSetThatFitsDoesNotSpill) {
-  SimulationResult r = simulate(trn1, workingSet(20, true)); // 160 KiB
+  SimulationResult r = simulate(Trn1, workingSet(20, true)); // 160 KiB
   EXPECT_EQ(r.spillSaveBytes + r.spillReloadBytes, 0u);
 }
 
@@ -297,20 +287,19 @@ TEST_F(Timing, PsumBanksLimitOutstandingAccumulators) {
     trace.addInstruction(compute(OpKind::Memset, Engine::Vector, 128), {}, {whole(trace, lhs)});
     trace.addInstruction(compute(OpKind::Memset, Engine::Vector, 512), {}, {whole(trace, rhs)});
     auto copy = [&](unsigned i) {
-      trace.addInstruction(compute(OpKind::TensorCopy, Engine::Unknown, 512),
-                           {whole(trace, acc, i)}, {whole(trace, res, i)});
+      trace.addInstruction(compute(OpKind::TensorCopy, Engine::Unknown, 512), {whole(trace, acc, i)},
+                           {whole(trace, res, i)});
     };
     for (unsigned i = 0; i < 9; ++i) {
-      trace.addInstruction(matmul(128, 128, 512), {whole(trace, lhs), whole(trace, rhs)},
-                           {whole(trace, acc, i)});
+      trace.addInstruction(matmul(128, 128, 512), {whole(trace, lhs), whole(trace, rhs)}, {whole(trace, acc, i)});
       if (evictEach) copy(i);
     }
     if (!evictEach)
       for (unsigned i = 0; i < 9; ++i) copy(i);
     return trace;
   };
-  EXPECT_EQ(simulate(trn1, build(false)).psumOverflows, 1u);
-  EXPECT_EQ(simulate(trn1, build(true)).psumOverflows, 0u);
+  EXPECT_EQ(simulate(Trn1, build(false)).psumOverflows, 1u);
+  EXPECT_EQ(simulate(Trn1, build(true)).psumOverflows, 0u);
 }
 
 TEST_F(Timing, HardwareFlopsFollowTheProfilerConvention) {
@@ -321,24 +310,22 @@ TEST_F(Timing, HardwareFlopsFollowTheProfilerConvention) {
   trace.addInstruction(compute(OpKind::Memset, Engine::Vector, 512), {}, {whole(trace, mv)});
   trace.addInstruction(compute(OpKind::Memset, Engine::Vector, 128), {}, {whole(trace, id)});
   // fp32 128 x 128 x 512 matmul: 4 FLOPs per MAC.
-  trace.addInstruction(matmul(128, 128, 512), {whole(trace, st), whole(trace, mv)},
-                       {whole(trace, acc, 0)});
+  trace.addInstruction(matmul(128, 128, 512), {whole(trace, st), whole(trace, mv)}, {whole(trace, acc, 0)});
   // fp32 PF-transpose of a 128 x 128 tile: an identity matmul, padding counted.
   Instruction transpose = matmul(128, 128, 128);
   transpose.flags = IsTranspose | OneZeroOperand;
   trace.addInstruction(transpose, {whole(trace, st), whole(trace, id)}, {{acc, 1, 0, 512}});
   // bf16: 2 FLOPs per MAC.
-  trace.addInstruction(matmul(128, 128, 512, nki::DType::BFloat16),
-                       {whole(trace, st), whole(trace, mv)}, {whole(trace, acc, 0)});
-  SimulationResult r = simulate(trn1, trace);
+  trace.addInstruction(matmul(128, 128, 512, nki::DType::BFloat16), {whole(trace, st), whole(trace, mv)},
+                       {whole(trace, acc, 0)});
+  SimulationResult r = simulate(Trn1, trace);
   double mm = 128.0 * 128 * 512, tr = 128.0 * 128 * 128;
   EXPECT_DOUBLE_EQ(r.hardwareFlops, 4 * mm + 4 * tr + 2 * mm);
   EXPECT_DOUBLE_EQ(r.transposeFlops, 4 * tr);
   // fp32 TensorE accesses count twice, in bytes per partition (NKI.md §5).
   EXPECT_EQ(r.psumWriteBytes, 2u * 2048 + 2u * 512 + 2048u);
-  Profile p = summarize(r, trn1);
-  EXPECT_NEAR(p.hfuEstimatedPercent,
-              r.hardwareFlops / (trn1.tensorPeakFlopsPerSecond() * r.makespanNs * 1e-9), 1e-12);
+  Profile p = summarize(r, Trn1);
+  EXPECT_NEAR(p.hfuEstimatedPercent, r.hardwareFlops / (Trn1.tensorPeakFlopsPerSecond() * r.makespanNs * 1e-9), 1e-12);
 }
 
 TEST_F(Timing, StatementsAreAttributed) {
@@ -353,7 +340,7 @@ TEST_F(Timing, StatementsAreAttributed) {
   trace.addInstruction(cheap, {}, {whole(trace, a, 0)});
   trace.addInstruction(costly, {}, {whole(trace, a, 1)});
   trace.addInstruction(cheap, {}, {whole(trace, a, 0)});
-  SimulationResult r = simulate(trn1, trace);
+  SimulationResult r = simulate(Trn1, trace);
   ASSERT_EQ(r.statements.size(), 2u);
   EXPECT_EQ(r.statements[0].stmt, 7);
   EXPECT_EQ(r.statements[0].line, 70);
@@ -366,11 +353,10 @@ TEST_F(Timing, MalformedStreamsAreRejected) {
   Trace trace;
   TensorId a = sbuf(trace, 1, 2048);
   trace.addInstruction(compute(OpKind::Activation, Engine::Scalar, 512), {}, {{a, 3, 0, 2048}});
-  TimingModel model(trn1);
+  TimingModel model(Trn1);
   auto r = model.simulate(trace);
   ASSERT_FALSE(bool(r));
-  EXPECT_NE(llvm::toString(r.takeError()).find("instruction 0: region outside tensor 0"),
-            std::string::npos);
+  EXPECT_NE(llvm::toString(r.takeError()).find("instruction 0: region outside tensor 0"), std::string::npos);
 
   Trace undeclared;
   undeclared.addInstruction(compute(OpKind::Activation, Engine::Scalar, 512), {}, {{5, 0, 0, 4}});
@@ -387,7 +373,7 @@ TEST_F(Timing, MalformedStreamsAreRejected) {
 }
 
 TEST_F(Timing, ModelIsReusableAcrossStreams) {
-  TimingModel model(trn1);
+  TimingModel model(Trn1);
   auto first = model.simulate(pipelinableLoop(LoopKind::Affine, 8));
   auto other = model.simulate(workingSet(64, true));
   auto again = model.simulate(pipelinableLoop(LoopKind::Affine, 8));

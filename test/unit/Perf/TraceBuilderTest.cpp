@@ -191,9 +191,8 @@ def kernel(x, w):
   Built b = mustBuild(body, "x=f32[128,128],w=f32[128,512]");
   std::vector<OpKind> ops;
   for (const Instruction &i : b.trace.instructions()) ops.push_back(i.op);
-  std::vector<OpKind> expected = {OpKind::Load,     OpKind::Load,       OpKind::Transpose,
-                                  OpKind::TensorCopy, OpKind::NcMatmul, OpKind::NcMatmul,
-                                  OpKind::TensorCopy, OpKind::Store};
+  std::vector<OpKind> expected = {OpKind::Load,     OpKind::Load,     OpKind::Transpose,  OpKind::TensorCopy,
+                                  OpKind::NcMatmul, OpKind::NcMatmul, OpKind::TensorCopy, OpKind::Store};
   EXPECT_EQ(ops, expected);
   const Instruction &mm = b.trace.instructions()[5];
   EXPECT_EQ(mm.partitions, 128);

@@ -36,11 +36,12 @@ private:
   std::string Label;
 };
 
-BackendRegistration RegisterElementCount("fixed", [](llvm::StringRef target) -> llvm::Expected<std::unique_ptr<Backend>> {
-  auto hw = perf::loadTarget(target);
-  if (!hw) return hw.takeError();
-  return std::make_unique<ElementCountBackend>(std::move(*hw));
-});
+BackendRegistration RegisterElementCount("fixed",
+                                         [](llvm::StringRef target) -> llvm::Expected<std::unique_ptr<Backend>> {
+                                           auto hw = perf::loadTarget(target);
+                                           if (!hw) return hw.takeError();
+                                           return std::make_unique<ElementCountBackend>(std::move(*hw));
+                                         });
 
 TEST(Backend, SimulatorIsLabelledWithItsTarget) {
   for (const char *target : {"trn1", "trn2"}) {
@@ -61,7 +62,7 @@ TEST(Backend, SimulatorProfileIsTheTimingModelsSummary) {
   ASSERT_TRUE(bool(profile)) << llvm::toString(profile.takeError());
   EXPECT_EQ(profile->backend, "sim-trn1");
   EXPECT_GT(profile->latency, 0);
-  EXPECT_EQ(profile->hbmReadBytes, 2.0 * 128 * 512 * 4);  // both inputs, once
+  EXPECT_EQ(profile->hbmReadBytes, 2.0 * 128 * 512 * 4); // both inputs, once
 
   // The same pipeline by hand: the backend adds nothing to it.
   auto trace = perf::buildTrace(file.kernels.front());
@@ -93,7 +94,7 @@ TEST(Backend, ASecondBackendPlugsInByName) {
   ASSERT_TRUE(bool(profile)) << llvm::toString(profile.takeError());
   EXPECT_EQ(profile->backend, "fixed-trn2");
   EXPECT_EQ(profile->latency, 2.0 * 128 * 512);
-  EXPECT_FALSE(profile->isEstimate());  // only sim-* figures are estimates
+  EXPECT_FALSE(profile->isEstimate()); // only sim-* figures are estimates
   EXPECT_EQ(profile->renderText().rfind("backend: fixed-trn2\n", 0), 0u);
 }
 

@@ -14,7 +14,8 @@ namespace accelopt::profile::testing {
 inline std::string elementwiseKernel(const std::string &op) {
   return "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n\n\n@nki.jit\ndef kernel(a, b):\n"
          "  out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)\n"
-         "  x = nl.load(a)\n  y = nl.load(b)\n  nl.store(out, value=nl." + op + "(x, y))\n  return out\n";
+         "  x = nl.load(a)\n  y = nl.load(b)\n  nl.store(out, value=nl." +
+         op + "(x, y))\n  return out\n";
 }
 
 inline nki::InputSpecs abSpecs() {

@@ -54,8 +54,7 @@ std::vector<nlohmann::json> ops(const char *text) {
 TEST(Engine, AppliesASequenceResolvingIdsInTheNewIR) {
   auto in = specs();
   auto src = source();
-  auto res = applyCandidate(*src,
-                            ops(R"([{"op":"split","loop":"L1","factor":2},
+  auto res = applyCandidate(*src, ops(R"([{"op":"split","loop":"L1","factor":2},
                                     {"op":"set_loop_kind","loop":"L2","kind":"sequential_range"}])"),
                             {&in, ""});
   ASSERT_EQ(res.status, Status::Applied) << res.message;
@@ -73,8 +72,7 @@ TEST(Engine, SecondOpRefusedLeavesTextUnchanged) {
   auto in = specs();
   auto src = source();
   // Op 1 is legal; op 2 hoists the PSUM accumulator, which the loop modifies.
-  auto res = applyCandidate(*src,
-                            ops(R"([{"op":"split","loop":"L1","factor":2},
+  auto res = applyCandidate(*src, ops(R"([{"op":"split","loop":"L1","factor":2},
                                     {"op":"hoist","stmt":"S1","out_of":"L0"}])"),
                             {&in, ""});
   EXPECT_EQ(res.status, Status::Refused);

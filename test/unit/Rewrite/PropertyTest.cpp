@@ -26,9 +26,9 @@ using namespace accelopt::rewrite;
 namespace {
 
 struct Stats {
-  int sequences = 0;   // distinct op sequences applied (prefixes count too)
-  int ops = 0;         // ops applied in all (op by op, plus whole-sequence replays)
-  int menus = 0;       // legalOps calls
+  int sequences = 0; // distinct op sequences applied (prefixes count too)
+  int ops = 0;       // ops applied in all (op by op, plus whole-sequence replays)
+  int menus = 0;     // legalOps calls
   double menuSeconds = 0;
   std::map<std::string, int> perOp;
 };
@@ -63,7 +63,7 @@ private:
   std::mt19937 &Rng;
   Stats &S;
   int Width;
-  std::vector<int> Expand;  // children explored further at each depth
+  std::vector<int> Expand; // children explored further at each depth
   CandidateOptions Opts;
   std::string Original;
   std::map<std::string, int> Baseline;
@@ -90,8 +90,9 @@ private:
     ASSERT_EQ(f->kernels.size(), 1u);
     for (auto &[rule, n] : errorCounts(analysis::verify(f->kernels.front()))) {
       auto b = Baseline.find(rule);
-      EXPECT_LE(n, b == Baseline.end() ? 0 : b->second) << C.name << ": new '" << rule << "' error after "
-                                                         << dump(seq) << "\n" << text;
+      EXPECT_LE(n, b == Baseline.end() ? 0 : b->second)
+          << C.name << ": new '" << rule << "' error after " << dump(seq) << "\n"
+          << text;
     }
   }
 
@@ -118,8 +119,8 @@ private:
       next.push_back(pick.op);
       // The listed op applies to the current text.
       auto res = applyCandidate(*src, {pick.op}, Opts);
-      ASSERT_EQ(res.status, Status::Applied)
-          << C.name << ": listed by legal but refused: " << dump(next) << "\n" << res.message;
+      ASSERT_EQ(res.status, Status::Applied) << C.name << ": listed by legal but refused: " << dump(next) << "\n"
+                                             << res.message;
       ++S.sequences;
       ++S.ops;
       ++S.perOp[pick.op["op"].get<std::string>()];
@@ -181,8 +182,8 @@ TEST(Property, RandomLegalSequencesApplyAndVerify) {
   std::string perOp;
   for (auto &[op, n] : stats.perOp) perOp += " " + op + "=" + std::to_string(n);
   std::cout << "[property] seed " << seed << ": " << all.size() << " kernels (" << external << " NKIBench), "
-            << stats.sequences << " sequences, " << stats.ops << " ops applied, " << stats.menus << " menus (" << stats.menuSeconds << " s), "
-            << secs << " s; ops drawn:" << perOp << "\n";
+            << stats.sequences << " sequences, " << stats.ops << " ops applied, " << stats.menus << " menus ("
+            << stats.menuSeconds << " s), " << secs << " s; ops drawn:" << perOp << "\n";
   RecordProperty("seed", std::to_string(seed));
   RecordProperty("sequences", stats.sequences);
   RecordProperty("ops", stats.ops);

@@ -37,10 +37,11 @@ TEST_P(SuiteOps, EveryLegalOpApplies) {
     EXPECT_EQ(*merged, res.text);
   }
   // Nonsense ids and parameters are bad input, never a crash.
-  for (const char *bad : {R"({"op":"split","loop":"L999","factor":2})", R"({"op":"hoist","stmt":"L0","out_of":"S0"})",
-                          R"({"op":"fuse","first":"L0","second":"L0"})", R"({"op":"interchange","outer":"L0","inner":"L0"})",
-                          R"({"op":"fission","loop":"L0","at":"S0"})", R"({"op":"unroll","loop":"L0","factor":-3})",
-                          R"({"op":"sink","stmt":"S0","into":"L0"})", R"({"op":"set_loop_kind","loop":"L0","kind":7})"}) {
+  for (const char *bad :
+       {R"({"op":"split","loop":"L999","factor":2})", R"({"op":"hoist","stmt":"L0","out_of":"S0"})",
+        R"({"op":"fuse","first":"L0","second":"L0"})", R"({"op":"interchange","outer":"L0","inner":"L0"})",
+        R"({"op":"fission","loop":"L0","at":"S0"})", R"({"op":"unroll","loop":"L0","factor":-3})",
+        R"({"op":"sink","stmt":"S0","into":"L0"})", R"({"op":"set_loop_kind","loop":"L0","kind":7})"}) {
     auto ops = parseOps(bad);
     ASSERT_TRUE(bool(ops));
     auto res = applyCandidate(**src, *ops, opts);

@@ -37,22 +37,20 @@ TEST(BatchIgnore, RulesAreScopedToTheirDirectory) {
   rules.add("tree", "# comment\n*_old.py\n/top.py\ncache/\n!keep_old.py\n");
   rules.add("tree/sub", "local.py\n");
   EXPECT_TRUE(rules.ignored("tree/a_old.py", false));
-  EXPECT_TRUE(rules.ignored("tree/sub/b_old.py", false));  // unanchored: any depth
-  EXPECT_FALSE(rules.ignored("tree/keep_old.py", false));  // re-included
+  EXPECT_TRUE(rules.ignored("tree/sub/b_old.py", false)); // unanchored: any depth
+  EXPECT_FALSE(rules.ignored("tree/keep_old.py", false)); // re-included
   EXPECT_TRUE(rules.ignored("tree/top.py", false));
-  EXPECT_FALSE(rules.ignored("tree/sub/top.py", false));   // anchored to tree/
+  EXPECT_FALSE(rules.ignored("tree/sub/top.py", false)); // anchored to tree/
   EXPECT_TRUE(rules.ignored("tree/cache", true));
-  EXPECT_FALSE(rules.ignored("tree/cache", false));        // directory-only rule
+  EXPECT_FALSE(rules.ignored("tree/cache", false)); // directory-only rule
   EXPECT_TRUE(rules.ignored("tree/sub/local.py", false));
-  EXPECT_FALSE(rules.ignored("tree/local.py", false));     // the rule lives in tree/sub
+  EXPECT_FALSE(rules.ignored("tree/local.py", false)); // the rule lives in tree/sub
   EXPECT_FALSE(rules.ignored("other/a_old.py", false));
 }
 
 class BatchFiles : public ::testing::Test {
 protected:
-  void SetUp() override {
-    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("accelopt-batch", Root));
-  }
+  void SetUp() override { ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("accelopt-batch", Root)); }
   void TearDown() override { llvm::sys::fs::remove_directories(Root); }
   std::string write(llvm::StringRef rel, llvm::StringRef text) {
     llvm::SmallString<256> path(Root);
@@ -134,12 +132,12 @@ TEST(BatchOffsets, MapBackThroughEdits) {
   // "abcdef" -> insert "XY" at 1, replace "de" (3..5) by "Z": "aXYbcZf".
   ASSERT_FALSE(bool(edits.add(clang::tooling::Replacement("f", 1, 0, "XY"))));
   ASSERT_FALSE(bool(edits.add(clang::tooling::Replacement("f", 3, 2, "Z"))));
-  EXPECT_EQ(search::originalOffset(edits, 0), 0u);  // a
-  EXPECT_EQ(search::originalOffset(edits, 1), 1u);  // inside the insertion
-  EXPECT_EQ(search::originalOffset(edits, 3), 1u);  // b
-  EXPECT_EQ(search::originalOffset(edits, 4), 2u);  // c
-  EXPECT_EQ(search::originalOffset(edits, 5), 3u);  // Z -> start of "de"
-  EXPECT_EQ(search::originalOffset(edits, 6), 5u);  // f
+  EXPECT_EQ(search::originalOffset(edits, 0), 0u); // a
+  EXPECT_EQ(search::originalOffset(edits, 1), 1u); // inside the insertion
+  EXPECT_EQ(search::originalOffset(edits, 3), 1u); // b
+  EXPECT_EQ(search::originalOffset(edits, 4), 2u); // c
+  EXPECT_EQ(search::originalOffset(edits, 5), 3u); // Z -> start of "de"
+  EXPECT_EQ(search::originalOffset(edits, 6), 5u); // f
 }
 
 } // namespace

@@ -27,7 +27,7 @@ using nki::OpKind;
 using nki::Role;
 using nki::Slot;
 
-constexpr int64_t kN = 8;  // tiles are kN x kN
+constexpr int64_t kN = 8; // tiles are kN x kN
 
 /// x and y: positive values, inside every activation function's valid range (log, sqrt, rsqrt).
 float inputValue(int which, int64_t i) { return 0.25f + float(i) / 64.0f + float(which) * 0.125f; }
@@ -42,7 +42,7 @@ std::string functionArgument(const OpInfo &op, const nki::ParamInfo &p) {
 std::string argumentFor(const OpInfo &op, const nki::ParamInfo &p) {
   switch (p.slot) {
   case Slot::Data:
-    if (op.kind == OpKind::BnAggr) return "s";  // statistics from bn_stats
+    if (op.kind == OpKind::BnAggr) return "s"; // statistics from bn_stats
     return op.kind == OpKind::Load ? "x" : "a";
   case Slot::Data2: return "b";
   case Slot::Stationary: return "a";
@@ -83,8 +83,8 @@ std::string callOf(const OpInfo &op) {
 
 struct RowKernel {
   std::string source;
-  int callLine = 0;           // the line of the statement that calls the op
-  int64_t outCols = kN;       // the output is [kN, outCols]
+  int callLine = 0;     // the line of the statement that calls the op
+  int64_t outCols = kN; // the output is [kN, outCols]
 };
 
 /// The kernel exercising `op`; its output is what the op computed from x and y.
@@ -99,9 +99,12 @@ RowKernel kernelFor(const OpInfo &op) {
   switch (op.kind) {
   case OpKind::Alloc:
     callStatement("r = " + callOf(op));
-    if (op.slot(Slot::Host)) body.push_back("nl.store(out, value=nl.load(r))");
-    else if (op.numerics.fill || op.slot(Slot::Fill)) body.push_back("nl.store(out, value=r)");
-    else body.push_back("nl.store(out, value=a)");  // an uninitialised tensor has nothing to show
+    if (op.slot(Slot::Host))
+      body.push_back("nl.store(out, value=nl.load(r))");
+    else if (op.numerics.fill || op.slot(Slot::Fill))
+      body.push_back("nl.store(out, value=r)");
+    else
+      body.push_back("nl.store(out, value=a)"); // an uninitialised tensor has nothing to show
     break;
   case OpKind::Store:
   case OpKind::DmaCopy: callStatement(callOf(op)); break;
@@ -116,29 +119,40 @@ RowKernel kernelFor(const OpInfo &op) {
     callStatement("r = row.broadcast_to((8, 8))");
     body.push_back("nl.store(out, value=r)");
     break;
-  case OpKind::BnAggr:
-    body.push_back("s = nisa.bn_stats(a)");
-    [[fallthrough]];
+  case OpKind::BnAggr: body.push_back("s = nisa.bn_stats(a)"); [[fallthrough]];
   case OpKind::BnStats:
     k.outCols = op.resultFree;
     callStatement("r = " + callOf(op));
     body.push_back("nl.store(out, value=r)");
     break;
-  case OpKind::Reduce:
-    k.outCols = 1;
-    [[fallthrough]];
-  case OpKind::Load: case OpKind::Copy: case OpKind::Matmul: case OpKind::Transpose:
-  case OpKind::Activation: case OpKind::TensorTensor: case OpKind::TensorScalar: case OpKind::Scan:
-  case OpKind::Reciprocal: case OpKind::Memset: case OpKind::Iota: case OpKind::Select:
+  case OpKind::Reduce: k.outCols = 1; [[fallthrough]];
+  case OpKind::Load:
+  case OpKind::Copy:
+  case OpKind::Matmul:
+  case OpKind::Transpose:
+  case OpKind::Activation:
+  case OpKind::TensorTensor:
+  case OpKind::TensorScalar:
+  case OpKind::Scan:
+  case OpKind::Reciprocal:
+  case OpKind::Memset:
+  case OpKind::Iota:
+  case OpKind::Select:
     callStatement("r = " + callOf(op));
     body.push_back("nl.store(out, value=r)");
     break;
   }
-  const std::vector<std::string> head = {
-      "import numpy as np", "import neuronxcc.nki as nki", "import neuronxcc.nki.language as nl",
-      "import neuronxcc.nki.isa as nisa", "", "@nki.jit", "def k(x, y):",
-      "  out = nl.ndarray((8, " + std::to_string(k.outCols) + "), dtype=nl.float32, buffer=nl.shared_hbm)",
-      "  a = nl.load(x)", "  b = nl.load(y)"};
+  const std::vector<std::string> head = {"import numpy as np",
+                                         "import neuronxcc.nki as nki",
+                                         "import neuronxcc.nki.language as nl",
+                                         "import neuronxcc.nki.isa as nisa",
+                                         "",
+                                         "@nki.jit",
+                                         "def k(x, y):",
+                                         "  out = nl.ndarray((8, " + std::to_string(k.outCols) +
+                                             "), dtype=nl.float32, buffer=nl.shared_hbm)",
+                                         "  a = nl.load(x)",
+                                         "  b = nl.load(y)"};
   for (const std::string &line : head) k.source += line + "\n";
   for (const std::string &line : body) k.source += "  " + line + "\n";
   k.source += "  return out\n";
@@ -158,8 +172,7 @@ std::optional<float> expectedAt(const OpInfo &op, int64_t r, int64_t c) {
   const nki::Numerics &n = op.numerics;
   switch (op.kind) {
   case OpKind::TensorTensor: return interp::applyAlu(n.alu.value_or(nki::AluOp::Add), x, y);
-  case OpKind::Activation:
-    return interp::applyActivation(n.act.value_or(nki::ActFunc::Exp), x * n.scale);
+  case OpKind::Activation: return interp::applyActivation(n.act.value_or(nki::ActFunc::Exp), x * n.scale);
   case OpKind::Reduce: {
     nki::AluOp alu = n.alu.value_or(nki::AluOp::Add);
     interp::NDArray in = input(0);
@@ -168,12 +181,14 @@ std::optional<float> expectedAt(const OpInfo &op, int64_t r, int64_t c) {
     return out.data()[r] / (n.mean ? float(kN) : 1.0f);
   }
   case OpKind::Load:
-    if (op.shape == nki::ShapeRule::TransposePF) return inputValue(0, c * kN + r);  // nl.load_transpose2d
+    if (op.shape == nki::ShapeRule::TransposePF) return inputValue(0, c * kN + r); // nl.load_transpose2d
     return x;
-  case OpKind::Copy: case OpKind::Store: case OpKind::DmaCopy: return x;
+  case OpKind::Copy:
+  case OpKind::Store:
+  case OpKind::DmaCopy: return x;
   case OpKind::Transpose: return inputValue(0, c * kN + r);
   case OpKind::Broadcast: return inputValue(0, c);
-  case OpKind::LoopReduce: return 2 * x;  // add over two iterations, from a zero accumulator
+  case OpKind::LoopReduce: return 2 * x; // add over two iterations, from a zero accumulator
   case OpKind::Memset: return 2.0f;
   case OpKind::Iota: return float(r * kN + c);
   case OpKind::Alloc:
@@ -183,7 +198,8 @@ std::optional<float> expectedAt(const OpInfo &op, int64_t r, int64_t c) {
     return x;
   case OpKind::TensorScalar: return x + 2.0f;
   case OpKind::Select: return x > 0.75f ? x : y;
-  case OpKind::BnStats: case OpKind::BnAggr: {
+  case OpKind::BnStats:
+  case OpKind::BnAggr: {
     // Population statistics of row r's even (parity 0) and odd elements, or of all of them.
     auto stats = [&](int64_t parity, int64_t step) {
       double sum = 0, squares = 0;
@@ -197,7 +213,8 @@ std::optional<float> expectedAt(const OpInfo &op, int64_t r, int64_t c) {
     auto all = stats(0, 1);
     return float(c == 0 ? all[1] : all[2] / all[0]);
   }
-  case OpKind::Matmul: case OpKind::Scan: return std::nullopt;  // checked by their own tests
+  case OpKind::Matmul:
+  case OpKind::Scan: return std::nullopt; // checked by their own tests
   }
   return std::nullopt;
 }

@@ -46,8 +46,9 @@ TEST(RandomRewrites, LegalSequencesKeepTheNumbers) {
   std::mt19937_64 rng(20261121);
   int checked = 0, applied = 0;
   for (const auto &c : *suite) {
-    if (c.kernelPath.find("/nkibench/kernels/") == std::string::npos || c.kernelPath.find("/upstream/") != std::string::npos)
-      continue;  // our small suite only: full-size NKIBench is too slow to interpret here
+    if (c.kernelPath.find("/nkibench/kernels/") == std::string::npos ||
+        c.kernelPath.find("/upstream/") != std::string::npos)
+      continue; // our small suite only: full-size NKIBench is too slow to interpret here
     auto source = syntax::SourceBuffer::fromFile(c.kernelPath);
     ASSERT_TRUE(bool(source));
     std::string original = (*source)->text().str();
@@ -95,7 +96,8 @@ TEST(RandomRewrites, ElementwiseSubstitutionsKeepTheNumbers) {
   ASSERT_TRUE(bool(suite)) << llvm::toString(suite.takeError());
   std::map<std::string, int> appliedByOp;
   for (const auto &c : *suite) {
-    if (c.kernelPath.find("/nkibench/kernels/") == std::string::npos || c.kernelPath.find("/upstream/") != std::string::npos)
+    if (c.kernelPath.find("/nkibench/kernels/") == std::string::npos ||
+        c.kernelPath.find("/upstream/") != std::string::npos)
       continue;
     auto source = syntax::SourceBuffer::fromFile(c.kernelPath);
     ASSERT_TRUE(bool(source));
@@ -148,7 +150,7 @@ TEST(RandomRewrites, ComputeAtAndHoistTransposeKeepTheNumbers) {
     const char *inputs;
   };
   const TestKernel kernels[] = {{"phases.py", "x=f32[512,512]"},
-                            {"matmul_implicit.py", "x=f32[256,256],w=f32[256,1024]"}};
+                                {"matmul_implicit.py", "x=f32[256,256],w=f32[256,1024]"}};
   std::mt19937_64 rng(20261125);
   std::map<std::string, int> checked;
   for (const TestKernel &kc : kernels) {

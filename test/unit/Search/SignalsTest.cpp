@@ -69,10 +69,10 @@ TEST(PlannerSignals, EachSignalShowsOnlyPastItsThreshold) {
   const nki::Kernel &kernel = k.file.kernels.front();
   perf::Profile quiet;
   quiet.hardwareFlops = 100;
-  quiet.transposeFlops = 4;  // 4 %: under the 5 % threshold
+  quiet.transposeFlops = 4; // 4 %: under the 5 % threshold
   quiet.vectorEngineActiveTimePercent = 0.3;
   quiet.scalarEngineActiveTimePercent = 0.3;
-  quiet.hbmReadBytes = (256 + 128) * 512 * 4;  // exactly the compulsory bytes
+  quiet.hbmReadBytes = (256 + 128) * 512 * 4; // exactly the compulsory bytes
   auto none = byName(search::readSignals(&quiet, kernel));
   for (const char *name : {"spills-across-sibling-nests", "spills", "transposes-above-5%-of-pe-flops",
                            "busy-engine-next-to-idle", "hbm-reads-above-compulsory"})

@@ -18,11 +18,11 @@ namespace {
 
 class FileWriteTest : public ::testing::Test {
 protected:
-  void SetUp() override { ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("accelopt-write", dir_)); }
-  void TearDown() override { llvm::sys::fs::remove_directories(dir_); }
+  void SetUp() override { ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("accelopt-write", Dir)); }
+  void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
 
   std::string path(llvm::StringRef name) {
-    llvm::SmallString<256> p(dir_);
+    llvm::SmallString<256> p(Dir);
     llvm::sys::path::append(p, name);
     return std::string(p);
   }
@@ -40,11 +40,11 @@ protected:
   size_t entries() {
     std::error_code ec;
     size_t n = 0;
-    for (llvm::sys::fs::directory_iterator it(dir_, ec), end; it != end && !ec; it.increment(ec)) ++n;
+    for (llvm::sys::fs::directory_iterator it(Dir, ec), end; it != end && !ec; it.increment(ec)) ++n;
     return n;
   }
 
-  llvm::SmallString<128> dir_;
+  llvm::SmallString<128> Dir;
 };
 
 TEST_F(FileWriteTest, ReplacementKeepsTheMode) {
@@ -64,7 +64,7 @@ TEST_F(FileWriteTest, ReplacementKeepsTheOwnerWherePermitted) {
   if (::geteuid() != 0) GTEST_SKIP() << "changing a file's owner needs root";
   std::string p = path("owned.py");
   write(p, "old\n");
-  ASSERT_EQ(::chown(p.c_str(), 65534, 65534), 0);  // nobody:nogroup
+  ASSERT_EQ(::chown(p.c_str(), 65534, 65534), 0); // nobody:nogroup
   ASSERT_FALSE(bool(rewriteFileInPlace(p, "old\n", "new\n")));
   struct stat st;
   ASSERT_EQ(::stat(p.c_str(), &st), 0);

@@ -77,9 +77,9 @@ TEST(PyAST, StatementsAndRanges) {
   EXPECT_EQ(call->keyword("op")->dottedName(), "nl.exp");
   const Stmt *ifs = fn->body[2];
   ASSERT_EQ(ifs->kind, StmtKind::If);
-  ASSERT_EQ(ifs->orelse.size(), 1u);  // the elif
+  ASSERT_EQ(ifs->orelse.size(), 1u); // the elif
   EXPECT_EQ(ifs->orelse[0]->kind, StmtKind::If);
-  EXPECT_EQ(ifs->orelse[0]->orelse.size(), 1u);  // its else
+  EXPECT_EQ(ifs->orelse[0]->orelse.size(), 1u); // its else
 }
 
 TEST(PyAST, ExpressionsAndLiterals) {
@@ -169,7 +169,7 @@ TEST(PyAST, ReparseEqualsFreshParse) {
   ASSERT_TRUE(previous->errors().empty());
   const std::vector<std::string> inserts = {"z", "        w = nl.add(x, x)\n", "(", "", "1, 2", "\n", "    ", "#c\n"};
   std::mt19937 rng(7);
-  int valid = 0;  // rounds whose text still parses: the reused-tree path
+  int valid = 0; // rounds whose text still parses: the reused-tree path
   for (int round = 0; round < 1000; ++round) {
     // One to three non-overlapping edits, sorted by offset.
     std::vector<TextEdit> edits;
