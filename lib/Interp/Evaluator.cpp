@@ -39,10 +39,11 @@ public:
     std::vector<NDArray> keep;
     // Lanes a masked op left undefined (rows past a tensor's end loaded under a mask) are legal NKI
     // while they stay out of stored results: an elementwise op carries them to the same lanes of its
-    // result; every other op, and a store, reports them when it reads them unmasked.
+    // result, a free-axis reduction to the result row of each partition it reads them in; every other
+    // op, and a store, reports them when it reads them unmasked.
     const bool carriesUndefined = op->kind == nki::OpKind::Activation || op->kind == nki::OpKind::TensorTensor ||
                                   op->kind == nki::OpKind::TensorScalar || op->kind == nki::OpKind::Copy ||
-                                  op->kind == nki::OpKind::Reciprocal;
+                                  op->kind == nki::OpKind::Reciprocal || op->kind == nki::OpKind::Reduce;
     struct UndefinedLanes {
       std::vector<int64_t> shape, lanes; // the operand's tile shape, its undefined flat lanes
       syntax::ByteRange at;
@@ -346,6 +347,14 @@ public:
                          flag(op, b, "negate")));
       if (mean)
         for (float &v : out.values()) v /= float(cols);
+      // An undefined lane makes its row's result undefined: rows x 1 lanes of the result.
+      for (UndefinedLanes &u : undefined) {
+        std::vector<int64_t> rowsHit;
+        for (int64_t lane : u.lanes)
+          if (rowsHit.empty() || rowsHit.back() != lane / cols) rowsHit.push_back(lane / cols);
+        u.shape = outShape;
+        u.lanes = std::move(rowsHit);
+      }
       return finish(std::move(out), nki::Buffer::SBUF);
     }
     case OpKind::Scan: {

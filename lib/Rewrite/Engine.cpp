@@ -190,12 +190,17 @@ CandidateResult run(const PreparedKernel &prepared, const std::vector<nlohmann::
 
     OpResult r = op->apply(*k, j);
     if (r.status == Status::BadInput) return bad(i, prefix + ": " + r.error);
-    auto refused = [&](const Refusal &ref) {
+    // Locations in a refusal refer to the text the refused op (or step of a composite op) saw.
+    auto refused = [&](const Refusal &ref, size_t stepsDone = 0) {
       res.status = Status::Refused;
       res.failedOp = i;
       res.refusal = ref;
       res.message = formatRefusal(*k, ref);
-      if (i > 0)
+      if (stepsDone > 0)
+        res.message +=
+            llvm::formatv("{0}: note: locations refer to the text after step {1} of op {2}\n", path, stepsDone, i + 1)
+                .str();
+      else if (i > 0)
         res.message += llvm::formatv("{0}: note: op {1} of the candidate; locations refer to the text after "
                                      "the first {2} op(s)\n",
                                      path, i + 1, i)
@@ -288,20 +293,7 @@ CandidateResult run(const PreparedKernel &prepared, const std::vector<nlohmann::
                 .str();
         ref.op = name;
         ref.ids = r.refusal.ids;
-        res.status = Status::Refused;
-        res.failedOp = i;
-        res.refusal = ref;
-        res.message = formatRefusal(*k, ref);
-        if (n > 0)
-          res.message +=
-              llvm::formatv("{0}: note: locations refer to the text after step {1} of op {2}\n", path, n, i + 1).str();
-        else if (i > 0)
-          res.message += llvm::formatv("{0}: note: op {1} of the candidate; locations refer to the text after "
-                                       "the first {2} op(s)\n",
-                                       path, i + 1, i)
-                             .str();
-        res.text = source.text().str();
-        return res;
+        return refused(ref, n);
       }
       stepDescriptions += (n ? "; " : "") + step.description;
     }
