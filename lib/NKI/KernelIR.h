@@ -159,6 +159,9 @@ struct Tensor {
   bool isTile = false;    // created by an op result rather than an allocation
   bool shapeKnown = true; // false for arguments without input shapes (may even be scalars)
   int aliasOf = -1;       // reshape views of another tensor
+  /// The op-table row whose result this tile is (a call or a tile operator such as `a * b`), so a
+  /// layer that meets the tile inside another call's arguments knows what computed it.
+  const OpInfo *producer = nullptr;
   ByteRange range;
 
   /// Dimensions before the partition dimension are block dimensions.

@@ -438,6 +438,10 @@ BuiltinResult integral(std::string_view fn, double x) {
 
 } // namespace
 
+bool isListMutator(std::string_view method) {
+  return method == "append" || method == "extend" || method == "insert" || method == "pop" || method == "clear";
+}
+
 bool isMathFunction(std::string_view name) { return lookupMath(name) != nullptr; }
 
 bool mathReturnsInt(std::string_view name) {

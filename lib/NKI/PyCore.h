@@ -177,6 +177,10 @@ BuiltinResult callBuiltin(std::string_view name, std::span<const PyValue> args,
 // ---------------------------------------------------------------------------
 
 /// Whether `canonicalName` ("math.ceil") is a function of Python's math module the core evaluates.
+/// `append`, `extend`, `insert`, `pop`, `clear`: list methods that change their list in place (and
+/// do no work on the device).
+bool isListMutator(std::string_view method);
+
 bool isMathFunction(std::string_view canonicalName);
 
 /// Whether math function `canonicalName` returns an int (math.ceil, math.floor, math.gcd, ...), so an

@@ -3,7 +3,10 @@
 #include "NKI/Rules.h"
 
 #include "NKI/OpTable.h"
+#include "NKI/PyCore.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -454,7 +457,11 @@ private:
         s.syntax->value && s.syntax->value->kind == syntax::ExprKind::Call) {
       llvm::StringRef callee = K.source ? K.source->slice(s.syntax->value->range) : llvm::StringRef();
       callee = callee.take_until([](char c) { return c == '('; }).trim();
-      if (callee != "print" && callee != "pass") unmodelled(s, s.range, "a call the model does not trace into");
+      auto [receiver, method] = callee.rsplit('.');
+      bool listMutation = !method.empty() && nki::pycore::isListMutator(method) &&
+                          llvm::all_of(receiver, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+      if (callee != "print" && callee != "pass" && !listMutation)
+        unmodelled(s, s.range, "a call the model does not trace into");
     }
     for (const Access &a : s.reads)
       if (!a.exact) unmodelled(s, a.range, "an access the model cannot size (an index it does not resolve)");
@@ -488,9 +495,12 @@ private:
           inner.reads.push_back(s.reads[j]);
           claimed[j] = true;
         }
+      // The front end records the row that computed the tile (`nl.exp(x)`, `a * b`); else the callee's
+      // spelling finds it.
+      inner.op = tile.producer;
       llvm::StringRef call = K.source ? K.source->slice(tile.range) : llvm::StringRef();
       std::string callee = call.take_until([](char c) { return c == '('; }).trim().str();
-      inner.op = nki::lookupOp(callee);
+      if (!inner.op) inner.op = nki::lookupOp(callee);
       // A tile method (`row.broadcast_to(shape)`) is in the op table as "tile.<method>".
       if (!inner.op && callee.find('.') != std::string::npos)
         inner.op = nki::lookupOp("tile" + callee.substr(callee.rfind('.')));

@@ -45,6 +45,22 @@ std::optional<std::string> KernelBuilder::hostCodeCall(const Value &fn, const Ex
 }
 
 Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, const Expr *dest) {
+  // `tiles.append(t)` / `tiles.extend([...])` on a list the kernel built: the list holds what each
+  // traced append added (a loop body is traced once, so a list filled in a loop holds one instance
+  // of its element), which lets `tiles[k]` name the tile later.
+  if (e->base && e->base->kind == ExprKind::Attribute && e->base->base && e->base->base->kind == ExprKind::Name &&
+      (e->base->name == "append" || e->base->name == "extend") && e->elts.size() == 1 && e->keywords.empty()) {
+    auto list = Env.find(e->base->base->name);
+    if (list != Env.end() && list->second.kind == Value::Seq && list->second.isList) {
+      Value item = eval(e->elts[0]);
+      std::vector<Value> &elts = Env[e->base->base->name].elts;
+      if (e->base->name == "append")
+        elts.push_back(std::move(item));
+      else if (item.kind == Value::Seq)
+        elts.insert(elts.end(), item.elts.begin(), item.elts.end());
+      return Value::none();
+    }
+  }
   Value fn = eval(e->base);
   if (fn.kind == Value::Method) return methodCall(fn, e);
   if (auto why = hostCodeCall(fn, e)) diag(Diagnostic::Warning, e->base->range, std::move(*why), Rule::HostCode);
@@ -348,10 +364,10 @@ Value KernelBuilder::newTile(const OpInfo *op, std::vector<int64_t> shape, Buffe
   t.definedBy = Cur ? Cur->id : -1;
   t.scope = CurLoop;
   t.range = range;
+  t.producer = op;
   for (int64_t d : shape) t.shape.push_back(d > 0 ? SymInt::known(d) : SymInt::symbolic("?"));
   K.tensors.push_back(t);
   if (Cur && Cur->definesTensor < 0) Cur->definesTensor = t.id;
-  (void)op;
   return Value::tensorRef(t.id);
 }
 

@@ -313,6 +313,22 @@ Value KernelBuilder::attribute(const Expr *e) {
   return Value::unknown(text(e));
 }
 
+/// The tile a value names through any depth of lists of that one tile.
+static std::optional<int> uniformTile(const Value &v) {
+  if (v.kind == Value::Tensor) return v.view ? std::nullopt : std::optional<int>(v.tensor);
+  if (v.kind != Value::Seq || !v.isList || v.elts.empty()) return std::nullopt;
+  std::optional<int> first = uniformTile(v.elts.front());
+  if (!first) return std::nullopt;
+  for (const Value &x : v.elts)
+    if (uniformTile(x) != first) return std::nullopt;
+  return first;
+}
+
+std::optional<Value> KernelBuilder::uniformElement(const Value &list) {
+  if (list.kind != Value::Seq || !uniformTile(list)) return std::nullopt;
+  return list.elts.front();
+}
+
 Value KernelBuilder::subscript(const Expr *e) {
   Value base = eval(e->base);
   if (base.kind == Value::Tensor) {
@@ -382,6 +398,9 @@ Value KernelBuilder::subscript(const Expr *e) {
       if (k < 0) k += base.elts.size();
       if (k >= 0 && k < int64_t(base.elts.size())) return base.elts[k];
     }
+    // A list whose elements are all one tile (filled by `append` in a loop: `tiles[k]`) gives that
+    // tile at any index; nested lists of such lists likewise.
+    if (auto same = uniformElement(base)) return *same;
   }
   if (base.kind == Value::Unknown && !base.s.empty() && e->elts.size() == 1) {
     Value i = eval(e->elts[0]);

@@ -298,6 +298,8 @@ private:
   DType dtypeOf(const Value &v) const;
 
   Value newTile(const OpInfo *op, std::vector<int64_t> shape, Buffer buffer, DType dtype, ByteRange range);
+  /// The element of a list whose elements are all the same tile (or lists of one same tile).
+  static std::optional<Value> uniformElement(const Value &list);
 
   std::optional<DType> dtypeValue(const Value &v) const;
 

@@ -116,9 +116,8 @@ void KernelBuilder::collectNames(const Stmt *s, Statement &st) {
   // `tiles.append(t)` (lists of tiles replace block dimensions in the nki dialect) changes the list in
   // place: the statement redefines its receiver, so no op moves the list's creation across it.
   const Expr *v = s->kind == PyStmt::StmtKind::Expr ? s->value : nullptr;
-  static const std::set<std::string, std::less<>> listMutators = {"append", "extend", "insert", "pop", "clear"};
   if (v && v->kind == ExprKind::Call && v->base && v->base->kind == ExprKind::Attribute && v->base->base &&
-      v->base->base->kind == ExprKind::Name && listMutators.count(v->base->name) &&
+      v->base->base->kind == ExprKind::Name && pycore::isListMutator(v->base->name) &&
       std::find(st.defines.begin(), st.defines.end(), v->base->base->name) == st.defines.end())
     st.defines.push_back(v->base->base->name);
 }
