@@ -94,7 +94,7 @@ public:
   CseLoad()
       : Op({"cse_load",
             "reuse the tile of an earlier load of the same HBM region in the same block instead of loading it again "
-            "(no write may touch the region)",
+            "(no write in between may touch the region)",
             {{"stmt", FieldKind::Stmt, "the second nl.load (removed; its tile's uses read the first load's tile)"}}}) {}
 
   OpResult apply(const Kernel &k, const nlohmann::json &j) const override {
