@@ -329,6 +329,29 @@ uint32_t tensorAnchor(const Kernel &k, const Tensor &t) {
   return t.definedBy >= 0 ? k.stmts[t.definedBy].range.begin : t.range.begin;
 }
 
+std::optional<Conflict> writeBetween(const Kernel &k, int earlier, int later, const Access &read) {
+  std::vector<int> writers;
+  int outermost = k.stmts[later].parent;
+  while (outermost >= 0 && k.loops[outermost].parent >= 0) outermost = k.loops[outermost].parent;
+  if (outermost >= 0) {
+    writers = stmtsIn(k, outermost);
+  } else {
+    const std::vector<NodeRef> &block = k.siblingsOf({false, later});
+    auto from = llvm::find(block, NodeRef{false, earlier}), to = llvm::find(block, NodeRef{false, later});
+    for (auto it = from; it != block.end() && it <= to; ++it) {
+      if (!it->isLoop)
+        writers.push_back(it->index);
+      else
+        llvm::append_range(writers, stmtsIn(k, it->index));
+    }
+  }
+  int region = storageOf(k, read.tensor);
+  for (int w : writers)
+    for (const Access &a : k.stmts[w].writes)
+      if (storageOf(k, a.tensor) == region && mayOverlapDir(k, a, read, {})) return Conflict{w, later, &a, &read};
+  return std::nullopt;
+}
+
 int resolveTensor(const Kernel &k, const std::string &ref, std::string &error) {
   if (ref.size() > 1 && ref[0] == 'S' && std::all_of(ref.begin() + 1, ref.end(), ::isdigit)) {
     auto n = k.resolve(ref);

@@ -90,6 +90,12 @@ using analysis::firstWriteConflict;
 using analysis::laterIterationDirs;
 using analysis::mayOverlapDir;
 
+/// A write that may touch the elements `read` (an access of statement `later`) reads, executed
+/// between statement `earlier` and `later` of the same block: written by a statement between them
+/// (at any depth), or, when the block is inside a loop, by any statement of its outermost loop
+/// (another iteration may run in between). Tested with mayOverlapDir, loop counters independent.
+std::optional<Conflict> writeBetween(const nki::Kernel &k, int earlier, int later, const nki::Access &read);
+
 // --- refusal texts ---------------------------------------------------------------
 
 /// The refusal of an op that needs the trip count of `loop` when it is unknown.
