@@ -237,6 +237,7 @@ llvm::Expected<HardwareDesc> parseTarget(llvm::StringRef jsonText, llvm::StringR
       boolean("fill_idle_slots", hw.scheduler.fillIdleSlots);
       boolean("sequential_barrier", hw.scheduler.sequentialBarrier);
       boolean("sbuf_reuse_waits", hw.scheduler.sbufReuseWaits);
+      boolean("hoist_invariant_loads", hw.scheduler.hoistInvariantLoads);
     }
   }
 

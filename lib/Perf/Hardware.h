@@ -71,6 +71,9 @@ struct SchedulerParams {
   /// A new SBUF block waits until enough memory is free: held neither by
   /// live blocks nor by dead blocks whose last access is still running.
   bool sbufReuseWaits = false;
+  /// The compiler hoists a load out of the loops its address does not depend on (one copy shared
+  /// by their iterations, re-streamed from HBM when SBUF cannot hold it); see TraceBuilder.h.
+  bool hoistInvariantLoads = false;
 };
 
 struct DmaParams {

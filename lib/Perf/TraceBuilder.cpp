@@ -1,5 +1,7 @@
 #include "Perf/TraceBuilder.h"
 
+#include "Perf/Hardware.h"
+
 #include "NKI/Rules.h"
 
 #include "NKI/OpTable.h"
@@ -91,6 +93,8 @@ struct InstructionTemplate {
   Instruction inst;
   llvm::SmallVector<RegionForm, 3> reads;
   llvm::SmallVector<RegionForm, 1> writes;
+  /// Issued only in the first iteration of these loops (a load the compiler hoists out of them).
+  llvm::SmallVector<int, 2> firstIterationOnly;
 };
 
 /// Shape facts of one access, from its tile shape.
@@ -109,6 +113,7 @@ public:
     if (llvm::Error err = checkShapes()) return err;
     TensorIds.assign(K.tensors.size(), kUnmapped);
     Templates.resize(K.stmts.size());
+    findHoistedLoads();
     for (const Statement &s : K.stmts)
       if (llvm::Error err = compileWithNestedCalls(s)) return err;
     noteUnknownCalls();
@@ -156,6 +161,8 @@ private:
   const TraceBuildOptions &Options;
   Trace BuiltTrace;
   std::vector<TensorId> TensorIds;
+  /// Per tensor: the loops whose iterations share one copy of it (a tile the compiler hoists).
+  std::vector<llvm::SmallVector<int, 2>> SharedLoops;
   std::vector<std::vector<InstructionTemplate>> Templates;
   std::vector<int64_t> Counters;
   llvm::SmallVector<Region, 8> ReadBuf, WriteBuf;
@@ -196,20 +203,73 @@ private:
     nki::LoopKind kind = K.loops[loop].kind;
     return kind != nki::LoopKind::Sequential && kind != nki::LoopKind::PyRange;
   }
-  uint64_t buffersOf(int loop) const {
+  /// Whether the copies of `tensor` (-1: a compiler temporary) rotate with the iterations of `loop`.
+  bool rotatesBuffers(int loop, int tensor) const {
+    return rotatesBuffers(loop) && (tensor < 0 || !llvm::is_contained(SharedLoops[tensor], loop));
+  }
+  uint64_t buffersOf(int loop, int tensor = -1) const {
     uint64_t n = 1;
     for (int l = loop; l >= 0; l = K.loops[l].parent)
-      if (rotatesBuffers(l)) n *= static_cast<uint64_t>(trip(l));
+      if (rotatesBuffers(l, tensor)) n *= static_cast<uint64_t>(trip(l));
     return n;
   }
 
   /// The linear buffer index inside `loop` (outermost counter slowest), scaled.
-  void addInstanceIndex(Form &f, int loop, int64_t scale) const {
+  void addInstanceIndex(Form &f, int loop, int64_t scale, int tensor = -1) const {
     int64_t stride = scale;
     for (int l = loop; l >= 0; l = K.loops[l].parent) {
-      if (!rotatesBuffers(l)) continue;
+      if (!rotatesBuffers(l, tensor)) continue;
       f.add(l, stride);
       stride *= trip(l);
+    }
+  }
+
+  /// The compiler hoists a load out of every enclosing loop its address does not depend on, when
+  /// it reads an input nothing writes into a tile nothing else writes and the hoisted copies fit SBUF
+  /// (target scheduler.hoist_invariant_loads): the iterations of those loops share one copy of the
+  /// tile, loaded in their first iteration. When SBUF pressure evicts a copy, the simulation loads it
+  /// again from the input.
+  void findHoistedLoads() {
+    SharedLoops.assign(K.tensors.size(), {});
+    if (!Options.hoistInvariantLoads) return;
+    std::vector<bool> written(K.tensors.size(), false);
+    for (const Statement &s : K.stmts)
+      for (const Access &a : s.writes) written[storageOf(a.tensor)] = true;
+    for (const Statement &s : K.stmts) {
+      // A mask may select other elements in every iteration: such a load is left where it is.
+      if (!s.op || s.op->kind != nki::OpKind::Load || !s.writes.empty() || s.definesTensor < 0 || s.parent < 0 ||
+          s.hasMask)
+        continue;
+      const Tensor &tile = K.tensors[s.definesTensor];
+      if (storageOf(tile.id) != tile.id || written[tile.id] || tile.scope != s.parent || !nki::isOnChip(bufferOf(tile)))
+        continue;
+      const Access *src = readSlot(s, nki::Slot::Data);
+      if (!src && s.reads.size() == 1) src = &s.reads.front();
+      if (!src || !src->exact) continue;
+      const Tensor &input = K.tensors[storageOf(src->tensor)];
+      if (!input.isArgument || written[input.id] || !nki::isHBM(bufferOf(input))) continue;
+      auto usesLoop = [&](int loop) {
+        for (const nki::IndexDim &d : src->dims)
+          if (!d.full)
+            for (auto &[l, c] : d.base.terms)
+              if (l == loop && c != 0) return true;
+        return false;
+      };
+      auto layout = layoutOf(tile);
+      if (!layout) {
+        llvm::consumeError(layout.takeError());
+        continue;
+      }
+      // Hoisted out of `l`, the tile needs a copy per iteration of the loops inside `l` it still
+      // rotates with, all live at once: only when they fit SBUF does the compiler hoist.
+      uint64_t copies = 1;
+      for (int l = s.parent; l >= 0; l = K.loops[l].parent) {
+        if (!usesLoop(l) &&
+            copies * layout->blocksPerInstance * layout->bytesPerPartition <= Options.hoistBytesPerPartition)
+          SharedLoops[tile.id].push_back(l);
+        else if (rotatesBuffers(l))
+          copies *= static_cast<uint64_t>(trip(l));
+      }
     }
   }
 
@@ -250,7 +310,7 @@ private:
     for (size_t d = par + 1; d < shape->size(); ++d) elems *= static_cast<uint64_t>((*shape)[d]);
     l.bytesPerPartition = std::max<uint64_t>(elems, 1) * nki::dtypeBytes(t.dtype);
     // A tile made inside a loop is a fresh buffer in every iteration.
-    if (!t.isArgument) l.instances = buffersOf(t.scope);
+    if (!t.isArgument) l.instances = buffersOf(t.scope, t.id);
     return l;
   }
 
@@ -356,7 +416,7 @@ private:
       blockStride *= (*shape)[d];
     }
     const Tensor &storage = K.tensors[storageOf(a.tensor)];
-    if (!storage.isArgument && storage.scope >= 0) addInstanceIndex(f.block, storage.scope, blockStride);
+    if (!storage.isArgument && storage.scope >= 0) addInstanceIndex(f.block, storage.scope, blockStride, storage.id);
     return f;
   }
 
@@ -367,8 +427,9 @@ private:
     const TensorInfo &info = BuiltTrace.tensors()[*id];
     RegionForm f = wholeBlockOf(*id, info);
     const Tensor &t = K.tensors[tensor];
+    int storage = storageOf(tensor);
     if (t.scope >= 0 && !nki::isHBM(info.buffer))
-      addInstanceIndex(f.block, t.scope, info.numBlocks / std::max<uint64_t>(buffersOf(t.scope), 1));
+      addInstanceIndex(f.block, t.scope, info.numBlocks / std::max<uint64_t>(buffersOf(t.scope, storage), 1), storage);
     return f;
   }
 
@@ -687,7 +748,7 @@ private:
       auto id = tensorId(s.definesTensor);
       if (!id) return id.takeError();
       const TensorInfo &info = BuiltTrace.tensors()[*id];
-      uint64_t perInstance = info.numBlocks / std::max<uint64_t>(buffersOf(t.scope), 1);
+      uint64_t perInstance = info.numBlocks / std::max<uint64_t>(buffersOf(t.scope, t.id), 1);
       if (perInstance > 4096) perInstance = 1; // one fill standing for all
       for (uint64_t b = 0; b < perInstance; ++b) {
         TileFacts f;
@@ -697,7 +758,7 @@ private:
         InstructionTemplate m = compute(s.op->instr, f);
         RegionForm w = wholeBlockOf(*id, info);
         w.block.constant = static_cast<int64_t>(b);
-        if (t.scope >= 0) addInstanceIndex(w.block, t.scope, static_cast<int64_t>(perInstance));
+        if (t.scope >= 0) addInstanceIndex(w.block, t.scope, static_cast<int64_t>(perInstance), t.id);
         m.writes.push_back(w);
         out.push_back(std::move(m));
       }
@@ -744,6 +805,7 @@ private:
       } else if (llvm::Error err = addReads(t, {src})) {
         return err;
       }
+      if (s.writes.empty() && s.definesTensor >= 0) t.firstIterationOnly = SharedLoops[storageOf(s.definesTensor)];
       return issueToDest(std::move(t));
     }
     case nki::OpKind::Matmul: {
@@ -862,6 +924,7 @@ private:
   void emit(const Statement &s) {
     const int64_t *n = Counters.data();
     for (const InstructionTemplate &t : Templates[s.id]) {
+      if (llvm::any_of(t.firstIterationOnly, [&](int loop) { return n[loop] != 0; })) continue;
       ReadBuf.clear();
       WriteBuf.clear();
       for (const RegionForm &f : t.reads) ReadBuf.push_back(f.eval(n));
@@ -931,6 +994,13 @@ uint64_t contiguousBytesPerPartition(const nki::Tensor &tensor, const nki::Acces
     if (unit->extent != size) break;
   }
   return run * static_cast<uint64_t>(elemBytes);
+}
+
+TraceBuildOptions traceOptionsFor(const HardwareDesc &hw) {
+  TraceBuildOptions options;
+  options.hoistInvariantLoads = hw.scheduler.hoistInvariantLoads;
+  options.hoistBytesPerPartition = hw.memory.sbufUsableBytesPerPartition();
+  return options;
 }
 
 llvm::Expected<Trace> buildTrace(const nki::Kernel &kernel, const TraceBuildOptions &options) {

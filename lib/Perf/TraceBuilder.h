@@ -17,10 +17,21 @@
 
 namespace accelopt::perf {
 
+struct HardwareDesc;
+
 struct TraceBuildOptions {
   /// Refuse streams longer than this (a runaway loop nest), with an error.
   uint64_t maxInstructions = 20'000'000;
+  /// Trace a load of an input nothing writes, into a tile nothing else writes, once for all
+  /// iterations of each enclosing loop its address does not depend on: the iterations share the
+  /// tile, as the compiler's loop-invariant load hoisting makes them (target scheduler section).
+  bool hoistInvariantLoads = false;
+  /// Only while the copies the hoisted tile then needs take at most this many bytes per partition.
+  uint64_t hoistBytesPerPartition = 0;
 };
+
+/// The options that make the trace what `hw`'s compiler issues.
+TraceBuildOptions traceOptionsFor(const HardwareDesc &hw);
 
 /// Builds the instruction stream of `kernel`. Fails with "needs input shapes"
 /// when a trip count or tensor shape is unknown, and when the stream would

@@ -25,7 +25,7 @@ llvm::Expected<perf::KernelEstimate> SimulatorBackend::estimate(const nki::Kerne
 llvm::Expected<perf::KernelEstimate> SimulatorBackend::estimate(const nki::Kernel &kernel) const {
   perf::KernelEstimate e;
   auto start = std::chrono::steady_clock::now();
-  auto trace = perf::buildTrace(kernel);
+  auto trace = perf::buildTrace(kernel, perf::traceOptionsFor(Hw));
   if (!trace) return trace.takeError();
   e.traceMs = elapsedMs(start);
   e.instructions = trace->instructions().size();

@@ -108,13 +108,14 @@ TEST_F(Cost, DmaEfficiencyGrowsWithBytesPerPartition) {
 }
 
 TEST_F(Cost, DmaStripesOverQueuesAndRespectsHbm) {
-  // 128 x 4 KiB: striped over 16 queues of 17 B/ns at 94 % efficiency, after
-  // the fixed latency.
+  // 128 x 4 KiB: striped over 16 queues of the target's rate at 94 % efficiency,
+  // after the fixed latency.
   uint64_t bytes = 128 * 4096;
-  double expected = 1300 + bytes / 16.0 / (17 * Trn1.dma.efficiency(4096));
+  double rate = Trn1.dma.queueBytesPerNs;
+  double expected = 1300 + bytes / 16.0 / (rate * Trn1.dma.efficiency(4096));
   EXPECT_NEAR(isolatedDmaNs(Trn1, bytes, 4096, 128, true), expected, 1e-6);
   // One partition uses one queue.
-  EXPECT_NEAR(isolatedDmaNs(Trn1, 4096, 4096, 1, true), 1300 + 4096 / (17 * Trn1.dma.efficiency(4096)), 1e-6);
+  EXPECT_NEAR(isolatedDmaNs(Trn1, 4096, 4096, 1, true), 1300 + 4096 / (rate * Trn1.dma.efficiency(4096)), 1e-6);
   // A slow HBM caps the transfer.
   HardwareDesc slow = Trn1;
   slow.dma.hbmBytesPerNs = 10;

@@ -1,0 +1,22 @@
+# Shared reference of pairs/set_engine_before.py and pairs/set_engine_after.py.
+import numpy as np
+
+M = 512
+N = 2048
+
+
+def get_inputs():
+  x = np.random.uniform(low=0.5, high=2.0, size=(M, N)).astype(np.float32)
+  return [x]
+
+
+def forward(x):
+  return 1.0 / (x + 1.0)
+
+
+def transform_to_nki_inputs(inputs):
+  return inputs
+
+
+def transform_nki_outputs(k_res, ref):
+  return [np.reshape(k_res, ref.shape)]
