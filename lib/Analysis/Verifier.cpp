@@ -1,6 +1,7 @@
 #include "Analysis/Verifier.h"
 
 #include "Analysis/Dependence.h"
+#include "NKI/Platform.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -103,6 +104,13 @@ private:
     }
   }
 
+  /// The free elements per partition an operand may have (0 = no limit): the op table's, per packed row in
+  /// the double-row mode on a target that has it (NKI/Platform.h).
+  int64_t freeLimit(const Statement &st, const ParamInfo &p) const {
+    bool packed = st.op && st.op->kind == OpKind::Matmul && st.flag(kPerfModeParam) && O.doubleRow;
+    return packed ? int64_t(p.maxFree) * kDoubleRowPacking : p.maxFree;
+  }
+
   static int64_t freeSize(const std::vector<int64_t> &shape) {
     int64_t n = 1;
     for (size_t i = 1; i < shape.size(); ++i) n *= shape[i] ? shape[i] : 1;
@@ -143,15 +151,22 @@ private:
                llvm::formatv("{0} operand '{1}' must be in {2}, but '{3}' is in {4}", op.name, p->name,
                              allowedBuffers(p->buffers), tensorName(a.tensor), bufferName(t.buffer))
                    .str());
-      if (p->maxFree && a.exact && a.tileShape.size() >= 1) {
+      int64_t maxFree = freeLimit(st, *p);
+      if (maxFree && a.exact && a.tileShape.size() >= 1) {
         int64_t free = freeSize(a.tileShape);
-        if (free > p->maxFree)
+        if (free > maxFree)
           report(isMatmul ? Rule::MatmulOperands : Rule::OperandBuffer, a.range,
                  llvm::formatv("{0} operand '{1}' has {2} free elements per partition; the limit is {3}", op.name,
-                               p->name, free, p->maxFree)
+                               p->name, free, maxFree)
                      .str());
       }
     }
+    if (isMatmul && st.flag(kPerfModeParam) && !O.doubleRow)
+      report(Rule::MatmulOperands, st.range,
+             llvm::formatv("{0} perf_mode (FP8 double row) needs NeuronCore-v3 or newer; target {1} has no TensorE "
+                           "performance mode (check --target trn2)",
+                           op.name, O.target)
+                 .str());
     if (isMatmul) {
       for (const Access &w : st.writes) {
         const Tensor &t = K.tensors[w.tensor];
@@ -252,9 +267,9 @@ private:
       if (before <= O.sbufBytesPerPartition && total > O.sbufBytesPerPartition)
         report(Rule::SbufCapacity, t.range,
                llvm::formatv("SBUF tensors need {0} KiB per partition from here on, more than the {1} "
-                             "KiB available on trn1; the compiler will spill to HBM (consider "
+                             "KiB available on {2}; the compiler will spill to HBM (consider "
                              "shrink_buffer on block dimensions)",
-                             totalSbuf() / 1024, O.sbufBytesPerPartition / 1024)
+                             totalSbuf() / 1024, O.sbufBytesPerPartition / 1024, O.target)
                    .str());
     }
   }

@@ -8,14 +8,19 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <string>
 #include <vector>
 
 namespace accelopt::analysis {
 
+/// The target's limits. The defaults are trn1's; perf::verifyOptions(target) (Perf/TargetLimits.h) reads them from a
+/// target description (lib/Perf/targets/*.json), and a unit test keeps these defaults equal to trn1.json's.
 struct VerifyOptions {
+  std::string target = "trn1";
   int64_t sbufBytesPerPartition = 192 * 1024; // trn1 NeuronCore-v2 (NKI.md §3.3)
   int64_t psumBankBytes = 2048;
   int maxPartitions = 128;
+  bool doubleRow = false; // the FP8 double-row perf_mode exists (NC-v3+); the op table's free limits are per row
 };
 
 /// Every rule the verifier checks (declared once in NKI/Rules.def, which the front end reports through too).

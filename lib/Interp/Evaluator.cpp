@@ -8,6 +8,7 @@
 
 #include "Interp/DTypeRounding.h"
 #include "Interp/Uninit.h"
+#include "NKI/Platform.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -239,6 +240,19 @@ public:
         transposed = alloc({stT.cols, stT.rows});
         check(transpose(transposed.asTile(), stT));
         stT = transposed.asTile();
+      }
+      if (flag(op, b, nki::kPerfModeParam)) {
+        // FP8 double row (NKI/Platform.h): operands [K, 2, F] (gathered row-major) contract over K x 2, so
+        // each is read as [K * 2, F].
+        for (auto [tile, slot] : {std::pair{&stT, nki::Slot::Stationary}, std::pair{&mvT, nki::Slot::Moving}}) {
+          if (tile->cols % nki::kDoubleRowPacking)
+            fail(slotExpr(slot)->range,
+                 llvm::formatv("{0} perf_mode double row takes operands [K, {1}, F]; this one has {2} free elements",
+                               op->name, nki::kDoubleRowPacking, tile->cols)
+                     .str());
+          int64_t free = tile->cols / nki::kDoubleRowPacking;
+          *tile = ConstTile::contiguous(tile->data, tile->rows * nki::kDoubleRowPacking, free);
+        }
       }
       Stats.matmulFlops += 2.0 * double(stT.rows) * double(stT.cols) * double(mvT.cols);
       if (accumulator && !mask && accumulator->rows == stT.cols && accumulator->cols == mvT.cols) {

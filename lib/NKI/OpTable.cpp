@@ -45,6 +45,8 @@ constexpr P dmaCopyParams[] = {{"dst", Role::Dest, true, 0, 0, 0, Slot::Dest},
                                {"dst_rmw_op", Role::Func},
                                {"oob_mode", Role::Any},
                                {"dge_mode", Role::Any}};
+// perf_mode (NC-v3+, NKI.md §3.2) is a flag: a mode name sets it (NKI/Platform.h). The free limits are per PE
+// row; the double-row mode packs two rows (whether a target has the mode is a target fact).
 constexpr P ncMatmulParams[] = {{"stationary", Role::Tile, true, PMax, 128, SbufOnly, Slot::Stationary},
                                 {"moving", Role::Tile, true, PMax, 512, SbufOnly, Slot::Moving},
                                 {"is_stationary_onezero", Role::Flag},
@@ -52,9 +54,12 @@ constexpr P ncMatmulParams[] = {{"stationary", Role::Tile, true, PMax, 128, Sbuf
                                 {"is_transpose", Role::Flag},
                                 {"tile_position", Role::Any},
                                 {"tile_size", Role::Any},
-                                {"mask", Role::Mask}};
-constexpr P matmulParams[] = {{"x", Role::Tile, true, PMax, 128, SbufOnly, Slot::Stationary},
-                              {"y", Role::Tile, true, PMax, 512, SbufOnly, Slot::Moving},
+                                {"mask", Role::Mask},
+                                {"perf_mode", Role::Flag}};
+// nl.matmul is a language-level op: the compiler copies an operand it finds in PSUM (an nl.transpose
+// result) to SBUF first, so both on-chip buffers are accepted (NKI.md §1.8).
+constexpr P matmulParams[] = {{"x", Role::Tile, true, PMax, 128, OnChip, Slot::Stationary},
+                              {"y", Role::Tile, true, PMax, 512, OnChip, Slot::Moving},
                               {"transpose_x", Role::Flag},
                               {"mask", Role::Mask}};
 constexpr P ncTransposeParams[] = {{"data", Role::Tile, true, PMax, 128, OnChip, Slot::Data},

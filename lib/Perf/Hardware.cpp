@@ -1,6 +1,7 @@
 #include "Perf/Hardware.h"
 
 #include "Perf/EmbeddedData.h"
+#include "Perf/TargetLimits.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -151,7 +152,10 @@ void readInstructionCost(TargetReader &reader, const json &entry, const std::str
 
 } // namespace
 
-llvm::Expected<HardwareDesc> parseTarget(llvm::StringRef jsonText, llvm::StringRef origin) {
+/// Parses a target description into the timing model's parameters and the verifier's limits (both from
+/// the one file, every field required).
+static llvm::Expected<HardwareDesc> parseTarget(llvm::StringRef jsonText, llvm::StringRef origin,
+                                                analysis::VerifyOptions &limits) {
   json doc = json::parse(jsonText.begin(), jsonText.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object())
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: not a valid JSON object", origin.str().c_str());
@@ -182,6 +186,7 @@ llvm::Expected<HardwareDesc> parseTarget(llvm::StringRef jsonText, llvm::StringR
     p.fp32Factor = reader.number(m, "fp32_factor", "matmul.", 1);
     p.fp32OneZeroSpeedup = reader.number(m, "fp32_onezero_speedup", "matmul.", 1);
     p.fp32TransposeSpeedup = reader.number(m, "fp32_transpose_speedup", "matmul.", 1);
+    limits.doubleRow = reader.number(m, "double_row", "matmul.", 0, 1) != 0;
   }
 
   if (const json *ins = reader.section(doc, "instructions", "")) {
@@ -242,6 +247,10 @@ llvm::Expected<HardwareDesc> parseTarget(llvm::StringRef jsonText, llvm::StringR
   }
 
   if (llvm::Error err = reader.takeError()) return err;
+  limits.target = hw.name;
+  limits.maxPartitions = static_cast<int>(hw.memory.partitions);
+  limits.sbufBytesPerPartition = static_cast<int64_t>(hw.memory.sbufBytesPerPartition);
+  limits.psumBankBytes = static_cast<int64_t>(hw.memory.psumBankBytes);
   return hw;
 }
 
@@ -251,9 +260,15 @@ std::vector<std::string> knownTargets() {
   return names;
 }
 
-llvm::Expected<HardwareDesc> loadTarget(llvm::StringRef nameOrPath) {
+llvm::Expected<HardwareDesc> parseTarget(llvm::StringRef jsonText, llvm::StringRef origin) {
+  analysis::VerifyOptions limits;
+  return parseTarget(jsonText, origin, limits);
+}
+
+/// Parses a built-in target by name, or a JSON file in the same format by path.
+static llvm::Expected<HardwareDesc> loadTarget(llvm::StringRef nameOrPath, analysis::VerifyOptions &limits) {
   for (const embedded::DataFile &file : embedded::targetFiles())
-    if (nameOrPath == file.name) return parseTarget(file.text, std::string(file.name) + ".json");
+    if (nameOrPath == file.name) return parseTarget(file.text, std::string(file.name) + ".json", limits);
 
   bool looksLikePath = nameOrPath.endswith(".json") || nameOrPath.contains('/');
   if (!looksLikePath && !llvm::sys::fs::exists(nameOrPath))
@@ -264,7 +279,19 @@ llvm::Expected<HardwareDesc> loadTarget(llvm::StringRef nameOrPath) {
   if (!buffer)
     return llvm::createStringError(buffer.getError(), "cannot read target file '%s': %s", nameOrPath.str().c_str(),
                                    buffer.getError().message().c_str());
-  return parseTarget((*buffer)->getBuffer(), nameOrPath);
+  return parseTarget((*buffer)->getBuffer(), nameOrPath, limits);
+}
+
+llvm::Expected<HardwareDesc> loadTarget(llvm::StringRef nameOrPath) {
+  analysis::VerifyOptions limits;
+  return loadTarget(nameOrPath, limits);
+}
+
+llvm::Expected<analysis::VerifyOptions> verifyOptions(llvm::StringRef nameOrPath) {
+  analysis::VerifyOptions limits;
+  auto hw = loadTarget(nameOrPath, limits);
+  if (!hw) return hw.takeError();
+  return limits;
 }
 
 } // namespace accelopt::perf

@@ -5,6 +5,7 @@
 #include "NKI/Rules.h"
 
 #include "NKI/OpTable.h"
+#include "NKI/Platform.h"
 #include "NKI/PyCore.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -813,6 +814,15 @@ private:
       const Access *moving = readSlot(s, nki::Slot::Moving);
       if (!stationary || !moving) return skipped(s, "a matmul whose operands the model does not know");
       TileFacts st = facts(*stationary), mv = facts(*moving);
+      // TensorE reads only SBUF: nl.matmul's compiler copies an operand it finds in PSUM (an nl.transpose
+      // result) to SBUF first (NKI.md §1.8).
+      auto sbufOperand = [&](const Access &a, const TileFacts &f) -> llvm::Expected<RegionForm> {
+        if (bufferOf(K.tensors[storageOf(a.tensor)]) != Buffer::PSUM) return compileAccess(a);
+        InstructionTemplate copy = compute(OpKind::TensorCopy, f);
+        if (llvm::Error err = addReads(copy, {&a})) return err;
+        return issueToScratch(std::move(copy), Buffer::SBUF, f.partitions, f.freeElems * nki::dtypeBytes(f.dtype),
+                              "operand.sb");
+      };
       RegionForm stationaryForm;
       if (nki::matmulTransposesStationary(*s.op, s.flag("transpose_x"))) {
         // nl.matmul(x, y): x [M, K] is first transposed on TensorE (identity
@@ -820,7 +830,9 @@ private:
         InstructionTemplate tr = compute(OpKind::Transpose, st);
         tr.inst.engine = issueEngine(*s.op);
         tr.inst.flags |= OneZeroOperand;
-        if (llvm::Error err = addReads(tr, {stationary})) return err;
+        auto xForm = sbufOperand(*stationary, st);
+        if (!xForm) return xForm.takeError();
+        tr.reads.push_back(*xForm);
         auto psumT = issueToScratch(std::move(tr), Buffer::PSUM, static_cast<uint32_t>(st.freeElems),
                                     uint64_t(st.partitions) * 4, "xT.psum");
         if (!psumT) return psumT.takeError();
@@ -837,9 +849,15 @@ private:
         st.partitions = tf.partitions; // the stationary operand is [K, M] now
         st.freeElems = tf.freeElems;
       } else {
-        auto f = compileAccess(*stationary);
+        auto f = sbufOperand(*stationary, st);
         if (!f) return f.takeError();
         stationaryForm = *f;
+      }
+      if (s.flag(nki::kPerfModeParam)) {
+        // Double row (NKI/Platform.h): [K, 2, F] operands contract over K x 2 in the time of K.
+        st.partitions *= nki::kDoubleRowPacking;
+        st.freeElems /= nki::kDoubleRowPacking;
+        mv.freeElems /= nki::kDoubleRowPacking;
       }
       InstructionTemplate mm = compute(s.op->instr, mv);
       mm.inst.engine = issueEngine(*s.op);
@@ -851,7 +869,7 @@ private:
       if (s.flag("is_transpose")) mm.inst.flags |= IsTranspose;
       if (s.flag("is_stationary_onezero") || s.flag("is_moving_onezero")) mm.inst.flags |= OneZeroOperand;
       mm.reads.push_back(stationaryForm);
-      auto mf = compileAccess(*moving);
+      auto mf = sbufOperand(*moving, facts(*moving));
       if (!mf) return mf.takeError();
       mm.reads.push_back(*mf);
       TileFacts result;

@@ -1,6 +1,11 @@
 #include "BackendOptions.h"
 
+#include "NKI/Platform.h"
+#include "Perf/Hardware.h"
+
 #include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
 
 namespace accelopt::cli {
 
@@ -8,6 +13,14 @@ namespace accelopt::cli {
 // CLI that offers --backend rather than listed in Backends.def for every user
 // of the library (the language server keeps to the simulator).
 static profile::BackendRegistration RegisterNeuron("neuron", profile::createNeuronBackend);
+
+std::string kernelTarget(const cl::opt<std::string> &target, const std::vector<nki::Kernel> &kernels) {
+  if (target.getNumOccurrences() || kernels.empty()) return target;
+  std::optional<std::string> declared = nki::platformTarget(kernels.front());
+  if (!declared) return target;
+  std::vector<std::string> known = perf::knownTargets();
+  return std::find(known.begin(), known.end(), *declared) != known.end() ? *declared : std::string(target);
+}
 
 BackendOptions::BackendOptions(cl::SubCommand &sub, bool ownTimeout)
     : kind("backend",

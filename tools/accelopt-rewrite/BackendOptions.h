@@ -28,6 +28,10 @@ struct BackendOptions {
   llvm::Expected<std::unique_ptr<profile::Backend>> create(llvm::StringRef target, double timeoutSeconds = 0) const;
 };
 
+/// The target a subcommand uses: `--target` when given, else the built-in target the first kernel's
+/// decorator names (`@nki.jit(platform_target='trn2')`), else `--target`'s default (trn1).
+std::string kernelTarget(const cl::opt<std::string> &target, const std::vector<nki::Kernel> &kernels);
+
 /// The measurement details a profile of the neuron backend adds to `profile`'s
 /// text output: runs, latency min/median/max, platform, unreported fields.
 std::string renderNeuronMeasurement(const profile::NeuronMeasurement &m, const profile::NeuronOptions &o);

@@ -24,8 +24,10 @@ InputOptions Inputs(ProfileCmd);
 FormatOption Format(ProfileCmd);
 BackendOptions Backend(ProfileCmd, /*ownTimeout=*/true);
 cl::opt<std::string> File(cl::Positional, cl::desc("<kernel.py>"), cl::sub(ProfileCmd), cl::cat(category()));
-cl::opt<std::string> Target("target", cl::desc("Hardware: trn1 (default), trn2, or a target JSON file"),
-                            cl::value_desc("NAME"), cl::init("trn1"), cl::sub(ProfileCmd), cl::cat(category()));
+cl::opt<std::string>
+    Target("target",
+           cl::desc("Hardware: trn1, trn2, or a target JSON file (default: the kernel's platform_target, else trn1)"),
+           cl::value_desc("NAME"), cl::init("trn1"), cl::sub(ProfileCmd), cl::cat(category()));
 cl::opt<unsigned> DumpTrace("dump-trace", cl::desc("Print the first N instructions of the trace (debugging)"),
                             cl::init(0), cl::sub(ProfileCmd), cl::cat(category()), cl::Hidden);
 cl::opt<std::string> Timeline("timeline",
@@ -59,7 +61,7 @@ std::string statementText(const nki::Kernel &k, int id) {
 int runProfile() {
   auto file = Inputs.load(File);
   if (!file) return reportError(file.takeError());
-  auto backend = Backend.create(Target);
+  auto backend = Backend.create(kernelTarget(Target, file->kernels));
   if (!backend) return reportError(backend.takeError());
   const auto *neuron = dynamic_cast<const profile::NeuronBackend *>(backend->get());
   const nki::InputSpecs noSpecs;

@@ -1,5 +1,6 @@
 // Calls: builtins, Python helper functions, tensor methods and the arguments of NKI calls.
 #include "Interp/Evaluator/KernelEvaluator.h"
+#include "NKI/Platform.h"
 #include "NKI/PyCore.h"
 
 #include "Interp/DTypeRounding.h"
@@ -65,6 +66,11 @@ Value KernelEvaluator::call(const Expr *e, View *dest) {
     nki::pycore::BuiltinResult r = nki::pycore::callMath(name, py);
     if (!r.ok()) fail(e->range, r.error);
     return fromPy(r.value, args, e);
+  }
+  if (std::string_view buffer = nki::allocatorBuffer(name); !buffer.empty()) {
+    for (const Expr *a : e->elts) eval(a);
+    for (const auto &kw : e->keywords) eval(kw.value);
+    return Value::path(std::string(buffer));
   }
   if (KernelDialect == nki::Dialect::Nki)
     if (const nki::DialectApi *api = nki::currentDialectApi(name)) return dialectCall(*api, e);
@@ -338,6 +344,7 @@ const Expr *KernelEvaluator::paramExpr(const nki::OpInfo *op, const Bound &b, st
 
 bool KernelEvaluator::flag(const nki::OpInfo *op, const Bound &b, std::string_view name) {
   const Value *v = param(op, b, name);
+  if (v && v->kind == Value::Str) return nki::flagStringSet(v->s);
   return v && v->isNumber() && v->num() != 0;
 }
 

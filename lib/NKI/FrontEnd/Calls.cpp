@@ -1,6 +1,7 @@
 // Calls: builtins, NKI intrinsics, host code, NKI op calls bound to the op table with their
 // reads, writes, result tiles and allocations, and tensor methods.
 #include "NKI/FrontEnd/KernelBuilder.h"
+#include "NKI/Platform.h"
 #include "NKI/PyCore.h"
 #include "NKI/PyInt.h"
 #include "Syntax/AstWalks.h"
@@ -105,6 +106,11 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
     if (auto it = Helpers.find(name.substr(7)); it != Helpers.end())
       if (auto v = scalarHelperCall(*it->second, e, args, keywordArgs)) return *v;
     return Value::unknown(text(e));
+  }
+  if (std::string_view buffer = allocatorBuffer(name); !buffer.empty()) {
+    for (auto *a : e->elts) eval(a);
+    for (auto &kw : e->keywords) eval(kw.value);
+    return Value::path(std::string(buffer));
   }
   if (KernelDialect == Dialect::Nki)
     if (const DialectApi *api = currentDialectApi(name)) return dialectCall(*api, e);
@@ -392,7 +398,8 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
     vals[i] = eval(bound[i]);
     if (p.role == Role::Flag && Cur) {
       auto n = vals[i].number();
-      if (n && *n != 0) Cur->setFlags.push_back(std::string(p.name));
+      bool set = n ? *n != 0 : vals[i].kind == Value::Str && flagStringSet(vals[i].s);
+      if (set) Cur->setFlags.push_back(std::string(p.name));
     }
     if (p.role == Role::Tile || p.role == Role::Operand) readOperand(vals[i], bound[i], p.name);
     if (p.role == Role::Mask && Cur && vals[i].kind != Value::None) Cur->hasMask = true;
@@ -451,6 +458,15 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
       bool transposes = matmulTransposesStationary(*op, tx && tx->number() && *tx->number() != 0);
       // x @ y is [rows of x, columns of y]; x given K x M (transpose_x) has its rows along the free axis.
       shape = {sa.size() >= 2 ? (transposes ? sa[0] : sa[1]) : 0, sb.size() >= 2 ? sb.back() : 0};
+    } else if (const Value *mode = paramVal(kPerfModeParam);
+               mode && mode->kind == Value::Str && flagStringSet(mode->s)) {
+      // Double row: [K, 2, M] x [K, 2, N] -> [M, N] (NKI/Platform.h).
+      auto packedFree = [](const std::vector<int64_t> &s) {
+        int64_t n = 1;
+        for (size_t i = 1; i < s.size(); ++i) n *= s[i];
+        return s.size() >= 2 ? n / kDoubleRowPacking : 0;
+      };
+      shape = {packedFree(sa), packedFree(sb)};
     } else {
       shape = {sa.size() >= 2 ? sa.back() : (sa.empty() ? 0 : 1), sb.size() >= 2 ? sb.back() : 0};
     }

@@ -1,4 +1,5 @@
 #include "Perf/Hardware.h"
+#include "Perf/TargetLimits.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -67,6 +68,27 @@ TEST(Hardware, LoadsTrn2) {
   EXPECT_EQ(hw->memory.sbufBytesPerPartition, 224u * 1024);
   EXPECT_DOUBLE_EQ(hw->engine(ComputeEngine::Tensor).clockGHz, 2.4);
   EXPECT_DOUBLE_EQ(hw->matmul.fp32TransposeSpeedup, 2);
+}
+
+// The verifier's limits come from the target description; its defaults (used where no target is chosen)
+// are trn1's and must not drift from trn1.json.
+TEST(Hardware, VerifierLimitsAreTargetFacts) {
+  auto trn1 = verifyOptions("trn1");
+  ASSERT_TRUE(bool(trn1)) << llvm::toString(trn1.takeError());
+  analysis::VerifyOptions defaults;
+  EXPECT_EQ(trn1->target, defaults.target);
+  EXPECT_EQ(trn1->sbufBytesPerPartition, defaults.sbufBytesPerPartition);
+  EXPECT_EQ(trn1->psumBankBytes, defaults.psumBankBytes);
+  EXPECT_EQ(trn1->maxPartitions, defaults.maxPartitions);
+  EXPECT_EQ(trn1->doubleRow, defaults.doubleRow);
+  EXPECT_FALSE(trn1->doubleRow);
+
+  auto trn2 = verifyOptions("trn2");
+  ASSERT_TRUE(bool(trn2)) << llvm::toString(trn2.takeError());
+  EXPECT_EQ(trn2->target, "trn2");
+  EXPECT_EQ(trn2->sbufBytesPerPartition, 224 * 1024);
+  EXPECT_TRUE(trn2->doubleRow);
+  EXPECT_FALSE(bool(verifyOptions("trn9")));
 }
 
 TEST(Hardware, KnownTargets) { EXPECT_EQ(knownTargets(), (std::vector<std::string>{"trn1", "trn2"})); }
