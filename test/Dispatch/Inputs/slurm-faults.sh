@@ -129,8 +129,8 @@ print('neuron: backend', json.load(open('$work/neuron-slurm/report.json')).get('
 #    and is marked failed with Slurm's reason; the search finishes with the
 #    others, and the memory holds the failed candidate's whole verdict.
 start=$SECONDS
-ACCELOPT_FAULT_WORKER_HOLD=300 ACCELOPT_FAULT_WORKER_HOLD_ATTEMPTS=2 "$accelopt" "${args[@]}" --iterations 1 \
-  --dispatch slurm --slurm-opts "--time=1" --slurm-dir "$work/shared6" --memory "$work/m6.db" \
+ACCELOPT_FAULT_WORKER_HOLD=300 ACCELOPT_FAULT_WORKER_HOLD_ATTEMPTS=2 "$accelopt" "$kernel" --case spill_buffer_before \
+  --iterations 1 --seed 3 --dispatch slurm --slurm-opts "--time=1" --slurm-dir "$work/shared6" --memory "$work/m6.db" \
   --report "$work/slurm6" > /dev/null 2> "$work/slurm6.err" && echo "timeout run: exit 0"
 echo "timeout run: $((SECONDS - start)) s" >&2
 grep -o "ended TIMEOUT.*; retrying" "$work/slurm6.err" | head -n 1
