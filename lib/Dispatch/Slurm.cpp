@@ -2,6 +2,7 @@
 
 #include "Memory/Hash.h"
 #include "Profile/Backend.h"
+#include "Profile/NeuronBackend.h"
 #include "Syntax/SourceBuffer.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -78,21 +79,9 @@ llvm::Expected<std::string> runTool(llvm::StringRef tool, const std::vector<std:
   return *stdoutText;
 }
 
-const char *statusName(Candidate::Status s) {
-  switch (s) {
-  case Candidate::Pending: return "pending";
-  case Candidate::Refused: return "refused";
-  case Candidate::Invalid: return "invalid";
-  case Candidate::Incorrect: return "incorrect";
-  case Candidate::Correct: return "correct";
-  case Candidate::Slower: return "slower";
-  }
-  return "pending";
-}
-
-std::optional<Candidate::Status> statusNamed(llvm::StringRef name) {
-  for (auto s : {Candidate::Refused, Candidate::Invalid, Candidate::Incorrect, Candidate::Correct, Candidate::Slower})
-    if (name == statusName(s)) return s;
+std::optional<Candidate::Status> statusNamed(llvm::StringRef wire) {
+  for (const search::StatusNames &n : search::CandidateStatusNames)
+    if (n.status != Candidate::Pending && n.wire == wire) return n.status;
   return std::nullopt;
 }
 
@@ -218,32 +207,29 @@ public:
       std::vector<Task *> retry;
       for (Task *t : open) {
         if (readResult(resultFile(t->key))) continue; // arrived meanwhile: taken next round
-        std::string reason;
         auto it = states.find(t->job);
-        if (it == states.end()) {
-          // Unknown to squeue and sacct: give a just-submitted task time to show up.
-          if (++t->unseenPolls * O.pollSeconds >= 30) reason = "vanished from the queue";
-        } else if (failedState(it->second.state)) {
-          reason = it->second.state + (it->second.node.empty() ? "" : " on " + it->second.node);
-        } else if (it->second.state == "COMPLETED") {
-          // The result is renamed into place before the task exits; allow a shared file system to catch up.
-          if (++t->completedPolls * O.pollSeconds >= 10) reason = "COMPLETED without writing a result";
-        } else if (it->second.state == "PENDING" && notedReason[t->job] != it->second.reason) {
-          notedReason[t->job] = it->second.reason;
+        const TaskState *state = it == states.end() ? nullptr : &it->second;
+        if (!state)
+          ++t->unseenPolls;
+        else if (state->state == "COMPLETED")
+          ++t->completedPolls;
+        else if (state->state == "PENDING" && notedReason[t->job] != state->reason) {
+          notedReason[t->job] = state->reason;
           // The usual waits are not news; a drained or down node is.
-          if (it->second.reason != "None" && it->second.reason != "Priority" && it->second.reason != "Resources")
-            notes() << "slurm: job " << t->job << " pending (" << it->second.reason << ")\n";
+          if (state->reason != "None" && state->reason != "Priority" && state->reason != "Resources")
+            notes() << "slurm: job " << t->job << " pending (" << state->reason << ")\n";
         }
-        if (reason.empty()) continue;
-        if (t->attempt <= O.retries) {
-          notes() << "slurm: job " << t->job << " ended " << reason << "; retrying\n";
+        TaskOutcome outcome =
+            judgeTask(state, t->attempt, O.retries, t->unseenPolls * O.pollSeconds, t->completedPolls * O.pollSeconds);
+        if (outcome.action == TaskOutcome::Retry) {
+          notes() << "slurm: job " << t->job << " ended " << outcome.reason << "; retrying\n";
           ++Stats.retried;
           retry.push_back(t);
-        } else {
-          t->fail("slurm job " + t->job + " ended " + reason + " (after " + std::to_string(t->attempt) + " attempts)");
+        } else if (outcome.action == TaskOutcome::Fail) {
+          t->fail(failedTaskError(t->job, outcome, t->attempt));
           t->done = true;
           ++Stats.failed;
-          notes() << "slurm: job " << t->job << " ended " << reason << "; marked failed\n";
+          notes() << "slurm: job " << t->job << " ended " << outcome.reason << "; marked failed\n";
         }
       }
       if (auto err = submit(retry)) return err;
@@ -273,7 +259,9 @@ private:
       batch.push_back(entry);
     }
     if (auto err = syntax::writeFileAtomically(batchFile, batch.dump(1) + "\n")) return err;
-    std::vector<std::string> args = {"--parsable", "--job-name=accelopt-eval",
+    // --no-requeue: a task whose node fails ends NODE_FAIL and is retried once
+    // like any other failure, instead of being requeued by Slurm as often as nodes fail.
+    std::vector<std::string> args = {"--parsable", "--no-requeue", "--job-name=accelopt-eval",
                                      "--array=0-" + std::to_string(tasks.size() - 1),
                                      "--output=" + pathJoin(Dir, "log", "%A_%a.out")};
     if (!O.partition.empty()) args.push_back("--partition=" + O.partition);
@@ -299,9 +287,6 @@ private:
     return llvm::Error::success();
   }
 
-  struct TaskState {
-    std::string state, node, reason;
-  };
   /// State, node and pending reason of each task Slurm still knows ("12_3" → ...).
   std::map<std::string, TaskState> query(const std::vector<Task *> &open) {
     std::map<std::string, TaskState> states;
@@ -315,13 +300,7 @@ private:
       llvm::consumeError(out.takeError()); // a transient controller hiccup: ask again next poll
       return states;
     }
-    llvm::SmallVector<llvm::StringRef, 16> lines;
-    llvm::StringRef(*out).split(lines, '\n', -1, false);
-    for (auto line : lines) {
-      llvm::SmallVector<llvm::StringRef, 4> f;
-      line.trim().split(f, '|');
-      if (f.size() >= 4) states[f[0].str()] = {f[1].str(), f[2].str(), f[3].str()};
-    }
+    states = parseSqueue(*out);
     // Tasks squeue forgot (older than MinJobAge): ask the accounting, when there is one.
     for (Task *t : open) {
       if (states.count(t->job)) continue;
@@ -330,13 +309,41 @@ private:
         llvm::consumeError(acct.takeError());
         continue;
       }
-      llvm::SmallVector<llvm::StringRef, 4> f;
-      llvm::StringRef(*acct).split('\n').first.trim().split(f, '|');
-      if (f.size() >= 3 && f[0] == t->job) states[t->job] = {f[1].split(' ').first.str(), f[2].str(), ""};
+      if (auto state = parseSacct(*acct, t->job)) states[t->job] = *state;
     }
     return states;
   }
 };
+
+/// The search's backend as a worker rebuilds it: its kind and, for the neuron
+/// backend, every option of its measurements (they change a verdict).
+nlohmann::json backendSpec(const search::SearchOptions &search) {
+  const auto *neuron = dynamic_cast<const profile::NeuronBackend *>(search.backend.get());
+  if (!neuron) return {{"kind", "sim"}};
+  const profile::NeuronOptions &o = neuron->options();
+  return {{"kind", "neuron"},     {"python", o.python},          {"warmup", o.warmup},
+          {"runs", o.runs},       {"timeout", o.timeoutSeconds}, {"compile_options", o.compileOptions},
+          {"keep_dir", o.keepDir}};
+}
+
+/// The backend of a run's context (backendSpec), for `target`.
+llvm::Expected<std::shared_ptr<const profile::Backend>> backendOfSpec(const nlohmann::json &spec,
+                                                                      llvm::StringRef target) {
+  std::string kind = spec.is_object() ? spec.value("kind", "sim") : "sim";
+  auto backend = profile::createBackend(kind, target);
+  if (!backend) return backend.takeError();
+  if (auto *neuron = dynamic_cast<profile::NeuronBackend *>(backend->get())) {
+    profile::NeuronOptions o = neuron->options();
+    o.python = spec.value("python", o.python);
+    o.warmup = spec.value("warmup", o.warmup);
+    o.runs = spec.value("runs", o.runs);
+    o.timeoutSeconds = spec.value("timeout", o.timeoutSeconds);
+    o.compileOptions = spec.value("compile_options", o.compileOptions);
+    o.keepDir = spec.value("keep_dir", o.keepDir);
+    neuron->setOptions(std::move(o));
+  }
+  return std::shared_ptr<const profile::Backend>(std::move(*backend));
+}
 
 llvm::Error checkSlurmAnswers() {
   if (auto out = runTool("squeue", {"-h", "-o", "%i"}); !out)
@@ -345,6 +352,45 @@ llvm::Error checkSlurmAnswers() {
 }
 
 } // namespace
+
+std::map<std::string, TaskState> parseSqueue(llvm::StringRef text) {
+  std::map<std::string, TaskState> states;
+  llvm::SmallVector<llvm::StringRef, 16> lines;
+  text.split(lines, '\n', -1, false);
+  for (auto line : lines) {
+    llvm::SmallVector<llvm::StringRef, 4> f;
+    line.trim().split(f, '|');
+    if (f.size() >= 4) states[f[0].str()] = {f[1].str(), f[2].str(), f[3].str()};
+  }
+  return states;
+}
+
+std::optional<TaskState> parseSacct(llvm::StringRef text, llvm::StringRef job) {
+  llvm::SmallVector<llvm::StringRef, 4> f;
+  text.split('\n').first.trim().split(f, '|');
+  if (f.size() < 3 || f[0] != job) return std::nullopt;
+  return TaskState{f[1].split(' ').first.str(), f[2].str(), ""};
+}
+
+TaskOutcome judgeTask(const TaskState *state, unsigned attempt, unsigned retries, double unseenSeconds,
+                      double completedSeconds) {
+  TaskOutcome outcome;
+  if (!state) {
+    // Unknown to squeue and sacct: give a just-submitted task time to show up.
+    if (unseenSeconds >= 30) outcome.reason = "vanished from the queue";
+  } else if (failedState(state->state)) {
+    outcome.reason = state->state + (state->node.empty() ? "" : " on " + state->node);
+  } else if (state->state == "COMPLETED") {
+    // The result is renamed into place before the task exits; allow a shared file system to catch up.
+    if (completedSeconds >= 10) outcome.reason = "COMPLETED without writing a result";
+  }
+  if (!outcome.reason.empty()) outcome.action = attempt <= retries ? TaskOutcome::Retry : TaskOutcome::Fail;
+  return outcome;
+}
+
+std::string failedTaskError(llvm::StringRef job, const TaskOutcome &outcome, unsigned attempt) {
+  return ("slurm job " + job + " ended " + outcome.reason + " (after " + llvm::Twine(attempt) + " attempts)").str();
+}
 
 struct SlurmEvaluator::Impl {
   explicit Impl(const SlurmOptions &o, std::string dir) : Arrays(o, std::move(dir)) {}
@@ -377,7 +423,8 @@ llvm::Expected<std::unique_ptr<SlurmEvaluator>> SlurmEvaluator::create(const Slu
                             {"rtol", search.tolerance.rtol},
                             {"rel_l2", search.tolerance.relL2},
                             {"candidate_timeout", search.candidateTimeout},
-                            {"check_all", search.checkAll}};
+                            {"check_all", search.checkAll},
+                            {"backend", backendSpec(search)}};
   std::string run = memory::sourceHash(*text + "\n" + context.dump()).substr(0, 16);
   auto impl = std::make_unique<Impl>(options, pathJoin(shared, run));
   if (auto err = impl->Arrays.prepare()) return err;
@@ -526,18 +573,29 @@ llvm::Error runWorker(llvm::StringRef batchFile, unsigned index, llvm::StringRef
   options.tolerance.relL2 = context->value("rel_l2", options.tolerance.relL2);
   options.candidateTimeout = context->value("candidate_timeout", options.candidateTimeout);
   options.checkAll = context->value("check_all", false);
-  // Fault injection for the cluster test: the first attempt of the first task
-  // of the first batch holds until it is cancelled (scancel mid-run).
-  if (const char *hold = std::getenv("ACCELOPT_FAULT_WORKER_HOLD"))
-    if (path::filename(batchFile) == "batch-0.json" && index == 0 && task.value("attempt", 1) == 1)
+  // The backend the user chose (--backend), with its options.
+  auto backend = backendOfSpec(context->value("backend", nlohmann::json()), options.target);
+  if (!backend) return backend.takeError();
+  options.backend = std::move(*backend);
+  // Fault injection for the cluster test: the candidate of the first task of
+  // the first batch holds for ACCELOPT_FAULT_WORKER_HOLD seconds on its first
+  // attempt, or on its first ACCELOPT_FAULT_WORKER_HOLD_ATTEMPTS attempts, until
+  // it is cancelled (scancel mid-run) or exceeds its time limit (--time).
+  if (const char *hold = std::getenv("ACCELOPT_FAULT_WORKER_HOLD")) {
+    const char *attempts = std::getenv("ACCELOPT_FAULT_WORKER_HOLD_ATTEMPTS");
+    auto first = readJson(pathJoin(runDir, "batch-0.json"));
+    if (!first) return first.takeError();
+    bool heldCandidate = first->is_array() && !first->empty() && (*first)[0].value("key", "") == key;
+    if (heldCandidate && task.value("attempt", 1) <= (attempts ? std::atoi(attempts) : 1))
       std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(hold)));
+  }
   auto evaluator = search::CandidateEvaluator::create(context->value("kernel_path", ""), *original, *inputs, options);
   if (!evaluator) return evaluator.takeError();
   Candidate c;
   c.text = *candidateText;
   (*evaluator)->evaluate(c, task.value("cutoff", 0.0));
   nlohmann::json result = {
-      {"status", statusName(c.status)},
+      {"status", search::statusNames(c.status).wire.str()},
       {"error", c.error},
       {"ran_on", where.str()},
       {"profile", c.profile ? nlohmann::json::parse(c.profile->toJSON().dump()) : nlohmann::json()}};

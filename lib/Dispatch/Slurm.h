@@ -24,7 +24,9 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace accelopt::dispatch {
@@ -65,6 +67,33 @@ private:
   explicit SlurmEvaluator(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> I;
 };
+
+/// What Slurm says of one task of a job array ("12_3").
+struct TaskState {
+  std::string state;  // RUNNING, PENDING, COMPLETED, TIMEOUT, OUT_OF_MEMORY, NODE_FAIL, ...
+  std::string node;   // where it ran, when known
+  std::string reason; // why it is pending (squeue %r)
+};
+
+/// Reads `squeue -h -r -t all -o '%i|%T|%N|%r'`: task id → state.
+std::map<std::string, TaskState> parseSqueue(llvm::StringRef text);
+/// Reads `sacct -n -P -X -j JOB --format=JobID,State,NodeList` for task `job`
+/// ("CANCELLED by 0" is CANCELLED); nullopt when it does not report it.
+std::optional<TaskState> parseSacct(llvm::StringRef text, llvm::StringRef job);
+
+/// What the submitter does about a task that has not written its result.
+struct TaskOutcome {
+  enum Action { Wait, Retry, Fail } action = Wait;
+  std::string reason; // Retry, Fail: how it ended, e.g. "TIMEOUT on node1"
+};
+/// The outcome of task `job` on its `attempt` (from 1) given `state` (null:
+/// unknown to squeue and sacct), after `unseenSeconds` unknown or
+/// `completedSeconds` COMPLETED without a result; it is retried while
+/// `attempt <= retries`, then fails.
+TaskOutcome judgeTask(const TaskState *state, unsigned attempt, unsigned retries, double unseenSeconds,
+                      double completedSeconds);
+/// A failed task's error, as the candidate or case carries it.
+std::string failedTaskError(llvm::StringRef job, const TaskOutcome &outcome, unsigned attempt);
 
 /// One `bench` case profiled by a backend, as bench reports it.
 struct CaseProfile {

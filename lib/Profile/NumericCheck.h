@@ -130,6 +130,8 @@ public:
                                                  const interp::RunOptions &run);
 
   size_t seeds() const { return Seeds.size(); }
+  /// The original's run on the i-th seed (its inputs, outputs and reference).
+  const SeedBaseline &seed(size_t i) const { return Seeds[i]; }
   /// The candidate on every seed, stopping at the first seed that is not equal.
   /// The result's last element is that seed (all equal when it is equal).
   std::vector<SeedCheck> check(const nki::KernelFile &file, const nki::Kernel &kernel,

@@ -14,18 +14,6 @@ namespace accelopt::search {
 
 namespace {
 
-std::string statusName(Candidate::Status s) {
-  switch (s) {
-  case Candidate::Pending: return "pending";
-  case Candidate::Refused: return "refused";
-  case Candidate::Invalid: return "invalid";
-  case Candidate::Incorrect: return "incorrect";
-  case Candidate::Correct: return "correct";
-  case Candidate::Slower: return "slower (not checked)";
-  }
-  return "?";
-}
-
 std::string chart(const SearchResult &r) {
   // Best latency (sim estimate) after each iteration, iteration 0 = the original.
   std::vector<double> ys = {r.original().latency()};
@@ -204,7 +192,7 @@ llvm::Error writeReport(llvm::StringRef dir, const SearchResult &r, const Search
     all.push_back({{"id", c.id},
                    {"parent", c.parent},
                    {"iteration", c.iteration},
-                   {"status", statusName(c.status)},
+                   {"status", statusNames(c.status).display.str()},
                    {"plan", c.plan},
                    {"signal", c.signal},
                    {"ops", c.ops},

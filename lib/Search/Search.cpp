@@ -2,6 +2,7 @@
 
 #include "Analysis/Verifier.h"
 #include "Memory/Hash.h"
+#include "Profile/NeuronBackend.h"
 #include "Profile/NumericCheck.h"
 #include "Profile/SimulatorBackend.h"
 #include "Rewrite/Rewrite.h"
@@ -92,12 +93,24 @@ struct CandidateEvaluator::State {
   std::string Path;
   std::shared_ptr<const profile::Backend> Backend;
   std::optional<profile::NumericBaseline> Baseline;
+  /// A backend that runs kernels on a device (--backend neuron): candidates are
+  /// checked on the outputs it collects, against the original's outputs there
+  /// (DeviceOutputs, one per seed, inputs left in Baseline), as `verify` does.
+  const profile::NeuronBackend *Device = nullptr;
+  std::vector<profile::SeedBaseline> DeviceOutputs;
   Candidate Original;
 
   llvm::Expected<nki::KernelFile> parse(const std::string &text) const {
     return parseCandidate(Path, text, Inputs, O.kernelName);
   }
   profile::NumericCheckOptions numericOptions() const { return {O.tolerance, O.candidateTimeout}; }
+
+  /// Runs `kernel` on the device on the inputs of the baseline's seed `i`.
+  llvm::Expected<profile::NeuronMeasurement> measureOnDevice(const nki::Kernel &kernel, size_t i) const {
+    auto args = profile::candidateInputs(Baseline->seed(i), kernel);
+    if (!args) return args.takeError();
+    return Device->measure(kernel, *args);
+  }
 };
 
 CandidateEvaluator::CandidateEvaluator(std::unique_ptr<State> state) : S(std::move(state)) {}
@@ -131,10 +144,14 @@ llvm::Expected<std::unique_ptr<CandidateEvaluator>> CandidateEvaluator::create(l
   original.id = 0;
   original.text = text.str();
   original.hash = normalisedHash(text);
-  auto profile = st->Backend->profile(*kernel, st->Inputs);
-  if (!profile) return profile.takeError();
-  original.profile = *profile;
   original.status = Candidate::Correct;
+  // No numeric seeds: nothing to compare, the device only profiles.
+  if (options.numericSeeds > 0) st->Device = dynamic_cast<const profile::NeuronBackend *>(st->Backend.get());
+  if (!st->Device) {
+    auto profile = st->Backend->profile(*kernel, st->Inputs);
+    if (!profile) return profile.takeError();
+    original.profile = *profile;
+  }
   auto baseline =
       profile::NumericBaseline::capture(*file, *kernel, st->Inputs, options.numericSeeds, st->numericOptions().run);
   if (!baseline)
@@ -142,6 +159,23 @@ llvm::Expected<std::unique_ptr<CandidateEvaluator>> CandidateEvaluator::create(l
       return error("the original kernel fails on the interpreter: " + e.message());
     });
   st->Baseline = std::move(*baseline);
+  if (!st->Device) return std::unique_ptr<CandidateEvaluator>(new CandidateEvaluator(std::move(st)));
+  // On the device: the original's outputs on every seed are the reference; its
+  // run on the first seed is its profile.
+  for (size_t i = 0; i < st->Baseline->seeds(); ++i) {
+    auto run = st->measureOnDevice(*kernel, i);
+    if (!run) return run.takeError();
+    if (i == 0) original.profile = run->profile;
+    profile::SeedBaseline outputs;
+    outputs.seed = st->Baseline->seed(i).seed;
+    outputs.outputs = std::move(run->outputs);
+    for (const interp::NDArray &reference : st->Baseline->seed(i).reference) {
+      auto copy = reference.clone();
+      if (!copy) return copy.takeError();
+      outputs.reference.push_back(std::move(*copy));
+    }
+    st->DeviceOutputs.push_back(std::move(outputs));
+  }
   return std::unique_ptr<CandidateEvaluator>(new CandidateEvaluator(std::move(st)));
 }
 
@@ -167,6 +201,10 @@ void CandidateEvaluator::evaluate(Candidate &c, double cutoff) const {
     c.error = "does not verify";
     return;
   }
+  if (S->Device) {
+    evaluateOnDevice(c, *k, cutoff);
+    return;
+  }
   // Profile first: it is cheap, and a candidate slower than the whole beam
   // can never be selected, so its numeric check can wait (--check-all).
   auto profile = S->Backend->profile(*k, S->Inputs);
@@ -185,6 +223,32 @@ void CandidateEvaluator::evaluate(Candidate &c, double cutoff) const {
     c.status = checks.back().outcome == profile::SeedCheck::InputsFailed ? Candidate::Invalid : Candidate::Incorrect;
     c.error = checks.back().firstDifference();
     return;
+  }
+  c.status = Candidate::Correct;
+}
+
+void CandidateEvaluator::evaluateOnDevice(Candidate &c, const nki::Kernel &k, double cutoff) const {
+  // The profiling run on the first seed also collects the outputs checked for it.
+  for (size_t i = 0; i < S->DeviceOutputs.size(); ++i) {
+    auto run = S->measureOnDevice(k, i);
+    if (!run) {
+      c.status = Candidate::Invalid;
+      c.error = llvm::toString(run.takeError());
+      return;
+    }
+    if (i == 0) {
+      c.profile = run->profile;
+      if (!S->O.checkAll && c.latency() >= cutoff) {
+        c.status = Candidate::Slower;
+        return;
+      }
+    }
+    profile::SeedCheck check = profile::compareOutputs(S->DeviceOutputs[i], run->outputs, S->numericOptions());
+    if (!check.equal()) {
+      c.status = Candidate::Incorrect;
+      c.error = check.firstDifference();
+      return;
+    }
   }
   c.status = Candidate::Correct;
 }

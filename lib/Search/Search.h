@@ -112,6 +112,25 @@ struct Candidate {
   double latency() const { return profile ? profile->latency : 1e300; }
 };
 
+/// The names of a candidate status, declared once: `wire` is what a cluster
+/// worker writes and the submitter reads back (lib/Dispatch), `display` what
+/// reports show (report.md, report.json).
+struct StatusNames {
+  Candidate::Status status;
+  llvm::StringLiteral wire, display;
+};
+inline constexpr StatusNames CandidateStatusNames[] = {
+    {Candidate::Pending, "pending", "pending"}, {Candidate::Refused, "refused", "refused"},
+    {Candidate::Invalid, "invalid", "invalid"}, {Candidate::Incorrect, "incorrect", "incorrect"},
+    {Candidate::Correct, "correct", "correct"}, {Candidate::Slower, "slower", "slower (not checked)"},
+};
+/// The row of `s` in CandidateStatusNames.
+inline const StatusNames &statusNames(Candidate::Status s) {
+  for (const StatusNames &n : CandidateStatusNames)
+    if (n.status == s) return n;
+  return CandidateStatusNames[0];
+}
+
 /// A plan is a step the planner wants tried; realise() turns it into op lists.
 struct Plan {
   std::string description;
@@ -203,6 +222,8 @@ public:
 private:
   struct State;
   explicit CandidateEvaluator(std::unique_ptr<State> state);
+  /// evaluate() with a device backend: profile and numeric check on the outputs the device returned.
+  void evaluateOnDevice(Candidate &c, const nki::Kernel &k, double cutoff) const;
   std::unique_ptr<State> S;
 };
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Driver of test/Dispatch/slurm.test: starts a throw-away one-node Slurm, runs
-# optimize locally and with --dispatch slurm under three faults (a task
-# cancelled mid-run, the node drained, the submitting process killed then
-# --resume) and prints one line per check for FileCheck.
+# optimize locally and with --dispatch slurm under faults (a task cancelled
+# mid-run, the node drained, the submitting process killed then --resume, a task
+# past its time limit, the node failed), with --backend neuron on the SDK
+# stand-in, and prints one line per check for FileCheck.
 # Usage: slurm-faults.sh ACCELOPT SRCROOT WORKDIR
 set -uo pipefail
 accelopt=$1 srcroot=$2 work=$3
@@ -98,3 +99,63 @@ echo "tasks run $(ls "$run3/log" | wc -l), results $(ls "$run3/result" | wc -l)"
 head -n "$(wc -l < "$work/bench-local.txt")" "$work/bench-slurm.txt" | cmp -s - "$work/bench-local.txt" &&
   echo "bench: same table"
 echo "bench cases on slurm: $(grep -c ': slurm job [0-9]*_[0-9]* on localhost$' "$work/bench-slurm.txt") of $(grep -c '^  ' <(sed -n '/^where each case ran:/,$p' "$work/bench-slurm.txt"))"
+
+# 5. --backend neuron on the nodes: the worker measures with the SDK (here the
+#    recorded-fixture stand-in, test/Profile/Inputs/fake-neuron-sdk, first on
+#    PATH/PYTHONPATH of the submitter, whose environment the tasks inherit) and
+#    with the submitter's --neuron-* options: one run gives the recorded minimum,
+#    ten would give the recorded mean.
+sdk="$srcroot/test/Profile/Inputs/fake-neuron-sdk"
+neuron_env=(env "PATH=$sdk/bin:$PATH" "PYTHONPATH=$sdk/python" "NEURON_PLATFORM_TARGET_OVERRIDE=trn1"
+  "FAKE_NEURON_RECORDS=$srcroot/nkibench/upstream/measured/trn1_baselines.json" ACCELOPT_NEURON_PYTHON=/usr/bin/python3)
+neuron_args=("$srcroot/test/Profile/Inputs/exp_add.py" --inputs 'x=f32[256,512]' --backend neuron --neuron-runs 1
+  --neuron-warmup 0 --iterations 1 --beam 1 --plans 2 --samples 1 --check-all --memory none --quiet)
+"${neuron_env[@]}" "$accelopt" "${neuron_args[@]}" -j 2 --report "$work/neuron-local" > /dev/null 2>&1 ||
+  echo "neuron local run failed"
+"${neuron_env[@]}" "$accelopt" "${neuron_args[@]}" --dispatch slurm --slurm-dir "$work/shared5" \
+  --report "$work/neuron-slurm" > /dev/null 2> "$work/neuron-slurm.err" && echo "neuron slurm run: exit 0"
+/usr/bin/python3 -c "
+import json, sys
+local = json.load(open('$work/neuron-local/candidates.json'))
+remote = json.load(open('$work/neuron-slurm/candidates.json'))
+key = lambda c: (json.dumps(c['ops'], sort_keys=True), c['status'], c['latency_ms'], c['error'])
+print('neuron: same verdicts', sorted(map(key, local)) == sorted(map(key, remote)))
+print('neuron: candidates on slurm', sum(c['ran_on'].startswith('slurm job') for c in remote[1:]), 'of', len(remote) - 1)
+print('neuron: backend', json.load(open('$work/neuron-slurm/report.json')).get('backend'))
+"
+
+# 6. A task past its time limit (--slurm-opts --time=1, one minute, Slurm's
+#    smallest): the held candidate times out, is retried once, times out again
+#    and is marked failed with Slurm's reason; the search finishes with the
+#    others, and the memory holds the failed candidate's whole verdict.
+start=$SECONDS
+ACCELOPT_FAULT_WORKER_HOLD=300 ACCELOPT_FAULT_WORKER_HOLD_ATTEMPTS=2 "$accelopt" "$kernel" --case spill_buffer_before \
+  --iterations 1 --seed 3 --dispatch slurm --slurm-opts "--time=1" --slurm-dir "$work/shared6" --memory "$work/m6.db" \
+  --report "$work/slurm6" > /dev/null 2> "$work/slurm6.err" && echo "timeout run: exit 0"
+echo "timeout run: $((SECONDS - start)) s" >&2
+grep -o "ended TIMEOUT.*; retrying" "$work/slurm6.err" | head -n 1
+grep -o "ended TIMEOUT.*; marked failed" "$work/slurm6.err" | head -n 1
+/usr/bin/python3 -c "
+import json
+c = json.load(open('$work/slurm6/candidates.json'))
+print('timed out:', [x['status'] + ': ' + x['error'] for x in c if 'TIMEOUT' in x['error']])
+"
+"$accelopt" memory export "$work/m6.json" --db "$work/m6.db" > /dev/null
+/usr/bin/python3 -c "
+import json
+d = json.load(open('$work/m6.json'))
+print('memory:', [(x.get('status'), x.get('error')) for x in d['candidates'] if 'TIMEOUT' in (x.get('error') or '')])
+"
+
+# 7. The node fails under running tasks (slurmd killed): with --no-requeue they
+#    end NODE_FAIL, are resubmitted, wait for the node, and the run ends with the
+#    local run's result.
+ACCELOPT_FAULT_WORKER_HOLD=120 "$accelopt" "${args[@]}" --dispatch slurm --slurm-dir "$work/shared7" \
+  --memory none --report "$work/slurm7" > /dev/null 2> "$work/slurm7.err" &
+pid=$!
+wait_for 60 task_of > /dev/null && kill -9 "$(cat "$cluster/slurmd.pid")" && echo "slurmd killed"
+wait_for 150 grep -m1 -o "ended NODE_FAIL on localhost; retrying" "$work/slurm7.err"
+/usr/sbin/slurmd -D -N localhost -f "$SLURM_CONF" > "$cluster/log/slurmd.out" 2>&1 &
+echo $! > "$cluster/slurmd.pid"
+wait $pid && echo "node-fail run: exit 0"
+same "$work/slurm7"

@@ -25,6 +25,21 @@ def _recorded_case(kernel):
         return ""
 
 
+def _is_faithful(kernel):
+    """Whether the kernel's source is $FAKE_NKI_FAITHFUL's (miscompute-rewrites mode)."""
+    try:
+        with open(kernel.__code__.co_filename) as f, open(os.environ["FAKE_NKI_FAITHFUL"]) as g:
+            return f.read() == g.read()
+    except (OSError, KeyError):
+        return False
+
+
+def _plus_one(result):
+    if isinstance(result, (tuple, list)):
+        return type(result)(r + 1 for r in result)
+    return result + 1
+
+
 def baremetal(kernel=None, save_neff_name="file.neff", save_trace_name="profile.ntff",
               additional_compile_opt=None, artifacts_dir=None):
     def run(*args):
@@ -34,6 +49,8 @@ def baremetal(kernel=None, save_neff_name="file.neff", save_trace_name="profile.
         if mode == "hang":
             time.sleep(3600)
         result = kernel(*args)
+        if mode == "miscompute-rewrites" and not _is_faithful(kernel):
+            result = _plus_one(result)
         with open(save_neff_name, "w") as f:
             json.dump({"kernel": kernel.__name__, "record": _recorded_case(kernel)}, f)
         with open(save_trace_name, "w") as f:
