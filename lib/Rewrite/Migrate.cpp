@@ -46,7 +46,8 @@ struct ArangeIndex {
 
 class Migrator {
 public:
-  explicit Migrator(const syntax::Module &m) : M(m), Text(m.source().text()) {}
+  Migrator(const syntax::Module &m, const TileAllocation &allocation)
+      : M(m), Text(m.source().text()), Allocation(allocation) {}
 
   Migration run() {
     forEachStmtIn(M.body());
@@ -54,7 +55,9 @@ public:
     findBlockTensors();
     for (auto &[name, b] : Blocks)
       if (b.psum) planPerIterationAllocation(b);
+    findNamedAranges();
     convertSubscripts();
+    dropNamedAranges();
     convertCalls();
     for (const Expr *e : Exprs)
       if (isRemovedApiCall(e) && !Consumed.count(e)) {
@@ -81,6 +84,7 @@ private:
 
   const syntax::Module &M;
   llvm::StringRef Text;
+  const TileAllocation &Allocation;
   std::vector<const Expr *> Exprs; // every expression, parents first
   std::map<const Expr *, const Stmt *> StmtOf;
   std::map<const Expr *, const Expr *> ParentOf;
@@ -89,6 +93,13 @@ private:
   std::vector<MigrationProblem> Problems;
   std::set<const Expr *> Consumed; // removed-API calls the edits replace
   std::map<std::string, BlockTensor> Blocks;
+  /// `ix = nl.arange(128)[:, None]`, assigned once: its uses become slices and the line goes.
+  struct NamedArange {
+    ArangeIndex index;
+    const Stmt *def;
+  };
+  std::map<std::string, NamedArange> NamedAranges;
+  std::set<const Expr *> ConvertedNames; // Name uses of NamedAranges turned into slices
 
   void problem(const Expr *e, std::string msg) { Problems.push_back({e->range.begin, std::move(msg)}); }
 
@@ -285,6 +296,8 @@ private:
   // --------------------------------------------------------------- subscripts
 
   std::optional<ArangeIndex> arangeIndex(const Expr *e) {
+    if (e->kind == ExprKind::Name)
+      if (auto it = NamedAranges.find(e->name); it != NamedAranges.end()) return it->second.index;
     if (e->kind == ExprKind::BinOp && e->name == "+" && e->elts.size() == 2)
       for (int side = 0; side < 2; ++side) {
         const Expr *other = e->elts[size_t(1 - side)];
@@ -316,6 +329,36 @@ private:
     return a;
   }
 
+  void findNamedAranges() {
+    std::map<std::string, int> assignments;
+    syntax::forEachStmt(M.body(), [&](const Stmt *s) {
+      for (const Expr *t : s->targets) assignments[t->kind == ExprKind::Name ? t->name : ""] += 1;
+    });
+    syntax::forEachStmt(M.body(), [&](const Stmt *s) {
+      if (s->kind != StmtKind::Assign || s->targets.size() != 1 || s->targets.front()->kind != ExprKind::Name ||
+          assignments[s->targets.front()->name] != 1 || !s->value)
+        return;
+      if (auto a = arangeIndex(s->value); a && a->lo.empty()) NamedAranges[s->targets.front()->name] = {*a, s};
+    });
+  }
+
+  /// The definitions of named aranges whose every use became a slice.
+  void dropNamedAranges() {
+    for (auto &[name, n] : NamedAranges) {
+      bool allConverted = true;
+      for (const Expr *e : Exprs)
+        if (e->kind == ExprKind::Name && e->name == name && StmtOf.at(e) != n.def && !ConvertedNames.count(e)) {
+          problem(e, "'" + name + "' (an nl.arange) is used outside a subscript index; it has no slice equivalent");
+          allConverted = false;
+        }
+      if (!allConverted) continue;
+      Consumed.insert(n.index.call);
+      uint32_t begin = lineStartOf(n.def->range.begin);
+      size_t eol = Text.find('\n', n.def->range.end);
+      Coarse[begin] = {eol == llvm::StringRef::npos ? uint32_t(Text.size()) : uint32_t(eol + 1), ""};
+    }
+  }
+
   static std::string sliceText(const std::string &lo, const std::string &extent) {
     return lo.empty() ? "0:" + extent : lo + ":" + lo + " + " + extent;
   }
@@ -323,7 +366,8 @@ private:
   void convertSubscripts() {
     std::vector<const Expr *> subscripts;
     for (const Expr *e : Exprs)
-      if (e->kind == ExprKind::Subscript && !(e->base && e->base->kind == ExprKind::Call)) subscripts.push_back(e);
+      if (e->kind == ExprKind::Subscript && !(e->base && canonicalCallee(e->base) == "nl.arange"))
+        subscripts.push_back(e);
     // Inner subscripts first, so an outer one renders their slices.
     for (auto it = subscripts.rbegin(); it != subscripts.rend(); ++it) convertSubscript(*it);
   }
@@ -334,6 +378,7 @@ private:
     for (const Expr *x : s->elts) {
       idx.push_back(arangeIndex(x));
       if (!idx.back() && containsCallTo(x, "nl.arange")) {
+        syntax::forEachExpr(s, [&](const Expr *y) { Consumed.insert(y), ConvertedNames.insert(y); });
         problem(x, "this nl.arange index has no slice equivalent (a scaled or combined arange); "
                    "spell it with an access pattern (.ap(pattern=...)) by hand");
         return;
@@ -358,12 +403,14 @@ private:
         size_t gap = nextDim - a.dim - 1, integers = end - at[k] - 1;
         bool ordered = a.rank == rank && (k > 0 || a.dim == 0) && nextDim > a.dim;
         if (!ordered || (gap != 0 && gap != integers)) {
+          syntax::forEachExpr(s, [&](const Expr *y) { Consumed.insert(y), ConvertedNames.insert(y); });
           problem(s->elts[at[k]], "this nl.arange index is laid out across dimensions in another order than the "
                                   "subscript; it has no slice equivalent");
           return;
         }
         texts[at[k]] = sliceText(a.lo, a.extent);
         Consumed.insert(a.call);
+        syntax::forEachExpr(s->elts[at[k]], [&](const Expr *x) { ConvertedNames.insert(x); });
         for (size_t i = at[k] + 1; gap && i < end; ++i) {
           if (s->elts[i]->kind == ExprKind::Int)
             texts[i] = texts[i] + ":" + std::to_string(s->elts[i]->intValue + 1);
@@ -481,7 +528,12 @@ private:
     std::string callee = canonicalCallee(call);
     const nki::DialectApi *api = nki::currentDialectApi(callee);
     const nki::OpInfo *op = api->op();
-    if (s->targets.size() != 1 || s->targets.front()->kind != ExprKind::Subscript || !op) {
+    const Expr *target = s->targets.size() == 1 ? s->targets.front() : nullptr;
+    // `t = nisa.op(...)` creates the tile t: the current dialect allocates it first.
+    std::optional<std::string> allocation;
+    if (target && target->kind == ExprKind::Name && s->kind == StmtKind::Assign && Allocation)
+      allocation = Allocation(*s);
+    if (!target || (target->kind != ExprKind::Subscript && !allocation) || !op) {
       problem(call, callee + " must write a subscripted tensor to become a destination-passing call");
       return false;
     }
@@ -515,7 +567,10 @@ private:
     std::string accumulate = matmul ? (s->kind == StmtKind::AugAssign ? "accumulate=True" : "accumulate=False") : "";
     size_t open = Text.find('(', call->base->range.end);
     bool anyKept = editArguments(args, kept, named, accumulate.empty() ? "" : ", " + accumulate, call->range.end);
-    std::string head = render(call->base) + "(" + render(s->targets.front());
+    std::string head = render(call->base) + "(" + render(target);
+    if (allocation)
+      head = target->name + " = " + *allocation + "\n" + Text.slice(lineStartOf(s->range.begin), s->range.begin).str() +
+             head;
     // Arguments that start on the next line stay there.
     if (anyKept) head += Text.substr(open + 1).ltrim(" \t\r").startswith("\n") ? "," : ", ";
     else if (!accumulate.empty()) head += ", " + accumulate;
@@ -546,9 +601,9 @@ private:
 
 } // namespace
 
-Migration migrateToCurrentDialect(const syntax::Module &module) {
+Migration migrateToCurrentDialect(const syntax::Module &module, const TileAllocation &allocation) {
   if (nki::dialectOfImports(module) == nki::Dialect::Nki) return {};
-  return Migrator(module).run();
+  return Migrator(module, allocation).run();
 }
 
 } // namespace accelopt::rewrite

@@ -9,6 +9,8 @@
 
 #include "clang/Tooling/Core/Replacement.h"
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,8 +27,13 @@ struct Migration {
   std::vector<MigrationProblem> problems; // non-empty: the file must be left untouched
 };
 
+/// The allocation (`nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)`) of the tile a statement
+/// `t = nisa.op(...)` creates, when the traced kernel knows its shape; the current dialect needs it
+/// as the call's destination.
+using TileAllocation = std::function<std::optional<std::string>(const syntax::Stmt &)>;
+
 /// The edits that turn `module` (a 0.1 kernel file) into the current dialect. A file already in the
 /// current dialect gets no edits.
-Migration migrateToCurrentDialect(const syntax::Module &module);
+Migration migrateToCurrentDialect(const syntax::Module &module, const TileAllocation &allocation = {});
 
 } // namespace accelopt::rewrite

@@ -780,10 +780,39 @@ FileResult migrateFile(llvm::StringRef path, const BatchOptions &options) {
     return r;
   }
   const syntax::SourceBuffer &original = shapeless->source();
-  rewrite::Migration migration = rewrite::migrateToCurrentDialect(*shapeless->module);
   auto refuse = [&](uint32_t offset, const std::string &message) {
     r.messages.push_back(original.location(offset) + ": error: " + message);
   };
+  // Each kernel traced with its inputs: its baseline, and the shapes of the tiles its ISA calls create.
+  std::vector<KernelContext> kernels(shapeless->kernels.size());
+  std::map<uint32_t, std::string> tiles; // statement offset -> allocation of the tile it creates
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    KernelContext &ctx = kernels[i];
+    ctx.name = shapeless->kernels[i].name;
+    resolveInputs(ctx, shapeless->kernels[i], path, options);
+    auto before = parseText(path, r.original, ctx);
+    if (!before) return fail(before.takeError());
+    const nki::Kernel &k = before->kernels.front();
+    makeBaseline(ctx, *before, k, options);
+    for (const nki::Statement &st : k.stmts) {
+      if (st.definesTensor < 0 || !st.syntax) continue;
+      const nki::Tensor &t = k.tensors[size_t(st.definesTensor)];
+      std::vector<std::string> dims;
+      for (const nki::SymInt &d : t.shape)
+        if (d.value) dims.push_back(std::to_string(*d.value));
+      if (!t.isTile || !t.shapeKnown || !t.dtypeKnown || dims.empty() || dims.size() != t.shape.size() ||
+          !nki::isOnChip(t.buffer))
+        continue;
+      tiles[st.syntax->range.begin] = "nl.ndarray((" + llvm::join(dims, ", ") + (dims.size() == 1 ? ",), " : "), ") +
+                                      "dtype=nl." + std::string(nki::dtypeName(t.dtype)) + ", buffer=nl." +
+                                      std::string(nki::bufferName(t.buffer)) + ")";
+    }
+  }
+  rewrite::Migration migration =
+      rewrite::migrateToCurrentDialect(*shapeless->module, [&](const syntax::Stmt &s) -> std::optional<std::string> {
+        auto it = tiles.find(s.range.begin);
+        return it == tiles.end() ? std::nullopt : std::optional<std::string>(it->second);
+      });
   for (const rewrite::MigrationProblem &p : migration.problems) refuse(p.offset, p.message);
   if (!r.messages.empty()) {
     r.refused = int(r.messages.size());
@@ -793,13 +822,8 @@ FileResult migrateFile(llvm::StringRef path, const BatchOptions &options) {
   if (!text) return fail(text.takeError());
 
   std::vector<std::string> verdicts;
-  for (const nki::Kernel &k : shapeless->kernels) {
-    KernelContext ctx;
-    ctx.name = k.name;
-    resolveInputs(ctx, k, path, options);
-    auto before = parseText(path, r.original, ctx);
-    if (!before) return fail(before.takeError());
-    makeBaseline(ctx, *before, before->kernels.front(), options);
+  for (KernelContext &ctx : kernels) {
+    const nki::Kernel &k = shapeless->kernels[size_t(&ctx - kernels.data())];
     auto after = parseText(path, *text, ctx);
     if (!after) {
       refuse(k.def ? k.def->range.begin : 0,
