@@ -58,7 +58,9 @@ constexpr RemovedApi removedApis[] = {
     {"dst_rmw_op", true, "nisa.dma_compute(dst, srcs=[dst, src], reduce_op=nl.add)"},
 };
 
-bool isNkiModule(llvm::StringRef name) { return name == "nki" || name.startswith("nki."); }
+bool isNkiModule(llvm::StringRef name) {
+  return name == kCurrentPackage || (name.startswith(kCurrentPackage) && name.drop_front(kCurrentPackage.size()).startswith("."));
+}
 bool isLegacyModule(llvm::StringRef name) { return name == "neuronxcc" || name.startswith("neuronxcc."); }
 
 } // namespace

@@ -57,8 +57,8 @@ public:
       if (b.psum) planPerIterationAllocation(b);
     findNamedAranges();
     convertSubscripts();
-    dropNamedAranges();
     convertCalls();
+    dropNamedAranges();
     for (const Expr *e : Exprs)
       if (isRemovedApiCall(e) && !Consumed.count(e)) {
         const nki::RemovedApi *r = nki::removedInCurrentDialect(canonicalCallee(e), false);
@@ -449,7 +449,7 @@ private:
   static bool isNone(const Expr *e) { return e && e->kind == ExprKind::None; }
 
   /// Drops the arguments not kept (with their commas), prefixes `named` ones with `name=`, and
-  /// appends `suffix` (", accumulate=True") after the last kept one. Returns whether any is kept.
+  /// appends `suffix` (", accumulate=None") after the last kept one. Returns whether any is kept.
   bool editArguments(const std::vector<Arg> &args, const std::vector<bool> &kept,
                      const std::vector<std::string> &named, const std::string &suffix, uint32_t closeParen) {
     size_t n = args.size();
@@ -494,8 +494,11 @@ private:
     if (a.keyword.empty()) return true;
     const nki::RemovedApi *r = nki::removedInCurrentDialect(a.keyword, /*isKeyword=*/true);
     if (!r) return true;
-    if (!isNone(a.value)) Problems.push_back({a.range.begin, "'" + a.keyword + "=' cannot be migrated mechanically; " +
-                                                                 std::string(r->replacement)});
+    if (!isNone(a.value)) {
+      Problems.push_back(
+          {a.range.begin, "'" + a.keyword + "=' cannot be migrated mechanically; " + std::string(r->replacement)});
+      syntax::forEachExpr(a.value, [&](const Expr *x) { Consumed.insert(x), ConvertedNames.insert(x); });
+    }
     return false;
   }
 
@@ -533,7 +536,9 @@ private:
     std::optional<std::string> allocation;
     if (target && target->kind == ExprKind::Name && s->kind == StmtKind::Assign && Allocation)
       allocation = Allocation(*s);
-    if (!target || (target->kind != ExprKind::Subscript && !allocation) || !op) {
+    // `acc += nisa.nc_matmul(...)` adds into the whole of an existing tile.
+    bool wholeTile = target && target->kind == ExprKind::Name && s->kind == StmtKind::AugAssign;
+    if (!target || (target->kind != ExprKind::Subscript && !allocation && !wholeTile) || !op) {
       problem(call, callee + " must write a subscripted tensor to become a destination-passing call");
       return false;
     }
@@ -563,8 +568,11 @@ private:
       if (!keywordsFromHere && size_t(at) == keptPositional + 1) ++keptPositional;
       else named.back() = std::string(name), keywordsFromHere = true;
     }
-    // `+=` always adds; `=` always overwrites (the current default, None, adds from the second write).
-    std::string accumulate = matmul ? (s->kind == StmtKind::AugAssign ? "accumulate=True" : "accumulate=False") : "";
+    // `+=` adds to what the tile holds: accumulate=None (docs/NKI.md §2), which adds into written PSUM
+    // and overwrites a fresh one (where 0.1 added to uninitialised memory), without the warning
+    // accumulate=True gets on a tile only nl.zeros wrote. `=` overwrites every time: accumulate=False
+    // (None would add from the second write on).
+    std::string accumulate = matmul ? (s->kind == StmtKind::AugAssign ? "accumulate=None" : "accumulate=False") : "";
     size_t open = Text.find('(', call->base->range.end);
     bool anyKept = editArguments(args, kept, named, accumulate.empty() ? "" : ", " + accumulate, call->range.end);
     std::string head = render(call->base) + "(" + render(target);

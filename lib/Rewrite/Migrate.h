@@ -2,7 +2,7 @@
 // minimal source edits, driven by the dialect table (NKI/Dialect.h): imports renamed, ISA calls
 // made destination-passing, keywords the current signature lacks dropped, nl.arange indices turned
 // into slices, block dimensions folded behind the partition dimension (SBUF) or allocated per
-// iteration (PSUM), `+=` into PSUM spelled accumulate=True. docs/migrate.md describes each edit.
+// iteration (PSUM), `+=` into PSUM spelled accumulate=None. docs/migrate.md describes each edit.
 #pragma once
 
 #include "Syntax/PyAST.h"
