@@ -302,8 +302,8 @@ private:
       for (int side = 0; side < 2; ++side) {
         const Expr *other = e->elts[size_t(1 - side)];
         if (containsCallTo(other, "nl.arange")) continue;
-        if (auto a = arangeIndex(e->elts[size_t(side)]); a && a->lo.empty()) {
-          a->lo = render(other);
+        if (auto a = arangeIndex(e->elts[size_t(side)])) {
+          a->lo = a->lo.empty() ? render(other) : render(other) + " + " + a->lo;
           return a;
         }
       }
@@ -338,16 +338,21 @@ private:
       if (s->kind != StmtKind::Assign || s->targets.size() != 1 || s->targets.front()->kind != ExprKind::Name ||
           assignments[s->targets.front()->name] != 1 || !s->value)
         return;
-      if (auto a = arangeIndex(s->value); a && a->lo.empty()) NamedAranges[s->targets.front()->name] = {*a, s};
+      if (auto a = arangeIndex(s->value)) NamedAranges[s->targets.front()->name] = {*a, s};
     });
   }
 
-  /// The definitions of named aranges whose every use became a slice.
+  bool definesNamedArange(const Stmt *s) const {
+    return std::any_of(NamedAranges.begin(), NamedAranges.end(), [&](const auto &n) { return n.second.def == s; });
+  }
+
+  /// The definitions of named aranges whose every use became a slice (or another named arange).
   void dropNamedAranges() {
     for (auto &[name, n] : NamedAranges) {
       bool allConverted = true;
       for (const Expr *e : Exprs)
-        if (e->kind == ExprKind::Name && e->name == name && StmtOf.at(e) != n.def && !ConvertedNames.count(e)) {
+        if (e->kind == ExprKind::Name && e->name == name && !definesNamedArange(StmtOf.at(e)) &&
+            !ConvertedNames.count(e)) {
           problem(e, "'" + name + "' (an nl.arange) is used outside a subscript index; it has no slice equivalent");
           allConverted = false;
         }
