@@ -59,7 +59,8 @@ constexpr RemovedApi removedApis[] = {
 };
 
 bool isNkiModule(llvm::StringRef name) {
-  return name == kCurrentPackage || (name.startswith(kCurrentPackage) && name.drop_front(kCurrentPackage.size()).startswith("."));
+  llvm::StringRef package(kCurrentPackage.data(), kCurrentPackage.size());
+  return name == package || (name.startswith(package) && name.drop_front(package.size()).startswith("."));
 }
 bool isLegacyModule(llvm::StringRef name) { return name == "neuronxcc" || name.startswith("neuronxcc."); }
 

@@ -239,8 +239,10 @@ private:
         for (size_t i = 0; i < b.partition; ++i)
           names.push_back(parent->elts[i]->kind == ExprKind::Name ? parent->elts[i]->name : "");
         why = nullptr;
-        if (std::count(names.begin(), names.end(), "")) why = "a block index is not a loop variable";
-        else if (blockNames && *blockNames != names) why = "its uses index different blocks";
+        if (std::count(names.begin(), names.end(), ""))
+          why = "a block index is not a loop variable";
+        else if (blockNames && *blockNames != names)
+          why = "its uses index different blocks";
         blockNames = names;
       }
       if (why) {
@@ -288,8 +290,10 @@ private:
       uint32_t at = lineStartOf(firstInLoop->range.begin);
       std::string line = Text.slice(at, firstInLoop->range.begin).str() + name + " = " + render(b.alloc->value) + "\n";
       Coarse[begin] = {end, ""};
-      if (auto it = Coarse.find(at); it != Coarse.end()) it->second.text += line;
-      else Coarse[at] = {at, line};
+      if (auto it = Coarse.find(at); it != Coarse.end())
+        it->second.text += line;
+      else
+        Coarse[at] = {at, line};
     }
   }
 
@@ -319,10 +323,12 @@ private:
       size_t slices = 0;
       for (size_t i = 0; i < e->elts.size(); ++i) {
         const Expr *x = e->elts[i];
-        bool fullSlice = x->kind == ExprKind::Slice && std::all_of(x->elts.begin(), x->elts.end(),
-                                                                   [](const Expr *y) { return y == nullptr; });
-        if (fullSlice) a.dim = i, ++slices;
-        else if (x->kind != ExprKind::None) return std::nullopt;
+        bool fullSlice = x->kind == ExprKind::Slice &&
+                         std::all_of(x->elts.begin(), x->elts.end(), [](const Expr *y) { return y == nullptr; });
+        if (fullSlice)
+          a.dim = i, ++slices;
+        else if (x->kind != ExprKind::None)
+          return std::nullopt;
       }
       if (slices != 1) return std::nullopt;
     }
@@ -455,8 +461,8 @@ private:
 
   /// Drops the arguments not kept (with their commas), prefixes `named` ones with `name=`, and
   /// appends `suffix` (", accumulate=None") after the last kept one. Returns whether any is kept.
-  bool editArguments(const std::vector<Arg> &args, const std::vector<bool> &kept,
-                     const std::vector<std::string> &named, const std::string &suffix, uint32_t closeParen) {
+  bool editArguments(const std::vector<Arg> &args, const std::vector<bool> &kept, const std::vector<std::string> &named,
+                     const std::string &suffix, uint32_t closeParen) {
     size_t n = args.size();
     int lastKept = -1;
     for (size_t i = 0; i < n; ++i) {
@@ -481,7 +487,8 @@ private:
       }
       i = j + 1;
     }
-    if (!suffixPlaced && lastKept >= 0) addFine(args[size_t(lastKept)].range.end, args[size_t(lastKept)].range.end, suffix);
+    if (!suffixPlaced && lastKept >= 0)
+      addFine(args[size_t(lastKept)].range.end, args[size_t(lastKept)].range.end, suffix);
     (void)closeParen;
     return lastKept >= 0;
   }
@@ -570,8 +577,10 @@ private:
       int at = name.empty() ? -1 : api->paramIndex(name);
       kept.push_back(at >= 0);
       if (at < 0) continue;
-      if (!keywordsFromHere && size_t(at) == keptPositional + 1) ++keptPositional;
-      else named.back() = std::string(name), keywordsFromHere = true;
+      if (!keywordsFromHere && size_t(at) == keptPositional + 1)
+        ++keptPositional;
+      else
+        named.back() = std::string(name), keywordsFromHere = true;
     }
     // `+=` adds to what the tile holds: accumulate=None (docs/NKI.md §2), which adds into written PSUM
     // and overwrites a fresh one (where 0.1 added to uninitialised memory), without the warning
@@ -585,8 +594,10 @@ private:
       head = target->name + " = " + *allocation + "\n" + Text.slice(lineStartOf(s->range.begin), s->range.begin).str() +
              head;
     // Arguments that start on the next line stay there.
-    if (anyKept) head += Text.substr(open + 1).ltrim(" \t\r").startswith("\n") ? "," : ", ";
-    else if (!accumulate.empty()) head += ", " + accumulate;
+    if (anyKept)
+      head += Text.substr(open + 1).ltrim(" \t\r").startswith("\n") ? "," : ", ";
+    else if (!accumulate.empty())
+      head += ", " + accumulate;
     Coarse[s->range.begin] = {uint32_t(open + 1), head};
     return true;
   }

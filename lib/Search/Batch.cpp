@@ -835,7 +835,8 @@ FileResult migrateFile(llvm::StringRef path, const BatchOptions &options) {
         refuse(originalOffset(migration.edits, d.offset),
                "after migration: " + d.message + (d.rule.empty() ? "" : " [" + d.rule + "]"));
     if (std::string why = numericMismatch(ctx, path, *text, options); !why.empty())
-      refuse(k.def ? k.def->range.begin : 0, "the migrated kernel '" + k.name + "' is not equal to the original: " + why);
+      refuse(k.def ? k.def->range.begin : 0,
+             "the migrated kernel '" + k.name + "' is not equal to the original: " + why);
     verdicts.push_back(ctx.verification);
   }
   if (!r.messages.empty()) {

@@ -125,9 +125,8 @@ int runMigrateCommand() {
     for (const search::BatchFix &f : r.fixes)
       if (r.changed()) fixes.push_back({f.diagnosticName, f.message, r.absolutePath, f.offset, f.edits});
   }
-  diag << "migrate: " << results.size() << (results.size() == 1 ? " file, " : " files, ") << migrated
-       << " migrated, " << current << " already current, " << untouched << " left untouched, " << failed
-       << " failed\n";
+  diag << "migrate: " << results.size() << (results.size() == 1 ? " file, " : " files, ") << migrated << " migrated, "
+       << current << " already current, " << untouched << " left untouched, " << failed << " failed\n";
   if (!ExportFixes.empty())
     if (auto err = rewrite::exportFixes(ExportFixes, "", fixes)) {
       llvm::errs() << "accelopt-rewrite migrate: error: " << ExportFixes << ": " << llvm::toString(std::move(err))
