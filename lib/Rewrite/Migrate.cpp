@@ -266,13 +266,21 @@ private:
         break;
       }
     }
-    if (!b.home || b.alloc->parent == nullptr || b.alloc->parent->kind != StmtKind::FunctionDef ||
-        b.home->body.empty()) {
+    if (!b.home || !ownsLines(b.alloc) || b.alloc->parent == nullptr ||
+        b.alloc->parent->kind != StmtKind::FunctionDef || b.home->body.empty()) {
       problem(b.shape, "PSUM tensor '" + b.name +
                            "' with block dimensions: no loop nest enumerates exactly its blocks, so it cannot get "
                            "one tile per iteration");
       b.home = nullptr;
     }
+  }
+
+  /// The statement is alone on its line(s), so that deleting the lines deletes only it.
+  bool ownsLines(const Stmt *s) const {
+    size_t eol = Text.find('\n', s->range.end);
+    llvm::StringRef after = Text.slice(s->range.end, eol == llvm::StringRef::npos ? Text.size() : eol).trim(" \t\r");
+    return Text.slice(lineStartOf(s->range.begin), s->range.begin).trim(" \t").empty() &&
+           (after.empty() || after.startswith("#"));
   }
 
   uint32_t lineStartOf(uint32_t offset) const {
@@ -362,7 +370,9 @@ private:
           problem(e, "'" + name + "' (an nl.arange) is used outside a subscript index; it has no slice equivalent");
           allConverted = false;
         }
-      if (!allConverted) continue;
+      if (allConverted && !ownsLines(n.def))
+        problem(n.def->value, "'" + name + "' shares its line with another statement; put it on its own line first");
+      if (!allConverted || !ownsLines(n.def)) continue;
       Consumed.insert(n.index.call);
       uint32_t begin = lineStartOf(n.def->range.begin);
       size_t eol = Text.find('\n', n.def->range.end);
@@ -546,7 +556,9 @@ private:
     const Expr *target = s->targets.size() == 1 ? s->targets.front() : nullptr;
     // `t = nisa.op(...)` creates the tile t: the current dialect allocates it first.
     std::optional<std::string> allocation;
-    if (target && target->kind == ExprKind::Name && s->kind == StmtKind::Assign && Allocation)
+    // The allocation goes on a line of its own, so the statement must start its line.
+    bool startsLine = Text.slice(lineStartOf(s->range.begin), s->range.begin).trim(" \t").empty();
+    if (target && target->kind == ExprKind::Name && s->kind == StmtKind::Assign && Allocation && startsLine)
       allocation = Allocation(*s);
     // `acc += nisa.nc_matmul(...)` adds into the whole of an existing tile.
     bool wholeTile = target && target->kind == ExprKind::Name && s->kind == StmtKind::AugAssign;
