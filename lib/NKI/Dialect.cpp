@@ -58,7 +58,10 @@ constexpr RemovedApi removedApis[] = {
     {"dst_rmw_op", true, "nisa.dma_compute(dst, srcs=[dst, src], reduce_op=nl.add)"},
 };
 
-bool isNkiModule(llvm::StringRef name) { return name == "nki" || name.startswith("nki."); }
+bool isNkiModule(llvm::StringRef name) {
+  llvm::StringRef package(kCurrentPackage.data(), kCurrentPackage.size());
+  return name == package || (name.startswith(package) && name.drop_front(package.size()).startswith("."));
+}
 bool isLegacyModule(llvm::StringRef name) { return name == "neuronxcc" || name.startswith("neuronxcc."); }
 
 } // namespace

@@ -23,6 +23,9 @@ enum class Dialect : uint8_t {
 };
 std::string_view dialectName(Dialect d); // "neuronxcc.nki 0.1", "nki 0.3"
 
+/// The package each dialect imports: `neuronxcc.nki.language` becomes `nki.language`.
+constexpr std::string_view kLegacyPackage = "neuronxcc.nki", kCurrentPackage = "nki";
+
 /// The kernel's dialect from the file's imports: any `import nki` / `from nki...` (and no
 /// `neuronxcc` import) is the current dialect; everything else is the 0.1 dialect AccelOpt reads.
 Dialect dialectOfImports(const syntax::Module &m);

@@ -4,7 +4,9 @@
 #include "Analysis/Verifier.h"
 #include "Interp/Interpreter.h"
 #include "Memory/Store.h"
+#include "NKI/Dialect.h"
 #include "Profile/NumericCheck.h"
+#include "Rewrite/Migrate.h"
 #include "Rewrite/Rewrite.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -616,7 +618,10 @@ std::string FileResult::summary() const {
   return out;
 }
 
+FileResult migrateFile(llvm::StringRef path, const BatchOptions &options);
+
 FileResult processFile(llvm::StringRef path, const BatchOptions &options) {
+  if (options.migrate) return migrateFile(path, options);
   FileResult r;
   r.path = path.str();
   llvm::SmallString<256> abs(path);
@@ -745,6 +750,105 @@ FileResult processFile(llvm::StringRef path, const BatchOptions &options) {
     syntax::LineCol lc = buffer.lineCol(m.offset);
     r.messages.push_back(llvm::formatv("{0}:{1}:{2}: {3}", r.path, lc.line, lc.col, m.text).str());
   }
+  return r;
+}
+
+/// The file's kernels in the current dialect: the migration's edits, kept only when every kernel of
+/// the migrated text is free of errors under the nki dialect's rules and equal to the original on
+/// the numeric check; otherwise each reason is reported at its place in the original.
+FileResult migrateFile(llvm::StringRef path, const BatchOptions &options) {
+  FileResult r;
+  r.path = path.str();
+  llvm::SmallString<256> abs(path);
+  llvm::sys::fs::make_absolute(abs);
+  llvm::sys::path::remove_dots(abs, /*remove_dot_dot=*/true);
+  r.absolutePath = abs.str().str();
+  auto fail = [&](llvm::Error err) {
+    r.failed = true;
+    r.messages.push_back(locatedError(path, llvm::toString(std::move(err))));
+    r.rewritten = r.original;
+    return r;
+  };
+  auto source = syntax::SourceBuffer::fromFile(path);
+  if (!source) return fail(source.takeError());
+  r.original = (*source)->text().str();
+  r.rewritten = r.original;
+  auto shapeless = nki::buildKernelFile(std::move(*source), {});
+  if (!shapeless) return fail(shapeless.takeError());
+  if (nki::dialectOfImports(*shapeless->module) == nki::Dialect::Nki) {
+    r.alreadyCurrent = true;
+    return r;
+  }
+  const syntax::SourceBuffer &original = shapeless->source();
+  auto refuse = [&](uint32_t offset, const std::string &message) {
+    r.messages.push_back(original.location(offset) + ": error: " + message);
+  };
+  // Each kernel traced with its inputs: its baseline, and the shapes of the tiles its ISA calls create.
+  std::vector<KernelContext> kernels(shapeless->kernels.size());
+  std::map<uint32_t, std::string> tiles; // statement offset -> allocation of the tile it creates
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    KernelContext &ctx = kernels[i];
+    ctx.name = shapeless->kernels[i].name;
+    resolveInputs(ctx, shapeless->kernels[i], path, options);
+    auto before = parseText(path, r.original, ctx);
+    if (!before) return fail(before.takeError());
+    const nki::Kernel &k = before->kernels.front();
+    makeBaseline(ctx, *before, k, options);
+    for (const nki::Statement &st : k.stmts) {
+      if (st.definesTensor < 0 || !st.syntax) continue;
+      const nki::Tensor &t = k.tensors[size_t(st.definesTensor)];
+      std::vector<std::string> dims;
+      for (const nki::SymInt &d : t.shape)
+        if (d.value) dims.push_back(std::to_string(*d.value));
+      if (!t.isTile || !t.shapeKnown || !t.dtypeKnown || dims.empty() || dims.size() != t.shape.size() ||
+          !nki::isOnChip(t.buffer))
+        continue;
+      tiles[st.syntax->range.begin] = "nl.ndarray((" + llvm::join(dims, ", ") + (dims.size() == 1 ? ",), " : "), ") +
+                                      "dtype=nl." + std::string(nki::dtypeName(t.dtype)) + ", buffer=nl." +
+                                      std::string(nki::bufferName(t.buffer)) + ")";
+    }
+  }
+  rewrite::Migration migration =
+      rewrite::migrateToCurrentDialect(*shapeless->module, [&](const syntax::Stmt &s) -> std::optional<std::string> {
+        auto it = tiles.find(s.range.begin);
+        return it == tiles.end() ? std::nullopt : std::optional<std::string>(it->second);
+      });
+  for (const rewrite::MigrationProblem &p : migration.problems) refuse(p.offset, p.message);
+  if (!r.messages.empty()) {
+    r.refused = int(r.messages.size());
+    return r;
+  }
+  auto text = clang::tooling::applyAllReplacements(r.original, migration.edits);
+  if (!text) return fail(text.takeError());
+
+  std::vector<std::string> verdicts;
+  for (KernelContext &ctx : kernels) {
+    const nki::Kernel &k = shapeless->kernels[size_t(&ctx - kernels.data())];
+    auto after = parseText(path, *text, ctx);
+    if (!after) {
+      refuse(k.def ? k.def->range.begin : 0,
+             "the migrated kernel '" + k.name + "' does not parse: " + firstLine(llvm::toString(after.takeError())));
+      continue;
+    }
+    for (const nki::Diagnostic &d : analysis::verify(after->kernels.front()))
+      if (d.severity == nki::Diagnostic::Error)
+        refuse(originalOffset(migration.edits, d.offset),
+               "after migration: " + d.message + (d.rule.empty() ? "" : " [" + d.rule + "]"));
+    if (std::string why = numericMismatch(ctx, path, *text, options); !why.empty())
+      refuse(k.def ? k.def->range.begin : 0,
+             "the migrated kernel '" + k.name + "' is not equal to the original: " + why);
+    verdicts.push_back(ctx.verification);
+  }
+  if (!r.messages.empty()) {
+    r.refused = int(r.messages.size());
+    return r;
+  }
+  r.rewritten = std::move(*text);
+  r.applied = 1;
+  uint32_t first = migration.edits.empty() ? 0 : migration.edits.begin()->getOffset();
+  r.fixes.push_back({"accelopt-migrate", "migrate", "migrate to the nki dialect (NKI 0.3)", first, migration.edits, 1});
+  for (const std::string &v : verdicts)
+    if (r.verification.find(v) == std::string::npos) r.verification += (r.verification.empty() ? "" : "; ") + v;
   return r;
 }
 

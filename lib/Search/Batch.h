@@ -114,6 +114,9 @@ struct BatchOptions {
   /// Suite cases: a kernel gets a case's shapes when the case's kernel is this
   /// file, or has the same file name and the same parameter names (a copy).
   std::vector<nki::SuiteCase> suite;
+  /// Migrate each file's NKI 0.1 kernels to the current dialect (`migrate`) instead of applying
+  /// `patterns`: a file is migrated whole or, when anything resists, left as it is.
+  bool migrate = false;
 };
 
 /// One fix kept for a file: a pattern's sites on one kernel, relative to the
@@ -138,13 +141,14 @@ struct FileResult {
   int applied = 0, refused = 0, conflicts = 0;
   /// "verified numerically (2 seeds, inputs from case X)", "not verified numerically (no inputs)", ...
   std::string verification;
+  bool alreadyCurrent = false; // migrate: the file is in the nki dialect already
 
   bool changed() const { return !failed && rewritten != original; }
   /// "path: 2 rewrites applied (accelopt-hoist x2), 1 site refused; verified numerically (...)".
   std::string summary() const;
 };
 
-/// Runs the pipeline on one file; never writes anything.
+/// Runs the pipeline on one file (or migrates it, options.migrate); never writes anything.
 FileResult processFile(llvm::StringRef path, const BatchOptions &options);
 /// processFile on every file, in parallel (options.jobs); results in the order of `files`.
 std::vector<FileResult> runBatch(llvm::ArrayRef<std::string> files, const BatchOptions &options);

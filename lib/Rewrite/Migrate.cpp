@@ -1,0 +1,645 @@
+#include "Rewrite/Migrate.h"
+
+#include "NKI/Dialect.h"
+#include "NKI/OpTable.h"
+#include "NKI/PyCore.h"
+#include "Syntax/AstWalks.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace accelopt::rewrite {
+
+namespace {
+
+using syntax::Expr;
+using syntax::ExprKind;
+using syntax::Stmt;
+using syntax::StmtKind;
+
+std::string canonicalCallee(const Expr *call) {
+  if (call->kind != ExprKind::Call || !call->base) return "";
+  std::string path = nki::pycore::canonicalPath(call->base->dottedName());
+  // `from neuronxcc.nki.language import par_dim` binds the bare name.
+  return path == "par_dim" ? "nl.par_dim" : path;
+}
+
+bool isRemovedApiCall(const Expr *e) {
+  return e->kind == ExprKind::Call && nki::removedInCurrentDialect(canonicalCallee(e), /*isKeyword=*/false);
+}
+
+bool containsCallTo(const Expr *e, llvm::StringRef canonical) {
+  bool found = false;
+  syntax::forEachExpr(e, [&](const Expr *x) { found |= x->kind == ExprKind::Call && canonicalCallee(x) == canonical; });
+  return found;
+}
+
+/// One element of a 0.1 subscript spelled with nl.arange: `lo + nl.arange(n)[None, :]`.
+struct ArangeIndex {
+  std::string lo; // "" for 0
+  std::string extent;
+  size_t dim = 0, rank = 1;
+  const Expr *call = nullptr;
+};
+
+class Migrator {
+public:
+  Migrator(const syntax::Module &m, const TileAllocation &allocation)
+      : M(m), Text(m.source().text()), Allocation(allocation) {}
+
+  Migration run() {
+    forEachStmtIn(M.body());
+    renameImports();
+    findBlockTensors();
+    for (auto &[name, b] : Blocks)
+      if (b.psum) planPerIterationAllocation(b);
+    findNamedAranges();
+    convertSubscripts();
+    convertCalls();
+    dropNamedAranges();
+    for (const Expr *e : Exprs)
+      if (isRemovedApiCall(e) && !Consumed.count(e)) {
+        const nki::RemovedApi *r = nki::removedInCurrentDialect(canonicalCallee(e), false);
+        problem(e, canonicalCallee(e) + " is used in a way that has no mechanical equivalent; " +
+                       std::string(r->replacement));
+      }
+    return finish();
+  }
+
+private:
+  struct Edit {
+    uint32_t end;
+    std::string text;
+  };
+  struct BlockTensor {
+    std::string name;
+    const Stmt *alloc = nullptr;
+    const Expr *shape = nullptr;
+    size_t partition = 0;
+    bool psum = false;
+    const Stmt *home = nullptr; // PSUM: the loop whose body allocates one tile per iteration
+  };
+
+  const syntax::Module &M;
+  llvm::StringRef Text;
+  const TileAllocation &Allocation;
+  std::vector<const Expr *> Exprs; // every expression, parents first
+  std::map<const Expr *, const Stmt *> StmtOf;
+  std::map<const Expr *, const Expr *> ParentOf;
+  std::map<uint32_t, Edit> Fine;   // expression edits; a larger edit absorbs those it covers
+  std::map<uint32_t, Edit> Coarse; // statement edits; the fine edits inside are rendered into them
+  std::vector<MigrationProblem> Problems;
+  std::set<const Expr *> Consumed; // removed-API calls the edits replace
+  std::map<std::string, BlockTensor> Blocks;
+  /// `ix = nl.arange(128)[:, None]`, assigned once: its uses become slices and the line goes.
+  struct NamedArange {
+    ArangeIndex index;
+    const Stmt *def;
+  };
+  std::map<std::string, NamedArange> NamedAranges;
+  std::set<const Expr *> ConvertedNames; // Name uses of NamedAranges turned into slices
+
+  void problem(const Expr *e, std::string msg) { Problems.push_back({e->range.begin, std::move(msg)}); }
+
+  void collect(const Expr *e, const Stmt *s, const Expr *parent) {
+    if (!e) return;
+    Exprs.push_back(e);
+    StmtOf[e] = s;
+    ParentOf[e] = parent;
+    collect(e->base, s, e);
+    for (const Expr *x : e->elts) collect(x, s, e);
+    for (const auto &kw : e->keywords) collect(kw.value, s, e);
+  }
+  void forEachStmtIn(const std::vector<const Stmt *> &body) {
+    for (const Stmt *s : body) {
+      for (const Expr *t : s->targets) collect(t, s, nullptr);
+      collect(s->value, s, nullptr);
+      collect(s->msg, s, nullptr);
+      for (const Expr *d : s->decorators) collect(d, s, nullptr);
+      forEachStmtIn(s->body);
+      forEachStmtIn(s->orelse);
+    }
+  }
+
+  std::string render(uint32_t b, uint32_t e) const {
+    std::string out;
+    uint32_t at = b;
+    for (auto it = Fine.lower_bound(b); it != Fine.end() && it->first < e && it->second.end <= e; ++it) {
+      out += Text.slice(at, it->first).str() + it->second.text;
+      at = it->second.end;
+    }
+    return out + Text.slice(at, e).str();
+  }
+  std::string render(const Expr *e) const { return render(e->range.begin, e->range.end); }
+
+  void addFine(uint32_t b, uint32_t e, std::string text) {
+    for (auto it = Fine.lower_bound(b); it != Fine.end() && it->first < e && it->second.end <= e;)
+      it = it->first == b && it->second.end == b && e == b ? std::next(it) : Fine.erase(it);
+    if (auto it = Fine.find(b); it != Fine.end() && it->second.end == b && e == b) {
+      it->second.text += text; // two insertions at one place
+      return;
+    }
+    Fine[b] = {e, std::move(text)};
+  }
+
+  // ---------------------------------------------------------------- imports
+
+  void renameImports() {
+    std::string legacy(nki::kLegacyPackage);
+    syntax::forEachStmt(M.body(), [&](const Stmt *s) {
+      if (s->kind != StmtKind::Import && s->kind != StmtKind::ImportFrom) return;
+      llvm::StringRef text = M.text(s->range);
+      for (size_t at = text.find(legacy); at != llvm::StringRef::npos; at = text.find(legacy, at + 1)) {
+        size_t end = at + legacy.size();
+        if (end < text.size() && (llvm::isAlnum(text[end]) || text[end] == '_')) continue;
+        // `import neuronxcc.nki as nki` becomes `import nki`.
+        llvm::StringRef rest = text.substr(end);
+        if (llvm::StringRef alias = rest.ltrim(); rest.size() > alias.size() && alias.consume_front("as")) {
+          llvm::StringRef name = alias.ltrim();
+          if (name.size() < alias.size() && name.startswith(nki::kCurrentPackage) &&
+              (name.size() == nki::kCurrentPackage.size() || !llvm::isAlnum(name[nki::kCurrentPackage.size()])))
+            end = text.size() - name.size() + nki::kCurrentPackage.size();
+        }
+        addFine(s->range.begin + uint32_t(at), s->range.begin + uint32_t(end), std::string(nki::kCurrentPackage));
+      }
+    });
+    // `neuronxcc.nki.isa.iota` spelled out in the code.
+    for (const Expr *e : Exprs)
+      if (e->kind == ExprKind::Attribute && e->name == "nki" && e->base && e->base->kind == ExprKind::Name &&
+          e->base->name == "neuronxcc")
+        addFine(e->range.begin, e->range.end, std::string(nki::kCurrentPackage));
+  }
+
+  // --------------------------------------------------------- block dimensions
+
+  const Expr *shapeArg(const Expr *call) const {
+    if (const Expr *s = call->keyword("shape")) return s;
+    return call->elts.empty() ? nullptr : call->elts.front();
+  }
+
+  void findBlockTensors() {
+    std::map<std::string, int> assignments;
+    syntax::forEachStmt(M.body(), [&](const Stmt *s) {
+      for (const Expr *t : s->targets)
+        if (t->kind == ExprKind::Name) ++assignments[t->name];
+    });
+    syntax::forEachStmt(M.body(), [&](const Stmt *s) {
+      if (s->kind != StmtKind::Assign || s->targets.size() != 1 || !s->value || s->value->kind != ExprKind::Call)
+        return;
+      const Expr *shape = shapeArg(s->value);
+      if (!shape || shape->kind != ExprKind::Tuple) return;
+      for (size_t i = 0; i < shape->elts.size(); ++i) {
+        const Expr *d = shape->elts[i];
+        if (d->kind != ExprKind::Call || canonicalCallee(d) != "nl.par_dim" || d->elts.size() != 1) continue;
+        Consumed.insert(d);
+        const Expr *target = s->targets.front();
+        if (i == 0) {
+          addFine(d->range.begin, d->range.end, render(d->elts.front()));
+          return;
+        }
+        if (target->kind != ExprKind::Name || assignments[target->name] != 1) {
+          problem(d, "a tensor with block dimensions must be assigned once to a name to be migrated");
+          return;
+        }
+        const Expr *buffer = s->value->keyword("buffer");
+        BlockTensor b{target->name, s, shape, i, buffer && M.text(buffer).contains("psum")};
+        // SBUF: the block dimensions become free dimensions behind the partition dimension.
+        std::vector<std::string> dims = {render(d->elts.front())};
+        for (size_t j = 0; j < shape->elts.size(); ++j)
+          if (j != i && (!b.psum || j > i)) dims.push_back(render(shape->elts[j]));
+        addFine(shape->elts.front()->range.begin, shape->elts.back()->range.end, llvm::join(dims, ", "));
+        Blocks[b.name] = b;
+        return;
+      }
+    });
+  }
+
+  std::vector<const Stmt *> enclosingLoops(const Stmt *s) const {
+    std::vector<const Stmt *> out;
+    for (const Stmt *p = s->parent; p && p->kind != StmtKind::FunctionDef; p = p->parent)
+      if (p->kind == StmtKind::For) out.insert(out.begin(), p);
+    return out;
+  }
+
+  /// A PSUM tensor with block dimensions indexed by loop variables becomes one tile allocated in the
+  /// loop those variables enumerate: NKI 0.3 starts every PSUM tensor on its own bank, and the
+  /// blocks would not fit.
+  void planPerIterationAllocation(BlockTensor &b) {
+    std::vector<const Stmt *> common;
+    std::optional<std::vector<std::string>> blockNames;
+    bool first = true;
+    for (const Expr *e : Exprs) {
+      if (e->kind != ExprKind::Name || e->name != b.name || StmtOf.at(e) == b.alloc) continue;
+      const Expr *parent = ParentOf.at(e);
+      const char *why = "it is used without a subscript";
+      if (parent && parent->kind == ExprKind::Subscript && parent->base == e && parent->elts.size() > b.partition) {
+        std::vector<std::string> names;
+        for (size_t i = 0; i < b.partition; ++i)
+          names.push_back(parent->elts[i]->kind == ExprKind::Name ? parent->elts[i]->name : "");
+        why = nullptr;
+        if (std::count(names.begin(), names.end(), ""))
+          why = "a block index is not a loop variable";
+        else if (blockNames && *blockNames != names)
+          why = "its uses index different blocks";
+        blockNames = names;
+      }
+      if (why) {
+        problem(e, "PSUM tensor '" + b.name + "' with block dimensions cannot get one tile per iteration: " + why);
+        return;
+      }
+      std::vector<const Stmt *> loops = enclosingLoops(StmtOf.at(e));
+      if (first) common = loops;
+      size_t n = 0;
+      while (n < common.size() && n < loops.size() && common[n] == loops[n]) ++n;
+      common.resize(n);
+      first = false;
+    }
+    if (!blockNames) return;
+    std::set<std::string> want(blockNames->begin(), blockNames->end()), have;
+    for (const Stmt *loop : common) {
+      if (loop->targets.size() == 1 && loop->targets.front()->kind == ExprKind::Name)
+        have.insert(loop->targets.front()->name);
+      if (have == want && want.size() == blockNames->size()) {
+        b.home = loop;
+        break;
+      }
+    }
+    if (!b.home || !ownsLines(b.alloc) || b.alloc->parent == nullptr ||
+        b.alloc->parent->kind != StmtKind::FunctionDef || b.home->body.empty()) {
+      problem(b.shape, "PSUM tensor '" + b.name +
+                           "' with block dimensions: no loop nest enumerates exactly its blocks, so it cannot get "
+                           "one tile per iteration");
+      b.home = nullptr;
+    }
+  }
+
+  /// The statement is alone on its line(s), so that deleting the lines deletes only it.
+  bool ownsLines(const Stmt *s) const {
+    size_t eol = Text.find('\n', s->range.end);
+    llvm::StringRef after = Text.slice(s->range.end, eol == llvm::StringRef::npos ? Text.size() : eol).trim(" \t\r");
+    return Text.slice(lineStartOf(s->range.begin), s->range.begin).trim(" \t").empty() &&
+           (after.empty() || after.startswith("#"));
+  }
+
+  uint32_t lineStartOf(uint32_t offset) const {
+    size_t nl = Text.rfind('\n', offset == 0 ? 0 : offset - 1);
+    return nl == llvm::StringRef::npos || offset == 0 ? 0 : uint32_t(nl + 1);
+  }
+
+  void moveAllocations() {
+    for (auto &[name, b] : Blocks) {
+      if (!b.home) continue;
+      uint32_t begin = lineStartOf(b.alloc->range.begin);
+      size_t eol = Text.find('\n', b.alloc->range.end);
+      uint32_t end = eol == llvm::StringRef::npos ? uint32_t(Text.size()) : uint32_t(eol + 1);
+      const Stmt *firstInLoop = b.home->body.front();
+      uint32_t at = lineStartOf(firstInLoop->range.begin);
+      std::string line = Text.slice(at, firstInLoop->range.begin).str() + name + " = " + render(b.alloc->value) + "\n";
+      Coarse[begin] = {end, ""};
+      if (auto it = Coarse.find(at); it != Coarse.end())
+        it->second.text += line;
+      else
+        Coarse[at] = {at, line};
+    }
+  }
+
+  // --------------------------------------------------------------- subscripts
+
+  std::optional<ArangeIndex> arangeIndex(const Expr *e) {
+    if (e->kind == ExprKind::Name)
+      if (auto it = NamedAranges.find(e->name); it != NamedAranges.end()) return it->second.index;
+    if (e->kind == ExprKind::BinOp && e->name == "+" && e->elts.size() == 2)
+      for (int side = 0; side < 2; ++side) {
+        const Expr *other = e->elts[size_t(1 - side)];
+        if (containsCallTo(other, "nl.arange")) continue;
+        if (auto a = arangeIndex(e->elts[size_t(side)])) {
+          a->lo = a->lo.empty() ? render(other) : render(other) + " + " + a->lo;
+          return a;
+        }
+      }
+    const Expr *call = e->kind == ExprKind::Subscript ? e->base : e;
+    if (!call || call->kind != ExprKind::Call || canonicalCallee(call) != "nl.arange" || call->elts.size() != 1 ||
+        !call->keywords.empty())
+      return std::nullopt;
+    ArangeIndex a;
+    a.extent = render(call->elts.front());
+    a.call = call;
+    if (e->kind == ExprKind::Subscript) {
+      a.rank = e->elts.size();
+      size_t slices = 0;
+      for (size_t i = 0; i < e->elts.size(); ++i) {
+        const Expr *x = e->elts[i];
+        bool fullSlice = x->kind == ExprKind::Slice &&
+                         std::all_of(x->elts.begin(), x->elts.end(), [](const Expr *y) { return y == nullptr; });
+        if (fullSlice)
+          a.dim = i, ++slices;
+        else if (x->kind != ExprKind::None)
+          return std::nullopt;
+      }
+      if (slices != 1) return std::nullopt;
+    }
+    return a;
+  }
+
+  void findNamedAranges() {
+    std::map<std::string, int> assignments;
+    syntax::forEachStmt(M.body(), [&](const Stmt *s) {
+      for (const Expr *t : s->targets) assignments[t->kind == ExprKind::Name ? t->name : ""] += 1;
+    });
+    syntax::forEachStmt(M.body(), [&](const Stmt *s) {
+      if (s->kind != StmtKind::Assign || s->targets.size() != 1 || s->targets.front()->kind != ExprKind::Name ||
+          assignments[s->targets.front()->name] != 1 || !s->value)
+        return;
+      if (auto a = arangeIndex(s->value)) NamedAranges[s->targets.front()->name] = {*a, s};
+    });
+  }
+
+  bool definesNamedArange(const Stmt *s) const {
+    return std::any_of(NamedAranges.begin(), NamedAranges.end(), [&](const auto &n) { return n.second.def == s; });
+  }
+
+  /// The definitions of named aranges whose every use became a slice (or another named arange).
+  void dropNamedAranges() {
+    for (auto &[name, n] : NamedAranges) {
+      bool allConverted = true;
+      for (const Expr *e : Exprs)
+        if (e->kind == ExprKind::Name && e->name == name && !definesNamedArange(StmtOf.at(e)) &&
+            !ConvertedNames.count(e)) {
+          problem(e, "'" + name + "' (an nl.arange) is used outside a subscript index; it has no slice equivalent");
+          allConverted = false;
+        }
+      if (allConverted && !ownsLines(n.def))
+        problem(n.def->value, "'" + name + "' shares its line with another statement; put it on its own line first");
+      if (!allConverted || !ownsLines(n.def)) continue;
+      Consumed.insert(n.index.call);
+      uint32_t begin = lineStartOf(n.def->range.begin);
+      size_t eol = Text.find('\n', n.def->range.end);
+      Coarse[begin] = {eol == llvm::StringRef::npos ? uint32_t(Text.size()) : uint32_t(eol + 1), ""};
+    }
+  }
+
+  static std::string sliceText(const std::string &lo, const std::string &extent) {
+    return lo.empty() ? "0:" + extent : lo + ":" + lo + " + " + extent;
+  }
+
+  void convertSubscripts() {
+    std::vector<const Expr *> subscripts;
+    for (const Expr *e : Exprs)
+      if (e->kind == ExprKind::Subscript && !(e->base && canonicalCallee(e->base) == "nl.arange"))
+        subscripts.push_back(e);
+    // Inner subscripts first, so an outer one renders their slices.
+    for (auto it = subscripts.rbegin(); it != subscripts.rend(); ++it) convertSubscript(*it);
+  }
+
+  void convertSubscript(const Expr *s) {
+    std::vector<std::optional<ArangeIndex>> idx;
+    bool any = false;
+    for (const Expr *x : s->elts) {
+      idx.push_back(arangeIndex(x));
+      if (!idx.back() && containsCallTo(x, "nl.arange")) {
+        syntax::forEachExpr(s, [&](const Expr *y) { Consumed.insert(y), ConvertedNames.insert(y); });
+        problem(x, "this nl.arange index has no slice equivalent (a scaled or combined arange); "
+                   "spell it with an access pattern (.ap(pattern=...)) by hand");
+        return;
+      }
+      any |= bool(idx.back());
+    }
+    std::vector<std::string> texts;
+    for (const Expr *x : s->elts) texts.push_back(render(x));
+    if (any) {
+      // From the first arange on, the aranges enumerate the dimensions of the index grid in order.
+      // Integers between them index as integers, unless the grid has a dimension there that no
+      // arange spans (`t[nl.arange(128)[:, None], 0]` is [128, 1]): then each keeps it as a
+      // one-element slice.
+      std::vector<size_t> at; // the arange elements
+      for (size_t i = 0; i < idx.size(); ++i)
+        if (idx[i]) at.push_back(i);
+      size_t rank = idx[at.front()]->rank;
+      for (size_t k = 0; k < at.size(); ++k) {
+        const ArangeIndex &a = *idx[at[k]];
+        size_t nextDim = k + 1 < at.size() ? idx[at[k + 1]]->dim : rank;
+        size_t end = k + 1 < at.size() ? at[k + 1] : idx.size();
+        size_t gap = nextDim - a.dim - 1, integers = end - at[k] - 1;
+        bool ordered = a.rank == rank && (k > 0 || a.dim == 0) && nextDim > a.dim;
+        if (!ordered || (gap != 0 && gap != integers)) {
+          syntax::forEachExpr(s, [&](const Expr *y) { Consumed.insert(y), ConvertedNames.insert(y); });
+          problem(s->elts[at[k]], "this nl.arange index is laid out across dimensions in another order than the "
+                                  "subscript; it has no slice equivalent");
+          return;
+        }
+        texts[at[k]] = sliceText(a.lo, a.extent);
+        Consumed.insert(a.call);
+        syntax::forEachExpr(s->elts[at[k]], [&](const Expr *x) { ConvertedNames.insert(x); });
+        for (size_t i = at[k] + 1; gap && i < end; ++i) {
+          if (s->elts[i]->kind == ExprKind::Int)
+            texts[i] = texts[i] + ":" + std::to_string(s->elts[i]->intValue + 1);
+          else if (s->elts[i]->kind != ExprKind::Slice)
+            texts[i] = texts[i] + ":" + texts[i] + " + 1";
+        }
+      }
+    }
+    auto block = s->base && s->base->kind == ExprKind::Name ? Blocks.find(s->base->name) : Blocks.end();
+    if (block != Blocks.end()) {
+      const BlockTensor &b = block->second;
+      if (s->elts.size() != b.shape->elts.size()) {
+        problem(s, "'" + b.name + "' has " + std::to_string(b.shape->elts.size()) +
+                       " dimensions with its block dimensions but is indexed with " + std::to_string(s->elts.size()));
+        return;
+      }
+      std::vector<std::string> order = {texts[b.partition]};
+      for (size_t i = 0; i < texts.size(); ++i)
+        if (i != b.partition && (!b.psum || i > b.partition)) order.push_back(texts[i]);
+      addFine(s->elts.front()->range.begin, s->elts.back()->range.end, llvm::join(order, ", "));
+      return;
+    }
+    if (any)
+      for (size_t i = 0; i < s->elts.size(); ++i)
+        if (texts[i] != render(s->elts[i])) addFine(s->elts[i]->range.begin, s->elts[i]->range.end, texts[i]);
+  }
+
+  // -------------------------------------------------------------------- calls
+
+  struct Arg {
+    syntax::ByteRange range;
+    std::string keyword; // "" for a positional argument
+    const Expr *value;
+  };
+
+  static bool isNone(const Expr *e) { return e && e->kind == ExprKind::None; }
+
+  /// Drops the arguments not kept (with their commas), prefixes `named` ones with `name=`, and
+  /// appends `suffix` (", accumulate=None") after the last kept one. Returns whether any is kept.
+  bool editArguments(const std::vector<Arg> &args, const std::vector<bool> &kept, const std::vector<std::string> &named,
+                     const std::string &suffix, uint32_t closeParen) {
+    size_t n = args.size();
+    int lastKept = -1;
+    for (size_t i = 0; i < n; ++i) {
+      if (kept[i] && !named[i].empty()) addFine(args[i].range.begin, args[i].range.begin, named[i] + "=");
+      if (kept[i]) lastKept = int(i);
+    }
+    bool suffixPlaced = suffix.empty();
+    for (size_t i = 0; i < n;) {
+      if (kept[i]) {
+        ++i;
+        continue;
+      }
+      size_t j = i;
+      while (j + 1 < n && !kept[j + 1]) ++j;
+      if (j + 1 < n) {
+        addFine(args[i].range.begin, args[j + 1].range.begin, "");
+      } else if (i > 0) {
+        addFine(args[i - 1].range.end, args[j].range.end, suffix);
+        suffixPlaced = true;
+      } else {
+        addFine(args[i].range.begin, args[j].range.end, "");
+      }
+      i = j + 1;
+    }
+    if (!suffixPlaced && lastKept >= 0)
+      addFine(args[size_t(lastKept)].range.end, args[size_t(lastKept)].range.end, suffix);
+    (void)closeParen;
+    return lastKept >= 0;
+  }
+
+  static std::vector<Arg> argumentsOf(const Expr *call) {
+    std::vector<Arg> args;
+    for (const Expr *x : call->elts) args.push_back({x->range, "", x});
+    for (const auto &kw : call->keywords) args.push_back({kw.range, kw.name, kw.value});
+    std::sort(args.begin(), args.end(), [](const Arg &a, const Arg &b) { return a.range.begin < b.range.begin; });
+    return args;
+  }
+
+  /// `mask=None` goes; any other removed keyword is a problem the user must solve.
+  bool keepKeyword(const Arg &a) {
+    if (a.keyword.empty()) return true;
+    const nki::RemovedApi *r = nki::removedInCurrentDialect(a.keyword, /*isKeyword=*/true);
+    if (!r) return true;
+    if (!isNone(a.value)) {
+      Problems.push_back(
+          {a.range.begin, "'" + a.keyword + "=' cannot be migrated mechanically; " + std::string(r->replacement)});
+      syntax::forEachExpr(a.value, [&](const Expr *x) { Consumed.insert(x), ConvertedNames.insert(x); });
+    }
+    return false;
+  }
+
+  void convertCalls() {
+    std::set<const Expr *> destinationCalls;
+    syntax::forEachStmt(M.body(), [&](const Stmt *s) {
+      if ((s->kind == StmtKind::Assign || s->kind == StmtKind::AugAssign) && s->value &&
+          s->value->kind == ExprKind::Call && nki::currentDialectApi(canonicalCallee(s->value)))
+        destinationCalls.insert(s->value), convertDestinationCall(s); // a refusal is reported there
+    });
+    for (const Expr *e : Exprs) {
+      if (e->kind != ExprKind::Call || destinationCalls.count(e)) continue;
+      std::string callee = canonicalCallee(e);
+      if (llvm::StringRef(callee).startswith("nisa.") && nki::currentDialectApi(callee)) {
+        problem(e, callee + " returns its result in NKI 0.1 but writes a destination in the nki dialect; assign "
+                            "its result to a subscripted tensor first");
+        continue;
+      }
+      std::vector<Arg> args = argumentsOf(e);
+      std::vector<bool> kept;
+      bool drops = false;
+      for (const Arg &a : args) kept.push_back(keepKeyword(a)), drops |= !kept.back();
+      if (drops) editArguments(args, kept, std::vector<std::string>(args.size()), "", e->range.end);
+    }
+  }
+
+  /// `t[...] = nisa.op(a, k=v, mask=None)` -> `nisa.op(t[...], a, k=v)`.
+  bool convertDestinationCall(const Stmt *s) {
+    const Expr *call = s->value;
+    std::string callee = canonicalCallee(call);
+    const nki::DialectApi *api = nki::currentDialectApi(callee);
+    const nki::OpInfo *op = api->op();
+    const Expr *target = s->targets.size() == 1 ? s->targets.front() : nullptr;
+    // `t = nisa.op(...)` creates the tile t: the current dialect allocates it first.
+    std::optional<std::string> allocation;
+    // The allocation goes on a line of its own, so the statement must start its line.
+    bool startsLine = Text.slice(lineStartOf(s->range.begin), s->range.begin).trim(" \t").empty();
+    if (target && target->kind == ExprKind::Name && s->kind == StmtKind::Assign && Allocation && startsLine)
+      allocation = Allocation(*s);
+    // `acc += nisa.nc_matmul(...)` adds into the whole of an existing tile.
+    bool wholeTile = target && target->kind == ExprKind::Name && s->kind == StmtKind::AugAssign;
+    if (!target || (target->kind != ExprKind::Subscript && !allocation && !wholeTile) || !op) {
+      problem(call, callee + " must write a subscripted tensor to become a destination-passing call");
+      return false;
+    }
+    bool matmul = op->kind == nki::OpKind::Matmul;
+    if (s->kind == StmtKind::AugAssign && !(matmul && s->op == "+")) {
+      problem(call, "'" + s->op + "=' into the result of " + callee + " has no nki dialect spelling");
+      return false;
+    }
+    std::vector<Arg> args = argumentsOf(call);
+    std::vector<bool> kept;
+    std::vector<std::string> named;
+    size_t positional = 0, keptPositional = 0;
+    bool keywordsFromHere = false;
+    for (const Arg &a : args) {
+      named.emplace_back();
+      if (!a.keyword.empty()) {
+        kept.push_back(keepKeyword(a) && api->paramIndex(a.keyword) >= 0);
+        keywordsFromHere = true;
+        continue;
+      }
+      // A 0.1 positional argument is the op-table parameter at its position.
+      std::string_view name = positional < op->params.size() ? op->params[positional].name : "";
+      ++positional;
+      int at = name.empty() ? -1 : api->paramIndex(name);
+      kept.push_back(at >= 0);
+      if (at < 0) continue;
+      if (!keywordsFromHere && size_t(at) == keptPositional + 1)
+        ++keptPositional;
+      else
+        named.back() = std::string(name), keywordsFromHere = true;
+    }
+    // `+=` adds to what the tile holds: accumulate=None (docs/NKI.md §2), which adds into written PSUM
+    // and overwrites a fresh one (where 0.1 added to uninitialised memory), without the warning
+    // accumulate=True gets on a tile only nl.zeros wrote. `=` overwrites every time: accumulate=False
+    // (None would add from the second write on).
+    std::string accumulate = matmul ? (s->kind == StmtKind::AugAssign ? "accumulate=None" : "accumulate=False") : "";
+    size_t open = Text.find('(', call->base->range.end);
+    bool anyKept = editArguments(args, kept, named, accumulate.empty() ? "" : ", " + accumulate, call->range.end);
+    std::string head = render(call->base) + "(" + render(target);
+    if (allocation)
+      head = target->name + " = " + *allocation + "\n" + Text.slice(lineStartOf(s->range.begin), s->range.begin).str() +
+             head;
+    // Arguments that start on the next line stay there.
+    if (anyKept)
+      head += Text.substr(open + 1).ltrim(" \t\r").startswith("\n") ? "," : ", ";
+    else if (!accumulate.empty())
+      head += ", " + accumulate;
+    Coarse[s->range.begin] = {uint32_t(open + 1), head};
+    return true;
+  }
+
+  Migration finish() {
+    Migration out;
+    std::stable_sort(Problems.begin(), Problems.end(),
+                     [](const MigrationProblem &a, const MigrationProblem &b) { return a.offset < b.offset; });
+    out.problems = std::move(Problems);
+    if (!out.problems.empty()) return out;
+    moveAllocations();
+    std::string path = M.source().path().str();
+    std::vector<std::pair<uint32_t, Edit>> all(Coarse.begin(), Coarse.end());
+    for (const auto &[b, e] : Fine) {
+      bool inside = false;
+      for (const auto &[cb, c] : Coarse) inside |= c.end > cb && b >= cb && e.end <= c.end && !(b == c.end);
+      if (!inside) all.push_back({b, e});
+    }
+    for (const auto &[b, e] : all)
+      if (auto err = out.edits.add(clang::tooling::Replacement(path, b, e.end - b, e.text)))
+        out.problems.push_back({b, "internal: overlapping migration edits: " + llvm::toString(std::move(err))});
+    return out;
+  }
+};
+
+} // namespace
+
+Migration migrateToCurrentDialect(const syntax::Module &module, const TileAllocation &allocation) {
+  if (nki::dialectOfImports(module) == nki::Dialect::Nki) return {};
+  return Migrator(module, allocation).run();
+}
+
+} // namespace accelopt::rewrite

@@ -1,0 +1,39 @@
+// Migration of a `neuronxcc.nki` (NKI 0.1) kernel file to the current `nki` dialect (NKI 0.3) as
+// minimal source edits, driven by the dialect table (NKI/Dialect.h): imports renamed, ISA calls
+// made destination-passing, keywords the current signature lacks dropped, nl.arange indices turned
+// into slices, block dimensions folded behind the partition dimension (SBUF) or allocated per
+// iteration (PSUM), `+=` into PSUM spelled accumulate=None. docs/migrate.md describes each edit.
+#pragma once
+
+#include "Syntax/PyAST.h"
+
+#include "clang/Tooling/Core/Replacement.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace accelopt::rewrite {
+
+/// Something the migration cannot do mechanically, at a byte offset of the original text.
+struct MigrationProblem {
+  uint32_t offset = 0;
+  std::string message;
+};
+
+struct Migration {
+  clang::tooling::Replacements edits;
+  std::vector<MigrationProblem> problems; // non-empty: the file must be left untouched
+};
+
+/// The allocation (`nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)`) of the tile a statement
+/// `t = nisa.op(...)` creates, when the traced kernel knows its shape; the current dialect needs it
+/// as the call's destination.
+using TileAllocation = std::function<std::optional<std::string>(const syntax::Stmt &)>;
+
+/// The edits that turn `module` (a 0.1 kernel file) into the current dialect. A file already in the
+/// current dialect gets no edits.
+Migration migrateToCurrentDialect(const syntax::Module &module, const TileAllocation &allocation = {});
+
+} // namespace accelopt::rewrite

@@ -1,0 +1,20 @@
+# NKI 0.1 constructs the migration leaves to the user, one per line below.
+import numpy as np
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+
+
+@nki.jit
+def kernel(x):
+  out = nl.ndarray((128, 1024), dtype=np.float32, buffer=nl.shared_hbm)
+  t = nl.ndarray((nl.par_dim(128), 1024), dtype=np.float32, buffer=nl.sbuf)
+  u = nl.ndarray((nl.par_dim(128), 1024), dtype=np.float32, buffer=nl.sbuf)
+  # a flattened [8, 128] grid: no slice spells it
+  t[nl.arange(128)[:, None, None], 128 * nl.arange(8)[None, :, None] + nl.arange(128)[None, None, :]] = nl.load(
+      x[nl.arange(128)[:, None, None], nl.arange(8)[None, :, None], nl.arange(128)[None, None, :]])
+  # a mask that is not None
+  u[nl.arange(128)[:, None], nl.arange(1024)[None, :]] = nl.exp(t, mask=(nl.arange(128)[:, None] < 100))
+  # an ISA call whose result is not assigned
+  nl.store(out, value=nisa.reciprocal(u))
+  return out
