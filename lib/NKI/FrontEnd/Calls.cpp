@@ -112,7 +112,7 @@ std::optional<Value> KernelBuilder::scalarHelperCall(const Stmt &def, const Expr
   // Fan-out recursion within the depth limit (f(n-1) + f(n-1)) is 2^32 calls: past this many evaluated
   // calls per kernel the rest stay opaque, so tracing ends in well under a second (run's --timeout
   // only starts with the interpreter).
-  constexpr int kMaxHelperCalls = 100000;
+  constexpr int kMaxHelperCalls = 10000;
   if (HelperDepth >= kMaxHelperDepth || HelperCalls >= kMaxHelperCalls) return std::nullopt;
   std::function<bool(const Value &)> holdsTensor = [&](const Value &v) {
     return v.kind == Value::Tensor || v.kind == Value::Method || std::any_of(v.elts.begin(), v.elts.end(), holdsTensor);
