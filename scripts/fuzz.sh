@@ -19,6 +19,8 @@ for t in "${targets[@]}"; do
   [[ " ${all[*]} " == *" $t "* ]] || { echo "fuzz.sh: unknown target '$t' (${all[*]})" >&2; exit 2; }
 done
 build=${ACCELOPT_FUZZ_BUILD_DIR:-build-fuzz}
+# Absolute: a fuzzer may chdir (the LSP target works in a directory of its own).
+mkdir -p "$build" && build=$(cd "$build" && pwd)
 jobs=${FUZZ_JOBS:-1}
 
 CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -G Ninja -DACCELOPT_FUZZ=ON -DACCELOPT_BENCHMARKS=OFF \
@@ -30,14 +32,17 @@ run_one() {
   local t=$1 corpus="$build/corpus-$1" dict=()
   mkdir -p "$corpus"
   /usr/bin/python3 test/fuzz/make_seeds.py "$t" "$corpus"
-  if [ "$t" = frontend ] || [ "$t" = interp ]; then dict=(-dict=test/fuzz/frontend.dict); fi
+  if [ "$t" = frontend ] || [ "$t" = interp ]; then dict=(-dict="$PWD/test/fuzz/frontend.dict"); fi
   local start=$SECONDS rc=0
+  # In-process (no -jobs): the final stats and any crash report land in this log, not in fuzz-N.log.
   "$build/bin/fuzz-$t" -max_total_time="$seconds" -max_len=16384 -timeout=20 -rss_limit_mb=2048 \
-    -jobs=1 -workers=1 -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" "${dict[@]}" "$corpus" \
+    -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" "${dict[@]}" "$corpus" \
     >"$build/logs/$t.log" 2>&1 || rc=$?
   local runs
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/logs/$t.log" | grep -o '[0-9]*$' | tail -1)
-  echo "fuzz-$t: ${runs:-?} runs in $((SECONDS - start)) s, exit $rc (log $build/logs/$t.log)"
+  local cov
+  cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$build/logs/$t.log" | tail -1)
+  echo "fuzz-$t: ${runs:-?} runs, ${cov:-cov: ?} in $((SECONDS - start)) s, exit $rc (log $build/logs/$t.log)"
   if [ "$rc" != 0 ]; then grep -m 5 -E 'ERROR|SUMMARY|Test unit written' "$build/logs/$t.log" || true; fi
   return "$rc"
 }

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ ccache pkg-config clang-14 llvm-14-dev libclang-14-dev clang-tools-14
-          clang-format-14 clang-tidy-14 llvm-14-tools libtree-sitter-dev nlohmann-json3-dev libcurl4-openssl-dev
+          clang-format-14 clang-tidy-14 llvm-14-tools libclang-rt-14-dev libtree-sitter-dev nlohmann-json3-dev libcurl4-openssl-dev
           libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev python3-numpy neovim
           munge slurmctld slurmd slurm-client)
 command -v npm >/dev/null 2>&1 || packages+=(npm)

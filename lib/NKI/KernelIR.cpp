@@ -88,6 +88,8 @@ std::string Tensor::shapeString() const {
 std::optional<NodeRef> Kernel::resolve(std::string_view ref) const {
   auto parseId = [&](char prefix) -> std::optional<int> {
     if (ref.size() < 2 || ref[0] != prefix) return std::nullopt;
+    // Ids are printed without leading zeros: `L00` or `S04` is a typo, not L0 or S4.
+    if (ref.size() > 2 && ref[1] == '0') return std::nullopt;
     int v = 0;
     for (char c : ref.substr(1)) {
       if (c < '0' || c > '9') return std::nullopt;

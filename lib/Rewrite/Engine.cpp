@@ -36,7 +36,8 @@ llvm::Expected<std::vector<nlohmann::json>> parseOps(llvm::StringRef text) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error &e) {
+  } catch (const nlohmann::json::exception &e) {
+    // Not only parse_error: a number past double's range (`1E999999`) throws out_of_range.
     return inputError(llvm::Twine("error: invalid JSON in op list: ") + e.what());
   }
   std::vector<nlohmann::json> ops;

@@ -564,7 +564,8 @@ private:
 
 llvm::Expected<SearchResult> optimize(llvm::StringRef path, const nki::InputSpecs &inputs, Planner &planner,
                                       const SearchOptions &options, SearchObserver *observer) {
-  if (options.beam < 1 || options.plans < 1 || options.samples < 1 || options.iterations < 0)
+  if (options.iterations < 0) return error("error: --iterations must not be negative");
+  if (options.beam < 1 || options.plans < 1 || options.samples < 1)
     return error("error: --beam, --plans and --samples must be at least 1");
   Loop loop(options, planner, observer, inputs, path.str());
   return loop.run();

@@ -239,12 +239,13 @@ public:
         while (indents.size() > 1 && indent < indents.back()) indents.pop_back();
         if (indent > indents.back()) indents.push_back(indent);
         if (indents.size() > MaxNesting / 2) {
-          M.Errors.insert(M.Errors.begin(),
-                          {static_cast<uint32_t>(lineStart + indent),
-                           llvm::formatv("blocks nested more than {0} levels deep; accelopt's parser refuses deeper "
-                                         "nesting",
-                                         MaxNesting / 2)
-                               .str()});
+          // tree-sitter's errors are then artefacts (`1:1: invalid syntax near 'import ...'`): drop them.
+          M.Errors.clear();
+          M.Errors.push_back({static_cast<uint32_t>(lineStart + indent),
+                              llvm::formatv("blocks nested more than {0} levels deep; accelopt's parser refuses deeper "
+                                            "nesting",
+                                            MaxNesting / 2)
+                                  .str()});
           return;
         }
       }

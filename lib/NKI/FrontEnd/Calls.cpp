@@ -131,7 +131,11 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
 std::optional<Value> KernelBuilder::scalarHelperCall(const Stmt &def, const Expr *e, const std::vector<Value> &args,
                                                      const std::vector<Value> &keywordArgs) {
   constexpr int kMaxHelperDepth = 32; // deeper (recursive) helpers stay opaque
-  if (HelperDepth >= kMaxHelperDepth) return std::nullopt;
+  // Fan-out recursion within the depth limit (f(n-1) + f(n-1)) is 2^32 calls: past this many evaluated
+  // calls per kernel the rest stay opaque, so tracing ends in well under a second (run's --timeout
+  // only starts with the interpreter).
+  constexpr int kMaxHelperCalls = 10000;
+  if (HelperDepth >= kMaxHelperDepth || HelperCalls >= kMaxHelperCalls) return std::nullopt;
   std::function<bool(const Value &)> holdsTensor = [&](const Value &v) {
     return v.kind == Value::Tensor || v.kind == Value::Method || std::any_of(v.elts.begin(), v.elts.end(), holdsTensor);
   };
@@ -183,6 +187,7 @@ std::optional<Value> KernelBuilder::scalarHelperCall(const Stmt &def, const Expr
                                                                       : keywordArgs[size_t(at) - args.size()];
   }
   ++HelperDepth;
+  ++HelperCalls;
   Value result = Value::none();
   for (const Stmt *s : def.body) {
     if (isNoOp(s)) continue;

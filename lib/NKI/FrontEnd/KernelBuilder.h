@@ -280,6 +280,7 @@ private:
   std::optional<Value> scalarHelperCall(const Stmt &def, const Expr *e, const std::vector<Value> &args,
                                         const std::vector<Value> &keywordArgs);
   int HelperDepth = 0;                    // nested scalar helper calls being evaluated
+  int HelperCalls = 0;                    // scalar helper calls evaluated for this kernel
   std::map<std::string, Value> ModuleEnv; // the module's names (constants, helpers): a helper's globals
 
   /// Builtins and NKI intrinsics are the trace-time Python core's (NKI/PyCore); these translate values.
