@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang-14 (ASan+UBSan, in their own build
-# directory) and runs each for SECONDS (default 300) from a seed corpus
+# directory, or in a build already configured with -DACCELOPT_FUZZ=ON) and runs each for SECONDS (default 300) from a seed corpus
 # (test/fuzz/make_seeds.py: our kernels, NKIBench kernels, deep/long expressions,
 # LSP sessions, op JSON, memory exports).
 #   bash scripts/fuzz.sh [SECONDS] [all|frontend|interp|lsp|ops|memory-import ...]
@@ -23,8 +23,11 @@ build=${ACCELOPT_FUZZ_BUILD_DIR:-build-fuzz}
 mkdir -p "$build" && build=$(cd "$build" && pwd)
 jobs=${FUZZ_JOBS:-1}
 
-CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -G Ninja -DACCELOPT_FUZZ=ON -DACCELOPT_BENCHMARKS=OFF \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# A build already configured for fuzzing (scripts/test.sh's sanitizer build) is used as it is.
+if ! grep -q '^ACCELOPT_FUZZ:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
+  CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -G Ninja -DACCELOPT_FUZZ=ON -DACCELOPT_BENCHMARKS=OFF \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
 cmake --build "$build" -j "$(nproc)" $(for t in "${targets[@]}"; do echo --target "fuzz-$t"; done)
 
 mkdir -p "$build/logs" "$build/artifacts"

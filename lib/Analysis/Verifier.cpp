@@ -243,7 +243,7 @@ private:
       for (const auto &list : {&st.reads, &st.writes})
         for (const Access &a : *list) {
           const Tensor &t = K.tensors[a.tensor];
-          if (t.scope < 0 || t.isArgument) continue;
+          if (t.scope < 0 || t.isArgument || a.throughList) continue;
           if (st.parent == t.scope || K.encloses(t.scope, NodeRef{false, st.id})) continue;
           report(Rule::Scope, a.range,
                  llvm::formatv("'{0}' is defined inside loop L{1} ('{2}') and used outside it; allocate "

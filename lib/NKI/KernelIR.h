@@ -81,6 +81,9 @@ struct Access {
   bool usesBasic = false;    // slices in the subscript
   bool usesAdvanced = false; // nl.arange terms in the subscript
   bool exact = true;         // false when some dimension could not be resolved
+  /// Reached through a Python list the kernel filled (`tiles[k]`): the list keeps each loop
+  /// iteration's tile alive, so its use outside the allocating loop is legal.
+  bool throughList = false;
 };
 
 enum class LoopKind : uint8_t { Affine, Sequential, Static, PyRange };

@@ -17,10 +17,12 @@ Access KernelBuilder::wholeAccess(const Value &t, const Expr *at) {
   if (t.view) {
     Access a = *t.view;
     a.range = at ? at->range : a.range;
+    a.throughList = a.throughList || t.throughList;
     return a;
   }
   Access a;
   a.tensor = t.tensor;
+  a.throughList = t.throughList;
   a.range = at ? at->range : ByteRange{};
   const Tensor &T = K.tensors[t.tensor];
   for (size_t d = 0; d < T.shape.size(); ++d) {
@@ -36,6 +38,7 @@ Access KernelBuilder::wholeAccess(const Value &t, const Expr *at) {
 Access KernelBuilder::access(const Value &t, const Expr *sub) {
   Access a;
   a.tensor = t.tensor;
+  a.throughList = t.throughList;
   a.range = sub->range;
   // An integer-indexed view (`q_b = q[b]`) fixes the leading dimensions; subscripting it indexes the
   // dimensions it leaves whole, as `q[b, ...]` would. Other views are kept as they are, inexact.

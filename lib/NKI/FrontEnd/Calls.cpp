@@ -54,6 +54,11 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
     auto list = Env.find(e->base->base->name);
     if (list != Env.end() && list->second.kind == Value::Seq && list->second.isList) {
       Value item = eval(e->elts[0]);
+      std::function<void(Value &)> mark = [&](Value &v) {
+        v.throughList = v.kind == Value::Tensor;
+        for (Value &x : v.elts) mark(x);
+      };
+      mark(item);
       std::vector<Value> &elts = Env[e->base->base->name].elts;
       if (e->base->name == "append")
         elts.push_back(std::move(item));

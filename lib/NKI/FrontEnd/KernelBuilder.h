@@ -59,6 +59,7 @@ struct Value {
   std::vector<Value> elts; // Seq
   bool isList = false;
   int tensor = -1;                      // Tensor / Method receiver
+  bool throughList = false;             // Tensor: taken out of a list the kernel filled
   std::shared_ptr<Access> view;         // Tensor: a subscripted view (null = whole tensor)
   IndexVal idx;                         // Index
   LoopKind loopKind = LoopKind::Affine; // Iter
