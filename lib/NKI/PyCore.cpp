@@ -214,7 +214,12 @@ std::optional<std::vector<PyValue>> items(const PyValue &v, int arg, const std::
     return out;
   }
   if (v.kind == K::Range) {
-    if (v.step > 0 && v.stop > v.i && chargeItems) chargeItems(uint64_t(v.stop - v.i) / uint64_t(v.step) + 1);
+    // Python's len(range(...)): ceil(span / |step|) items, charged before any is made (either direction).
+    if (chargeItems && v.step != 0 && (v.step > 0 ? v.stop > v.i : v.stop < v.i)) {
+      uint64_t span = v.step > 0 ? uint64_t(v.stop) - uint64_t(v.i) : uint64_t(v.i) - uint64_t(v.stop);
+      uint64_t stride = v.step > 0 ? uint64_t(v.step) : 0 - uint64_t(v.step);
+      chargeItems(span / stride + (span % stride != 0));
+    }
     for (int64_t x = v.i; v.step > 0 ? x < v.stop : x > v.stop; x += v.step) out.push_back(PyValue::integer(x));
     return out;
   }

@@ -300,6 +300,12 @@ int runOptimizeBench(const Selection &selection, bool useNkibench, const std::op
 }
 
 int runBench() {
+  // The search behind --optimize scores and checks candidates on the simulator and the interpreter;
+  // a device backend there would be silently ignored.
+  if (Optimize && Backend.neuron())
+    return reportError(fail("error: bench --optimize searches with the simulator; --backend neuron is not "
+                            "supported with --optimize: run `accelopt-rewrite optimize --backend neuron KERNEL` "
+                            "per kernel"));
   auto created = profile::createBackend("sim", Target);
   if (!created) return reportError(created.takeError());
   const profile::Backend &simulator = **created;
