@@ -620,26 +620,33 @@ std::string FileResult::summary() const {
 
 FileResult migrateFile(llvm::StringRef path, const BatchOptions &options);
 
-FileResult processFile(llvm::StringRef path, const BatchOptions &options) {
-  if (options.migrate) return migrateFile(path, options);
-  FileResult r;
+/// A file's result that reports `err` and leaves the file as it was.
+static FileResult failedFile(FileResult r, llvm::StringRef path, llvm::Error err) {
+  r.failed = true;
+  r.messages.push_back(locatedError(path, llvm::toString(std::move(err))));
+  r.rewritten = r.original;
+  return r;
+}
+
+/// The first steps of every file's work: its paths and text in `r`, its kernels read without shapes.
+static llvm::Expected<nki::KernelFile> openKernelFile(llvm::StringRef path, FileResult &r) {
   r.path = path.str();
   llvm::SmallString<256> abs(path);
   llvm::sys::fs::make_absolute(abs);
   llvm::sys::path::remove_dots(abs, /*remove_dot_dot=*/true);
   r.absolutePath = abs.str().str();
-  auto fail = [&](llvm::Error err) {
-    r.failed = true;
-    r.messages.push_back(locatedError(path, llvm::toString(std::move(err))));
-    r.rewritten = r.original;
-    return r;
-  };
-
   auto source = syntax::SourceBuffer::fromFile(path);
-  if (!source) return fail(source.takeError());
+  if (!source) return source.takeError();
   r.original = (*source)->text().str();
   r.rewritten = r.original;
-  auto shapeless = nki::buildKernelFile(std::move(*source), {});
+  return nki::buildKernelFile(std::move(*source), {});
+}
+
+FileResult processFile(llvm::StringRef path, const BatchOptions &options) {
+  if (options.migrate) return migrateFile(path, options);
+  FileResult r;
+  auto fail = [&](llvm::Error err) { return failedFile(r, path, std::move(err)); };
+  auto shapeless = openKernelFile(path, r);
   if (!shapeless) return fail(shapeless.takeError());
 
   std::vector<KernelContext> kernels(shapeless->kernels.size());
@@ -758,22 +765,8 @@ FileResult processFile(llvm::StringRef path, const BatchOptions &options) {
 /// the numeric check; otherwise each reason is reported at its place in the original.
 FileResult migrateFile(llvm::StringRef path, const BatchOptions &options) {
   FileResult r;
-  r.path = path.str();
-  llvm::SmallString<256> abs(path);
-  llvm::sys::fs::make_absolute(abs);
-  llvm::sys::path::remove_dots(abs, /*remove_dot_dot=*/true);
-  r.absolutePath = abs.str().str();
-  auto fail = [&](llvm::Error err) {
-    r.failed = true;
-    r.messages.push_back(locatedError(path, llvm::toString(std::move(err))));
-    r.rewritten = r.original;
-    return r;
-  };
-  auto source = syntax::SourceBuffer::fromFile(path);
-  if (!source) return fail(source.takeError());
-  r.original = (*source)->text().str();
-  r.rewritten = r.original;
-  auto shapeless = nki::buildKernelFile(std::move(*source), {});
+  auto fail = [&](llvm::Error err) { return failedFile(r, path, std::move(err)); };
+  auto shapeless = openKernelFile(path, r);
   if (!shapeless) return fail(shapeless.takeError());
   if (nki::dialectOfImports(*shapeless->module) == nki::Dialect::Nki) {
     r.alreadyCurrent = true;
