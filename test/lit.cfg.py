@@ -32,6 +32,10 @@ if os.environ.get("ACCELOPT_LIT_FULL") == "1":
 # several GB per kernel) only under its own "suite-optimize" label, which CI does not run.
 if os.environ.get("ACCELOPT_LIT_SUITE_OPTIMIZE") == "1":
     config.available_features.add("suite-optimize")
+# Migrating all 14 NKIBench kernels with full-size numeric checks (minutes, up to 16 GB at -j 2): its
+# own "suite-migrate" label, which CI does not run.
+if os.environ.get("ACCELOPT_LIT_SUITE_MIGRATE") == "1":
+    config.available_features.add("suite-migrate")
 if os.path.exists("/usr/bin/python3"):
     import subprocess
     if subprocess.call(["/usr/bin/python3", "-c", "import numpy"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
