@@ -24,13 +24,17 @@ Comparison compareArrays(const NDArray &actual, const NDArray &expected, const T
     return c;
   }
   const float *a = actual.data(), *b = expected.data();
-  double diff2 = 0, ref2 = 0, worstExcess = -1;
+  double diff2 = 0, ref2 = 0, worstExcess = -INFINITY;
+  bool nonFiniteMismatch = false;
   for (int64_t i = 0; i < actual.numel(); ++i) {
     double x = a[i], y = b[i];
-    bool bothNaN = std::isnan(x) && std::isnan(y);
-    double err = bothNaN ? 0 : std::fabs(x - y);
-    if (std::isnan(err)) err = INFINITY;
-    double excess = err - (tol.atol + tol.rtol * std::fabs(y));
+    // numpy.isclose: infinities are close only to themselves (same sign); NaN is taken as close only
+    // to NaN (the candidate reproduces the original). Any other pair with a non-finite side differs,
+    // whatever the tolerance: inf - inf and |NaN| would make the tolerance test NaN, never > 0.
+    bool finite = std::isfinite(x) && std::isfinite(y);
+    bool same = !finite && ((std::isnan(x) && std::isnan(y)) || x == y);
+    double err = finite ? std::fabs(x - y) : same ? 0 : INFINITY;
+    double excess = finite ? err - (tol.atol + tol.rtol * std::fabs(y)) : same ? -INFINITY : INFINITY;
     if (excess > 0) {
       c.allclose = false;
       ++c.mismatches;
@@ -42,12 +46,14 @@ Comparison compareArrays(const NDArray &actual, const NDArray &expected, const T
       c.worstExpected = y;
     }
     c.maxAbsError = std::max(c.maxAbsError, err);
-    if (!bothNaN) {
+    if (finite) {
       diff2 += (x - y) * (x - y);
       ref2 += y * y;
+    } else if (!same) {
+      nonFiniteMismatch = true;
     }
   }
-  c.relL2 = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+  c.relL2 = nonFiniteMismatch ? INFINITY : ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
   return c;
 }
 

@@ -15,7 +15,7 @@ struct Tolerance {
 
 struct Comparison {
   bool shapesMatch = true;
-  bool allclose = true; // |a - b| <= atol + rtol * |b| everywhere (NaN equal only to NaN)
+  bool allclose = true; // |a - b| <= atol + rtol * |b| everywhere; an infinity equals only itself, NaN only NaN
   double maxAbsError = 0;
   int64_t worstIndex = -1; // flat index of the largest violation (or largest error)
   double worstActual = 0, worstExpected = 0;

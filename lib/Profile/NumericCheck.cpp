@@ -1,5 +1,6 @@
 #include "Profile/NumericCheck.h"
 
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace accelopt::profile {
@@ -130,6 +131,9 @@ std::string SeedCheck::firstDifference() const {
   return "";
 }
 
+/// A value as printf's %g prints it (1e-05, 0.01, -inf): formatv's fixed style rounds small values to 0.00.
+static std::string shortest(double v) { return llvm::formatv("{0}", llvm::format("%.6g", v)).str(); }
+
 void SeedCheck::render(llvm::raw_ostream &os, const interp::Tolerance &tolerance) const {
   switch (outcome) {
   case InputsFailed: os << "seed " << seed << ": " << firstLine(error) << "\n"; return;
@@ -147,10 +151,11 @@ void SeedCheck::render(llvm::raw_ostream &os, const interp::Tolerance &tolerance
                           interp::formatShape(o.candidateShape), interp::formatShape(o.originalShape));
       continue;
     }
-    os << llvm::formatv("seed {0}: output {1}: {2}; max |error| {3:E3} at {4} (candidate {5:G}, original "
-                        "{6:G}), {7} of {8} elements outside atol {9} + rtol {10}\n",
+    os << llvm::formatv("seed {0}: output {1}: {2}; max |error| {3:E3} at {4} (candidate {5}, original "
+                        "{6}), {7} of {8} elements outside atol {9} + rtol {10}\n",
                         seed, o.index, c.allclose ? "equal" : "DIFFERENT", c.maxAbsError, c.where(o.originalShape),
-                        c.worstActual, c.worstExpected, c.mismatches, o.elements, tolerance.atol, tolerance.rtol);
+                        shortest(c.worstActual), shortest(c.worstExpected), c.mismatches, o.elements,
+                        shortest(tolerance.atol), shortest(tolerance.rtol));
     for (auto [who, matches, cmp] : {std::tuple("original", o.originalMatchesReference, &o.originalVsReference),
                                      std::tuple("candidate", o.candidateMatchesReference, &o.candidateVsReference)}) {
       if (!*cmp) continue;
