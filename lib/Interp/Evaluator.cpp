@@ -9,6 +9,7 @@
 #include "Interp/DTypeRounding.h"
 #include "Interp/Uninit.h"
 #include "NKI/Platform.h"
+#include "NKI/ShapeRules.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -334,28 +335,20 @@ public:
       NDArray data = operand(nki::Slot::Data);
       AluOp a = rowAlu();
       bool mean = op->numerics.mean;
-      // Reduce the trailing free axes from the smallest listed axis on.
+      // Reduce the trailing free axes from the smallest listed axis on (the front end's shape rule).
       const Value *axisV = param(op, b, "axis");
-      int rank = int(data.rank());
-      int first = rank - 1;
-      if (axisV) {
-        std::vector<int64_t> axes;
-        if (axisV->isSeq())
-          for (auto &x : *axisV->elts) axes.push_back(intArg(x, e));
-        else
-          axes.push_back(intArg(*axisV, e));
-        for (int64_t ax : axes) {
-          if (ax < 0) ax += rank;
-          if (ax <= 0 || ax >= rank)
-            fail(e->range, "reduction axis must be a free axis (1.." + std::to_string(rank - 1) + ")");
-          first = std::min<int>(first, int(ax));
-        }
-      }
+      std::vector<int64_t> axes;
+      if (axisV && axisV->isSeq())
+        for (auto &x : *axisV->elts) axes.push_back(intArg(x, e));
+      else if (axisV)
+        axes.push_back(intArg(*axisV, e));
+      nki::ReducedShape reduced = nki::reduceFreeAxes(data.shape(), axes);
+      if (!reduced.error.empty()) fail(e->range, reduced.error);
+      int rank = int(data.rank()), first = reduced.firstAxis;
       int64_t rows = 1, cols = 1;
       for (int d = 0; d < first; ++d) rows *= data.dim(d);
       for (int d = first; d < rank; ++d) cols *= data.dim(d);
-      std::vector<int64_t> outShape(data.shape().begin(), data.shape().begin() + first);
-      outShape.push_back(1);
+      std::vector<int64_t> outShape = std::move(reduced.shape);
       NDArray out = alloc(outShape);
       check(tensorReduce(Tile{out.data(), rows, 1, 1}, a, ConstTile{data.data(), rows, cols, cols},
                          flag(op, b, "negate")));

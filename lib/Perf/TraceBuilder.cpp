@@ -525,10 +525,18 @@ private:
       if (callee != "print" && callee != "pass" && !listMutation)
         unmodelled(s, s.range, "a call the model does not trace into");
     }
+    // An `.ap()` view spans its whole tensor (every dimension `full`) with a pattern of known counts: which
+    // elements is left open, how many is not, so it moves a known number of bytes. Any other inexact
+    // access (a gather through run-time row numbers, an unresolved index) leaves the model guessing.
+    auto unsized = [](const Access &a) {
+      bool patterned = !a.tileShape.empty() && llvm::all_of(a.tileShape, [](int64_t d) { return d > 0; }) &&
+                       llvm::all_of(a.dims, [](const nki::IndexDim &d) { return d.full; });
+      return !a.exact && !patterned;
+    };
     for (const Access &a : s.reads)
-      if (!a.exact) unmodelled(s, a.range, "an access the model cannot size (an index it does not resolve)");
+      if (unsized(a)) unmodelled(s, a.range, "an access the model cannot size (an index it does not resolve)");
     for (const Access &a : s.writes)
-      if (!a.exact) unmodelled(s, a.range, "an access the model cannot size (an index it does not resolve)");
+      if (unsized(a)) unmodelled(s, a.range, "an access the model cannot size (an index it does not resolve)");
     auto ownTile = [&](int t) {
       const Tensor &tensor = K.tensors[t];
       return tensor.isTile && tensor.definedBy == s.id;

@@ -4,6 +4,7 @@
 #include "NKI/Platform.h"
 #include "NKI/PyCore.h"
 #include "NKI/PyInt.h"
+#include "NKI/ShapeRules.h"
 #include "Syntax/AstWalks.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -492,7 +493,14 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
   case ShapeRule::ReduceFree:
     if (const Value *t = firstTile()) {
       auto s = tileShapeOf(*t);
-      if (!s.empty()) shape = {s[0], 1};
+      std::vector<int64_t> axes;
+      if (const Value *axis = paramVal("axis")) {
+        if (axis->kind == Value::Seq)
+          axes = intList(*axis);
+        else if (axis->isKnownInt())
+          axes = {*axis->i.value};
+      }
+      if (!s.empty()) shape = reduceFreeAxes(s, axes).shape;
     }
     break;
   case ShapeRule::FromShapeArg:
