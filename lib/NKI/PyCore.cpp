@@ -1,6 +1,7 @@
 #include "NKI/PyCore.h"
 #include "NKI/PyInt.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -532,10 +533,10 @@ namespace {
 constexpr IntrinsicInfo kIntrinsics[] = {
     {Intrinsic::Arange, "nl.arange", "nl.arange takes (stop) or (start, stop)"},
     {Intrinsic::Mgrid, "nl.mgrid", "nl.mgrid takes slices"},
-    {Intrinsic::Ds, "nl.ds", "nl.ds takes (start, size)"},
-    {Intrinsic::ParDim, "nl.par_dim", "nl.par_dim takes the partition dimension's size"},
-    {Intrinsic::ProgramId, "nl.program_id", "nl.program_id takes an axis"},
-    {Intrinsic::NumPrograms, "nl.num_programs", "nl.num_programs takes an axis"},
+    {Intrinsic::Ds, "nl.ds", "nl.ds takes (start, size)", {"start", "size"}},
+    {Intrinsic::ParDim, "nl.par_dim", "nl.par_dim takes the partition dimension's size", {"size"}},
+    {Intrinsic::ProgramId, "nl.program_id", "nl.program_id takes an axis", {"axis"}},
+    {Intrinsic::NumPrograms, "nl.num_programs", "nl.num_programs takes an axis", {"axes"}},
     {Intrinsic::ProgramNdim, "nl.program_ndim", "nl.program_ndim takes no arguments"},
 };
 
@@ -548,6 +549,29 @@ const IntrinsicInfo *lookupIntrinsic(std::string_view name) {
 }
 
 std::span<const IntrinsicInfo> allIntrinsics() { return kIntrinsics; }
+
+IntrinsicArguments intrinsicArguments(const IntrinsicInfo &info, const syntax::Expr &call) {
+  IntrinsicArguments out;
+  out.args = call.elts;
+  for (const auto &kw : call.keywords) {
+    auto slot = std::find(info.params.begin(), info.params.end(), kw.name);
+    if (kw.name.empty() || slot == info.params.end()) {
+      out.error = std::string(info.name) + "() got an unexpected keyword argument '" + kw.name + "'";
+      return out;
+    }
+    size_t index = size_t(slot - info.params.begin());
+    if (index < out.args.size() && out.args[index]) {
+      out.error = std::string(info.name) + "() got multiple values for argument '" + kw.name + "'";
+      return out;
+    }
+    if (out.args.size() <= index) out.args.resize(index + 1, nullptr);
+    out.args[index] = kw.value;
+  }
+  if (auto hole = llvm::find(out.args, nullptr); hole != out.args.end())
+    out.error = std::string(info.name) + "() missing required argument '" +
+                std::string(info.params[size_t(hole - out.args.begin())]) + "'";
+  return out;
+}
 
 ArangeBounds arangeBounds(std::span<const PyValue> args) {
   ArangeBounds out;

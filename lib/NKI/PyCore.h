@@ -11,6 +11,7 @@
 #include "NKI/OpTable.h"
 #include "Syntax/PyAST.h"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -203,10 +204,22 @@ struct IntrinsicInfo {
   Intrinsic id;
   std::string_view name;  // canonical ("nl.arange")
   std::string_view usage; // as the error messages spell it
+  /// The parameters' names in positional order, as the NKI API reference spells them; "" past the last.
+  /// None for a positional-only intrinsic (nl.arange(*args)).
+  std::array<std::string_view, 2> params = {};
 };
 
 const IntrinsicInfo *lookupIntrinsic(std::string_view canonicalName);
 std::span<const IntrinsicInfo> allIntrinsics();
+
+/// The argument expressions of an intrinsic call in parameter order: a keyword argument
+/// (`nl.program_id(axis=0)`) takes its parameter's place. `error` names a keyword the intrinsic does
+/// not have or a parameter given twice, as CPython would.
+struct IntrinsicArguments {
+  std::vector<const syntax::Expr *> args;
+  std::string error;
+};
+IntrinsicArguments intrinsicArguments(const IntrinsicInfo &info, const syntax::Expr &call);
 
 /// nl.arange(stop) or nl.arange(start, stop): the first value and the count. Unknown bounds give
 /// std::nullopt in the optional fields; a wrong call gives an error.

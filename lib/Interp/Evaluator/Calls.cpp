@@ -174,7 +174,10 @@ Value KernelEvaluator::builtin(const std::string &fn, const Expr *e) {
 
 Value KernelEvaluator::callIntrinsic(const nki::pycore::IntrinsicInfo &intrinsic, const Expr *e) {
   using nki::pycore::Intrinsic;
-  auto args = positional(e);
+  nki::pycore::IntrinsicArguments bound = nki::pycore::intrinsicArguments(intrinsic, *e);
+  if (!bound.error.empty()) fail(e->range, bound.error);
+  std::vector<Value> args;
+  for (auto *a : bound.args) args.push_back(eval(a));
   std::vector<nki::pycore::PyValue> py;
   for (const Value &a : args) py.push_back(toPy(a, e));
   switch (intrinsic.id) {

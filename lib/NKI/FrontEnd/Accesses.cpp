@@ -41,14 +41,19 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
   a.throughList = t.throughList;
   a.range = sub->range;
   // An integer-indexed view (`q_b = q[b]`) fixes the leading dimensions; subscripting it indexes the
-  // dimensions it leaves whole, as `q[b, ...]` would. Other views are kept as they are, inexact.
+  // dimensions it leaves whole, as `q[b, ...]` would. The integer may be unknown at trace time
+  // (`b = nl.program_id(0)`): the tile's shape is still the subscript's, and the access is inexact as
+  // `q[b, ...]` is. Other views are kept as they are, inexact.
   std::vector<IndexDim> fixedDims;
   if (t.view) {
     const std::vector<IndexDim> &vd = t.view->dims;
     size_t fixed = 0;
-    while (fixed < vd.size() && !vd[fixed].full && vd[fixed].aranges.empty() && vd[fixed].base.known) ++fixed;
-    bool integerView = t.view->exact && fixed > 0 &&
-                       std::all_of(vd.begin() + fixed, vd.end(), [](const IndexDim &d) { return d.full; });
+    while (fixed < vd.size() && !vd[fixed].full && vd[fixed].aranges.empty()) ++fixed;
+    bool unknownIndex = std::any_of(vd.begin(), vd.begin() + fixed, [](const IndexDim &d) { return !d.base.known; });
+    bool integerView = (t.view->exact || unknownIndex) && fixed > 0 &&
+                       std::all_of(vd.begin() + fixed, vd.end(), [](const IndexDim &d) {
+                         return d.full && llvm::all_of(d.aranges, [](const ArangeTerm &r) { return r.extent > 0; });
+                       });
     if (!integerView) {
       a = *t.view;
       a.range = sub->range;
@@ -56,6 +61,7 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
       return a;
     }
     fixedDims.assign(vd.begin(), vd.begin() + fixed);
+    if (unknownIndex) a.exact = false;
   }
   const Tensor &T = K.tensors[t.tensor];
   std::vector<const Expr *> items(sub->elts.begin(), sub->elts.end());

@@ -278,8 +278,14 @@ Value KernelBuilder::builtinCall(const std::string &fn, const Expr *e) {
 
 Value KernelBuilder::callIntrinsic(const pycore::IntrinsicInfo &intrinsic, const Expr *e) {
   using pycore::Intrinsic;
+  pycore::IntrinsicArguments bound = pycore::intrinsicArguments(intrinsic, *e);
+  if (!bound.error.empty()) {
+    for (const auto &kw : e->keywords) eval(kw.value);
+    diag(Diagnostic::Error, e->range, bound.error, Rule::CallArgs);
+    return Value::unknown(text(e));
+  }
   std::vector<Value> args;
-  for (auto *a : e->elts) args.push_back(eval(a));
+  for (auto *a : bound.args) args.push_back(eval(a));
   std::vector<pycore::PyValue> py;
   for (const Value &a : args) py.push_back(toPy(a));
   switch (intrinsic.id) {
