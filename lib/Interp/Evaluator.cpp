@@ -312,6 +312,7 @@ public:
         return finish(std::move(out), nki::Buffer::SBUF);
       }
       NDArray yd = operand(n2);
+      broadcastTogether({&xd, &yd}, e);
       // The output takes the larger of the two shapes ((P,1) broadcasts).
       std::vector<int64_t> shape = xd.numel() >= yd.numel() ? xd.shape() : yd.shape();
       NDArray out = alloc(shape);
@@ -342,7 +343,7 @@ public:
         for (auto &x : *axisV->elts) axes.push_back(intArg(x, e));
       else if (axisV)
         axes.push_back(intArg(*axisV, e));
-      nki::ReducedShape reduced = nki::reduceFreeAxes(data.shape(), axes);
+      nki::ReducedShape reduced = nki::reduceFreeAxes(data.shape(), axes, flag(op, b, "keepdims"));
       if (!reduced.error.empty()) fail(e->range, reduced.error);
       int rank = int(data.rank()), first = reduced.firstAxis;
       int64_t rows = 1, cols = 1;
@@ -390,11 +391,27 @@ public:
     }
     case OpKind::Iota: {
       const Value *ex = param(op, b, "expr");
-      if (!ex || ex->kind != Value::Index || ex->idx.rank() > 2)
-        fail(e->range, std::string(op->name) + " needs a 2-D nl.arange expression");
-      IndexArr x = ex->idx.widened(2);
-      NDArray out = alloc({x.extent[0], x.extent[1]});
-      iota(out.asTile(), x.c, x.coeff[0], x.coeff[1]);
+      if (!ex || ex->kind != Value::Index)
+        fail(e->range, std::string(op->name) + " needs an index expression (nl.arange or nl.mgrid terms)");
+      IndexArr x = ex->idx.widened(std::max(2, ex->idx.rank()));
+      if (x.rank() == 2) {
+        NDArray out = alloc({x.extent[0], x.extent[1]});
+        iota(out.asTile(), x.c, x.coeff[0], x.coeff[1]);
+        return finish(std::move(out), nki::Buffer::SBUF);
+      }
+      // An index grid of more axes (3 * w.y + w.z over nl.mgrid[0:P, 0:A, 0:B, 0:C]): c + sum coeff * k.
+      NDArray out = alloc(std::vector<int64_t>(x.extent.begin(), x.extent.end()));
+      std::vector<int64_t> k(size_t(x.rank()), 0);
+      for (float &v : out.values()) {
+        int64_t value = x.c;
+        for (int d = 0; d < x.rank(); ++d) value += x.coeff[size_t(d)] * k[size_t(d)];
+        v = float(value);
+        for (int d = x.rank(); d-- > 0;)
+          if (++k[size_t(d)] < x.extent[size_t(d)])
+            break;
+          else
+            k[size_t(d)] = 0;
+      }
       return finish(std::move(out), nki::Buffer::SBUF);
     }
     case OpKind::LoopReduce: {
@@ -422,6 +439,7 @@ public:
         return operand(s);
       };
       NDArray onTrue = choice(nki::Slot::Data), onFalse = choice(nki::Slot::Data2);
+      broadcastTogether({&predicate, &onTrue, &onFalse}, e);
       // The output takes the largest of the three shapes ((P,1) and scalars broadcast).
       const NDArray *largest = &predicate;
       for (const NDArray *a : {&onTrue, &onFalse})
@@ -489,6 +507,30 @@ public:
 };
 
 } // namespace
+
+void KernelEvaluator::broadcastTogether(std::initializer_list<NDArray *> operands, const Expr *e) {
+  // Only operands of one rank: a tile's partition dimension comes first, so arrays of different ranks
+  // do not align from the right as numpy's would.
+  std::optional<std::vector<int64_t>> joint = (*operands.begin())->shape();
+  for (NDArray *a : operands)
+    if (joint && a->rank() == int64_t(joint->size()))
+      joint = broadcastShapes(*joint, a->shape());
+    else
+      joint.reset();
+  if (!joint) return;
+  int64_t rows = (*joint)[0], cols = 1;
+  for (size_t d = 1; d < joint->size(); ++d) cols *= (*joint)[d];
+  for (NDArray *a : operands) {
+    ConstTile t = a->asTile();
+    if (a->shape() == *joint || (a->numel() == 1) ||
+        ((t.rows == rows || t.rows == 1) && (t.cols == cols || t.cols == 1)))
+      continue; // the tile view broadcasts it already ((P,1), (1,F), a scalar)
+    auto widened = a->broadcastTo(*joint);
+    if (!widened) fail(e->range, llvm::toString(widened.takeError()));
+    *a = std::move(*widened);
+  }
+}
+
 } // namespace evaluator
 
 using evaluator::Interpreter;

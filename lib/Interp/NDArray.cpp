@@ -156,6 +156,42 @@ llvm::Expected<NDArray> NDArray::fromValues(std::vector<int64_t> shape, nki::DTy
 
 llvm::Expected<NDArray> NDArray::clone() const { return fromValues(Shape, Dtype, values()); }
 
+std::optional<std::vector<int64_t>> broadcastShapes(const std::vector<int64_t> &a, const std::vector<int64_t> &b) {
+  std::vector<int64_t> out(std::max(a.size(), b.size()), 1);
+  for (size_t k = 1; k <= out.size(); ++k) {
+    int64_t x = k <= a.size() ? a[a.size() - k] : 1, y = k <= b.size() ? b[b.size() - k] : 1;
+    if (x != y && x != 1 && y != 1) return std::nullopt;
+    out[out.size() - k] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+llvm::Expected<NDArray> NDArray::broadcastTo(const std::vector<int64_t> &shape) const {
+  auto joint = broadcastShapes(Shape, shape);
+  if (!joint || *joint != shape)
+    return llvm::createStringError(std::errc::invalid_argument, "shape %s does not broadcast to %s",
+                                   formatShape(Shape).c_str(), formatShape(shape).c_str());
+  auto out = allocate(shape, Dtype);
+  if (!out) return out.takeError();
+  // Source strides aligned with the output's dimensions; a broadcast dimension has stride 0.
+  std::vector<int64_t> from(shape.size(), 0), own = strides();
+  size_t lead = shape.size() - Shape.size();
+  for (size_t d = 0; d < Shape.size(); ++d) from[lead + d] = Shape[d] == 1 ? 0 : own[d];
+  std::vector<int64_t> index(shape.size(), 0);
+  const float *src = data();
+  float *dst = out->data();
+  for (int64_t flat = 0; flat < out->numel(); ++flat) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < shape.size(); ++d) offset += index[d] * from[d];
+    dst[flat] = src[offset];
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++index[d] < shape[d]) break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
 std::vector<int64_t> NDArray::strides() const {
   std::vector<int64_t> result(Shape.size(), 1);
   for (size_t i = Shape.size(); i-- > 1;) result[i - 1] = result[i] * Shape[i];

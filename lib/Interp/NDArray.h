@@ -14,6 +14,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -112,6 +113,8 @@ public:
                                             std::span<const float> values);
 
   llvm::Expected<NDArray> clone() const;
+  /// A copy with numpy's broadcasting to `shape` (dimensions aligned from the right; each equal or 1).
+  llvm::Expected<NDArray> broadcastTo(const std::vector<int64_t> &shape) const;
   /// The same elements under another shape of the same count, without a copy: writes through the view
   /// reach `base` (NKI's reshape of an HBM tensor). `base` must outlive the view.
   static llvm::Expected<NDArray> viewOf(NDArray &base, std::vector<int64_t> shape);
@@ -157,5 +160,8 @@ private:
   nki::DType Dtype = nki::DType::Float32;
   std::unique_ptr<float[], detail::ReleaseStorage> Storage;
 };
+
+/// numpy's broadcast of two shapes (aligned from the right; each dimension equal or 1), or std::nullopt.
+std::optional<std::vector<int64_t>> broadcastShapes(const std::vector<int64_t> &a, const std::vector<int64_t> &b);
 
 } // namespace accelopt::interp

@@ -4,7 +4,7 @@
 
 namespace accelopt::nki {
 
-ReducedShape reduceFreeAxes(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> axes) {
+ReducedShape reduceFreeAxes(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> axes, bool keepdims) {
   ReducedShape r;
   int rank = int(shape.size());
   r.firstAxis = std::max(rank - 1, 1);
@@ -17,7 +17,7 @@ ReducedShape reduceFreeAxes(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_
     r.firstAxis = std::min(r.firstAxis, int(ax));
   }
   r.shape.assign(shape.begin(), shape.begin() + std::min(r.firstAxis, rank));
-  r.shape.push_back(1);
+  r.shape.resize(keepdims ? std::max<size_t>(shape.size(), r.shape.size() + 1) : r.shape.size() + 1, 1);
   return r;
 }
 

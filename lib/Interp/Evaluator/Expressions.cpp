@@ -390,22 +390,25 @@ Value KernelEvaluator::subscript(const Expr *e) {
     return Value::ofIndex(x);
   }
   if (base.kind == Value::Path && base.s == "nl.mgrid") {
+    // Dense grids, as numpy.mgrid's: every field spans every axis (coefficient 0 off its own), so a
+    // value built from fields alone (nisa.iota(3 * g.y + g.z)) has the grid's whole shape.
     ValueList grids;
     int rank = int(e->elts.size());
+    std::vector<int64_t> extents;
     for (int a = 0; a < rank; ++a) {
       Value sl = eval(e->elts[a]);
       if (sl.kind != Value::SliceV) fail(e->range, std::string(nki::pycore::lookupIntrinsic("nl.mgrid")->usage));
       nki::pycore::ArangeBounds axis = nki::pycore::mgridAxis(toPy((*sl.elts)[0], e), toPy((*sl.elts)[1], e));
       if (!axis.error.empty()) fail(e->elts[a]->range, axis.error);
       if (!axis.extent) fail(e->elts[a]->range, "nl.mgrid needs the upper bound of every axis");
+      extents.push_back(*axis.extent);
       IndexArr x;
       x.c = *axis.start;
       x.coeff.assign(rank, 0);
-      x.extent.assign(rank, 1);
       x.coeff[a] = 1;
-      x.extent[a] = *axis.extent;
       grids.push_back(Value::ofIndex(x));
     }
+    for (Value &g : grids) g.idx.extent.assign(extents.begin(), extents.end());
     return Value::seq(std::move(grids));
   }
   if (base.isSeq() || base.kind == Value::Str) {

@@ -192,6 +192,9 @@ protected:
   std::vector<Value> positional(const Expr *e);
 
   int64_t intArg(const Value &v, const Expr *at);
+  /// numpy broadcasting of an elementwise op's operands of one rank where the tile view alone cannot
+  /// ([P, A, 1, 1] against [P, A, 3, 3]); (P,1), (1,F) and scalar operands stay as they are.
+  void broadcastTogether(std::initializer_list<NDArray *> operands, const Expr *e);
 
   /// Builtins and NKI intrinsics are the trace-time Python core's (NKI/PyCore); these translate values.
   nki::pycore::PyValue toPy(const Value &v, const Expr *at);

@@ -463,7 +463,10 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
   std::vector<int64_t> shape;
   switch (op->shape) {
   case ShapeRule::SameAsInput:
-    if (const Value *t = firstTile()) shape = tileShapeOf(*t);
+    if (const Value *t = firstTile())
+      shape = tileShapeOf(*t);
+    else if (const Value *ix = paramVal("expr"); ix && ix->kind == Value::Index) // nisa.iota
+      shape = ix->idx.shape();
     break;
   case ShapeRule::MatmulResult: {
     const Value *a = bound[0] ? &vals[0] : nullptr;
@@ -506,7 +509,9 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
         else if (axis->isKnownInt())
           axes = {*axis->i.value};
       }
-      if (!s.empty()) shape = reduceFreeAxes(s, axes).shape;
+      const Value *keep = paramVal("keepdims");
+      bool keepdims = keep && keep->kind == Value::Bool && keep->i.value.value_or(0) != 0;
+      if (!s.empty()) shape = reduceFreeAxes(s, axes, keepdims).shape;
     }
     break;
   case ShapeRule::FromShapeArg:

@@ -226,6 +226,7 @@ Value KernelBuilder::binary(const std::string &op, const Value &l, const Value &
           out.aranges.push_back(t);
         }
         out.rank = rank;
+        if (out.grid.empty()) out.grid = ri->grid;
         Value v = Value::index(out);
         v.s = textual;
         return v;
@@ -375,6 +376,10 @@ Value KernelBuilder::subscript(const Expr *e) {
       }
       grids.push_back(Value::index(x));
     }
+    llvm::SmallVector<int64_t, 4> extents;
+    for (const Value &g : grids) extents.push_back(g.idx.aranges.empty() ? 0 : g.idx.aranges[0].extent);
+    if (llvm::all_of(extents, [](int64_t n) { return n > 0; }))
+      for (Value &g : grids) g.idx.grid = extents;
     return Value::seq(grids);
   }
   if (base.kind == Value::Seq) {
@@ -408,6 +413,14 @@ Value KernelBuilder::subscript(const Expr *e) {
   }
   for (auto *x : e->elts) eval(x);
   return Value::unknown(text(e));
+}
+
+std::vector<int64_t> IndexVal::shape() const {
+  std::vector<int64_t> out(size_t(std::max(rank, 1)), 1);
+  for (size_t d = 0; d < grid.size() && d < out.size(); ++d) out[d] = grid[d];
+  for (const ArangeTerm &t : aranges)
+    if (t.axis >= 0 && size_t(t.axis) < out.size()) out[size_t(t.axis)] = std::max(out[size_t(t.axis)], t.extent);
+  return out;
 }
 
 } // namespace accelopt::nki::frontend

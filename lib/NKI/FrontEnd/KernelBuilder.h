@@ -33,6 +33,12 @@ struct IndexVal {
   Affine base;
   llvm::SmallVector<ArangeTerm, 1> aranges;
   int rank = 0;
+  /// The extents of the nl.mgrid an index was built from (dense grids, as numpy.mgrid's: a value made
+  /// of grid fields spans every axis of the grid); empty for nl.arange terms.
+  llvm::SmallVector<int64_t, 4> grid;
+  /// The shape the index has as a value (nisa.iota's result): per axis the grid's extent or the largest
+  /// arange extent on it, else 1.
+  std::vector<int64_t> shape() const;
 };
 
 struct Value {
