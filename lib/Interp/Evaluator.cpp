@@ -293,6 +293,19 @@ public:
                               : PerPartition::noBias();
       NDArray out = alloc(data.shape());
       check(activation(out.asTile(), func, data.asTile(), scale, bias));
+      if (const Expr *resE = paramExpr(op, b, "reduce_res")) {
+        // reduce_res=t (nisa.activation, activation_reduce): ScalarE also reduces each row of the
+        // result with reduce_op (add on trn1) into t, one element per partition.
+        const Value *redOp = param(op, b, "reduce_op");
+        Value add = Value::path("nl.add");
+        AluOp alu = aluFrom(redOp ? redOp : &add, e);
+        ConstTile r = out.asTile();
+        NDArray red = alloc({r.rows, 1});
+        check(tensorReduce(red.asTile(), alu, r, false));
+        const Value *res = param(op, b, "reduce_res");
+        if (!res || !res->isTile()) fail(resE->range, std::string(op->name) + ": reduce_res must be a tile");
+        scatter(viewOf(*res, resE), red, nullptr, resE->range, nullptr, true);
+      }
       return finish(std::move(out), nki::Buffer::SBUF);
     }
     case OpKind::TensorTensor: {

@@ -26,4 +26,10 @@ std::optional<std::string> platformTarget(const Kernel &kernel) {
   return std::nullopt;
 }
 
+std::string ncVersionOf(const Kernel &kernel) {
+  std::string target = platformTarget(kernel).value_or("trn1");
+  std::string_view generation = target == "trn2" ? "gen3" : target == "trn3" ? "gen4" : "gen2";
+  return "nisa.nc_version." + std::string(generation);
+}
+
 } // namespace accelopt::nki

@@ -15,6 +15,11 @@ struct Kernel;
 /// `--target` of `check` and `profile`.
 std::optional<std::string> platformTarget(const Kernel &kernel);
 
+/// What `nisa.get_nc_version()` returns for a kernel, as the constant it compares with
+/// ("nisa.nc_version.gen2"): the NeuronCore generation of its platform target (trn1 and inf2: gen2,
+/// trn2: gen3, trn3: gen4), trn1's without one, as `check` and `profile` default to trn1.
+std::string ncVersionOf(const Kernel &kernel);
+
 /// The parameter that selects a mode; the front end and the interpreter treat it as a flag.
 inline constexpr std::string_view kPerfModeParam = "perf_mode";
 

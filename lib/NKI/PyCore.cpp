@@ -538,6 +538,7 @@ constexpr IntrinsicInfo kIntrinsics[] = {
     {Intrinsic::ProgramId, "nl.program_id", "nl.program_id takes an axis", {"axis"}},
     {Intrinsic::NumPrograms, "nl.num_programs", "nl.num_programs takes an axis", {"axes"}},
     {Intrinsic::ProgramNdim, "nl.program_ndim", "nl.program_ndim takes no arguments"},
+    {Intrinsic::NcVersion, "nisa.get_nc_version", "nisa.get_nc_version takes no arguments"},
 };
 
 } // namespace

@@ -198,7 +198,7 @@ BuiltinResult callMath(std::string_view canonicalName, std::span<const PyValue> 
 
 /// Trace-time NKI functions that are not ops of the op table: they build index expressions, mark
 /// dimensions or name the launch.
-enum class Intrinsic : uint8_t { Arange, Mgrid, Ds, ParDim, ProgramId, NumPrograms, ProgramNdim };
+enum class Intrinsic : uint8_t { Arange, Mgrid, Ds, ParDim, ProgramId, NumPrograms, ProgramNdim, NcVersion };
 
 struct IntrinsicInfo {
   Intrinsic id;

@@ -50,10 +50,11 @@ Value KernelEvaluator::call(const Expr *e, View *dest) {
   }
   if (name == "np.identity" || name == "np.eye") {
     auto args = positional(e);
-    int64_t n = intArg(argument(e, args, 0, name == "np.eye" ? "N" : "n", name), e);
-    auto arr = NDArray::full({n, n}, nki::DType::Float32, 0.0f);
+    int64_t n = intArg(argument(e, args, 0, name == "np.eye" ? "N" : "n", name), e), m = n;
+    if (name == "np.eye" && (args.size() > 1 || e->keyword("M"))) m = intArg(argument(e, args, 1, "M", name), e);
+    auto arr = NDArray::full({n, m}, nki::DType::Float32, 0.0f);
     if (!arr) fail(e->range, llvm::toString(arr.takeError()));
-    for (int64_t k = 0; k < n; ++k) arr->data()[k * n + k] = 1.0f;
+    for (int64_t k = 0; k < std::min(n, m); ++k) arr->data()[k * m + k] = 1.0f;
     Value v;
     v.kind = Value::HostArray;
     v.host = std::make_shared<NDArray>(std::move(*arr));
@@ -208,6 +209,9 @@ Value KernelEvaluator::callIntrinsic(const nki::pycore::IntrinsicInfo &intrinsic
   case Intrinsic::ProgramNdim:
     if (!args.empty()) fail(e->range, std::string(intrinsic.usage));
     return Value::integer(Grid.ndim());
+  case Intrinsic::NcVersion:
+    if (!args.empty()) fail(e->range, std::string(intrinsic.usage));
+    return Value::path(nki::ncVersionOf(K));
   case Intrinsic::Ds: {
     // nl.ds(start, size) is the slice start:start+size.
     nki::pycore::ArangeBounds r = nki::pycore::dsBounds(py);

@@ -108,22 +108,6 @@ Value KernelEvaluator::dialectCall(const nki::DialectApi &api, const Expr *e) {
   Value result = nkiCall(op, e, nullptr);
   if (!result.isTile()) fail(e->range, std::string(api.name) + " produced no tile");
 
-  if (op->kind == nki::OpKind::Activation)
-    if (const Expr *resE = exprOf("reduce_res")) {
-      // reduce_op along the free axes of the activation's result, into reduce_res.
-      const Expr *redOpE = exprOf("reduce_op");
-      Value redOp = redOpE ? eval(redOpE) : Value::path("nl.add");
-      AluOp alu = aluFrom(&redOp, redOpE ? redOpE : e);
-      NDArray r = gather(viewOf(result, e), nullptr, e->range, true);
-      int64_t rows = r.dim(0), cols = r.numel() / std::max<int64_t>(1, rows);
-      auto red = NDArray::allocate({rows, 1}, nki::DType::Float32);
-      if (!red) fail(e->range, llvm::toString(red.takeError()));
-      if (auto err = tensorReduce(Tile{red->data(), rows, 1, 1}, alu, ConstTile{r.data(), rows, cols, cols}, false))
-        fail(e->range, llvm::toString(std::move(err)));
-      Value res = eval(resE);
-      scatter(viewOf(res, resE), *red, nullptr, resE->range, nullptr, true);
-    }
-
   std::function<float(float, float)> combine;
   if (op->kind == nki::OpKind::Matmul) {
     const Expr *accE = exprOf("accumulate");

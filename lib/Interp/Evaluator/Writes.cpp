@@ -59,9 +59,21 @@ bool KernelEvaluator::accumulateMatmulInPlace(const View &dst, const Expr *value
   if (op != "+" || valueExpr->kind != ExprKind::Call) return false;
   auto tile = directTile(dst, valueExpr->range);
   if (!tile) return false;
-  if (Opts.detectUninitReads)
+  // A PSUM tile nothing wrote yet starts a matmul accumulation group, whose first matmul overwrites the
+  // bank (docs/NKI.md §3, nc_matmul): `psum[...] += nc_matmul(...)` needs no zero fill. Any other read of
+  // never-written elements goes to the generic path, which reports it.
+  bool startsGroup = false;
+  if (Opts.detectUninitReads) {
+    int64_t unwritten = 0;
     for (int64_t r = 0; r < tile->rows; ++r)
-      if (firstUninit(tile->row(r), tile->cols)) return false; // let the generic path report it
+      for (int64_t c = 0; c < tile->cols; ++c) unwritten += isUninit(tile->row(r)[c]);
+    if (unwritten && (dst.tensor->buffer != nki::Buffer::PSUM || unwritten != tile->rows * tile->cols)) return false;
+    startsGroup = unwritten > 0;
+  }
+  auto fillTile = [&](float value) {
+    for (int64_t r = 0; r < tile->rows; ++r) std::fill_n(tile->row(r), tile->cols, value);
+  };
+  if (startsGroup) fillTile(0.0f);
   MatmulAccumulator = tile;
   MatmulAccumulated = false;
   LastMask.reset();
@@ -70,10 +82,12 @@ bool KernelEvaluator::accumulateMatmulInPlace(const View &dst, const Expr *value
     rhs = eval(valueExpr);
   } catch (...) {
     MatmulAccumulator.reset();
+    if (startsGroup) fillTile(uninitValue());
     throw;
   }
   MatmulAccumulator.reset();
   if (MatmulAccumulated) return true;
+  if (startsGroup) fillTile(uninitValue()); // not a matmul: its read of the fresh tile is an error
   // Not a matmul after all: accumulate its result the ordinary way.
   auto mask = std::move(LastMask);
   accumulateInto(dst, rhs, op, valueExpr->range, mask.get());

@@ -312,6 +312,9 @@ Value KernelBuilder::callIntrinsic(const pycore::IntrinsicInfo &intrinsic, const
     marked.s = "par_dim";
     return marked;
   }
+  case Intrinsic::NcVersion:
+    if (!args.empty()) diag(Diagnostic::Error, e->range, std::string(intrinsic.usage), Rule::CallArgs);
+    return Value::path(ncVersionOf(K));
   case Intrinsic::ProgramId:
   case Intrinsic::NumPrograms:
   case Intrinsic::ProgramNdim: {
@@ -425,6 +428,13 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
       a.isWrite = true;
       a.param = std::string(p.name);
       Cur->writes.push_back(a);
+    }
+    // activation(..., reduce_res=t): the instruction also writes the row reduction into t.
+    if (p.name == "reduce_res" && op->kind == OpKind::Activation && Cur && vals[i].kind == Value::Tensor) {
+      Access r = wholeAccess(vals[i], bound[i]);
+      r.isWrite = true;
+      r.param = "reduce_res";
+      Cur->writes.push_back(r);
     }
   }
   for (size_t i = 0; i < bound.size() && !preBound; ++i)
@@ -553,16 +563,26 @@ Value KernelBuilder::allocation(const OpInfo *op, const Expr *e, const Value &sh
   t.parDim = isHBM(buffer) ? -1 : 0;
   bool unknownRank = false;
   if (op->name == "nl.shared_constant") {
-    // np.identity(n) and similar constants: shape from the numpy call when simple.
+    // np.identity(n) / np.eye(N, M): the constants the interpreter builds, with their arguments bound
+    // positionally or by keyword as numpy names them.
     const Expr *c = bound.empty() ? nullptr : bound[0];
-    int64_t n = 0;
-    if (c && c->kind == ExprKind::Call && c->base->dottedName().find("identity") != std::string::npos &&
-        !c->elts.empty()) {
-      Value nv = eval(c->elts[0]);
-      if (nv.isKnownInt()) n = *nv.i.value;
+    int64_t rows = 0, cols = 0;
+    if (c && c->kind == ExprKind::Call) {
+      std::string callee = pycore::canonicalPath(c->base->dottedName());
+      auto intArgument = [&](size_t position, std::string_view keyword) -> int64_t {
+        const Expr *a = position < c->elts.size() ? c->elts[position] : c->keyword(keyword);
+        if (!a) return 0;
+        Value v = eval(a);
+        return v.isKnownInt() ? *v.i.value : 0;
+      };
+      if (callee == "np.identity") rows = cols = intArgument(0, "n");
+      if (callee == "np.eye") {
+        rows = intArgument(0, "N");
+        cols = c->elts.size() > 1 || c->keyword("M") ? intArgument(1, "M") : rows;
+      }
     }
-    if (n > 0)
-      t.shape = {SymInt::known(n), SymInt::known(n)};
+    if (rows > 0 && cols > 0)
+      t.shape = {SymInt::known(rows), SymInt::known(cols)};
     else
       t.shape = {SymInt::symbolic("?")};
     t.parDim = -1;

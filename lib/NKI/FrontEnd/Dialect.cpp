@@ -163,16 +163,6 @@ Value KernelBuilder::dialectCall(const DialectApi &api, const Expr *e) {
     }
   }
   Cur->writes.push_back(w);
-  if (const Expr *resE = op->kind == OpKind::Activation ? exprAt(b.arg("reduce_res")) : nullptr) {
-    // activation(..., reduce_res=t): the instruction also writes the row reduction into t.
-    Value res = eval(resE);
-    if (res.kind == Value::Tensor) {
-      Access r = wholeAccess(res, resE);
-      r.isWrite = true;
-      r.param = "reduce_res";
-      Cur->writes.push_back(r);
-    }
-  }
   return Value::none();
 }
 
