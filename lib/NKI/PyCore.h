@@ -239,7 +239,10 @@ std::optional<int> mgridFieldAxis(std::string_view field);
 ArangeBounds dsBounds(std::span<const PyValue> args);
 
 /// The launch grid a kernel runs in. accelopt runs one instance (no SPMD grid): program_id is 0 and
-/// num_programs is 1 along every axis.
+/// num_programs is 1 along every axis. Front end and interpreter say so with this note.
+inline constexpr std::string_view kOneInstanceNote =
+    "an SPMD kernel: accelopt checks, runs and models one instance of its launch grid (nl.program_id is 0, "
+    "nl.num_programs is 1); the other instances are not";
 struct LaunchGrid {
   std::vector<int64_t> dims; // empty: a single instance
   int64_t programId(int64_t axis) const {

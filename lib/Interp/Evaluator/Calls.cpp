@@ -201,6 +201,11 @@ Value KernelEvaluator::callIntrinsic(const nki::pycore::IntrinsicInfo &intrinsic
   }
   case Intrinsic::ProgramId:
   case Intrinsic::NumPrograms: {
+    if (!ReportedSpmd) {
+      ReportedSpmd = true;
+      Warnings.push_back(File.source().location(e->range.begin) +
+                         ": warning: " + std::string(nki::pycore::kOneInstanceNote));
+    }
     bool id = intrinsic.id == Intrinsic::ProgramId;
     nki::pycore::AxisArg axis = nki::pycore::launchAxis(intrinsic.name, py, /*optional=*/!id);
     if (!axis.error.empty()) fail(e->range, axis.error);

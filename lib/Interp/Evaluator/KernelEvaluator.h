@@ -44,6 +44,7 @@ protected:
   uint32_t NextInstance = 1;
   int CallDepth = 0;
   nki::pycore::LaunchGrid Grid; // one instance: nl.program_id is 0
+  bool ReportedSpmd = false;    // its note, once per run
 
   struct ReturnSignal {
     Value value;

@@ -318,17 +318,24 @@ Value KernelBuilder::callIntrinsic(const pycore::IntrinsicInfo &intrinsic, const
   case Intrinsic::ProgramId:
   case Intrinsic::NumPrograms:
   case Intrinsic::ProgramNdim: {
-    // The launch grid is not part of the kernel: its coordinates and sizes stay symbolic here.
+    // The launch grid the interpreter runs (pycore::LaunchGrid: one instance, program 0), so that what is
+    // checked and modelled is what runs; said once per kernel, since a grid's other instances are not.
+    std::optional<int64_t> axis;
     if (intrinsic.id == Intrinsic::ProgramNdim) {
       if (!args.empty()) diag(Diagnostic::Error, e->range, std::string(intrinsic.usage), Rule::CallArgs);
     } else {
-      pycore::AxisArg axis = pycore::launchAxis(intrinsic.name, py, intrinsic.id == Intrinsic::NumPrograms);
-      if (!axis.error.empty()) diag(Diagnostic::Error, e->range, axis.error, Rule::CallArgs);
+      pycore::AxisArg a = pycore::launchAxis(intrinsic.name, py, intrinsic.id == Intrinsic::NumPrograms);
+      if (!a.error.empty()) diag(Diagnostic::Error, e->range, a.error, Rule::CallArgs);
+      axis = a.axis;
     }
-    if (intrinsic.id != Intrinsic::ProgramId) return Value::integer(SymInt::symbolic(text(e)));
-    IndexVal x;
-    x.base = Affine::unknown();
-    return Value::index(x);
+    if (!ReportedSpmd) {
+      ReportedSpmd = true;
+      diag(Diagnostic::Warning, e->range, std::string(pycore::kOneInstanceNote), Rule::TraceTime);
+    }
+    pycore::LaunchGrid grid;
+    if (intrinsic.id == Intrinsic::ProgramNdim) return Value::integer(grid.ndim());
+    if (!axis) return Value::integer(SymInt::symbolic(text(e)));
+    return Value::integer(intrinsic.id == Intrinsic::ProgramId ? grid.programId(*axis) : grid.numPrograms(*axis));
   }
   case Intrinsic::Ds: {
     // nl.ds(start, size): the slice start:start+size; the start may be affine in loop variables.

@@ -182,6 +182,7 @@ public:
 private:
   const syntax::Module &M;
   std::set<std::string> ReportedMissingImports; // one error per alias and kernel
+  bool ReportedSpmd = false;                    // the one-instance launch grid, said once per kernel
   std::map<std::string, std::string> Aliases;   // local name -> canonical dotted prefix
   const InputSpecs *Inputs;
   Kernel K;
