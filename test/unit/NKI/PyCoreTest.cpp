@@ -118,13 +118,13 @@ TEST(PyCoreBuiltins, Semantics) {
 }
 
 TEST(PyCoreIntrinsics, TableAndArguments) {
-  for (std::string_view n :
-       {"nl.arange", "nl.mgrid", "nl.par_dim", "nl.program_id", "nl.num_programs", "nl.program_ndim"}) {
+  for (std::string_view n : {"nl.arange", "nl.mgrid", "nl.par_dim", "nl.program_id", "nl.num_programs",
+                             "nl.program_ndim", "nisa.get_nc_version"}) {
     const IntrinsicInfo *i = lookupIntrinsic(n);
     ASSERT_NE(i, nullptr) << n;
     EXPECT_FALSE(i->usage.empty());
   }
-  EXPECT_EQ(allIntrinsics().size(), 7u); // nl.ds added (RC2)
+  EXPECT_EQ(allIntrinsics().size(), 8u); // nl.ds (RC2), nisa.get_nc_version
   EXPECT_EQ(dsBounds(std::vector<PyValue>{PyValue::integer(256), PyValue::integer(128)}).extent,
             std::optional<int64_t>(128));
   EXPECT_EQ(lookupIntrinsic("nl.add"), nullptr);

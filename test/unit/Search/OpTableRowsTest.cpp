@@ -64,6 +64,7 @@ std::string argumentFor(const OpInfo &op, const nki::ParamInfo &p) {
   case Role::Any:
     if (op.kind == OpKind::Iota) return "nl.arange(8)[:, None] * 8 + nl.arange(8)[None, :]";
     if (op.kind == OpKind::LoopReduce) return "[i]";
+    if (p.name == "reduce_res") return "nl.ndarray((8, 1), dtype=nl.float32, buffer=nl.sbuf)";
     return "<no argument for a required '" + std::string(p.name) + "'>";
   default: return "<no argument for a required '" + std::string(p.name) + "'>";
   }
