@@ -243,6 +243,7 @@ static llvm::Expected<HardwareDesc> parseTarget(llvm::StringRef jsonText, llvm::
       boolean("sequential_barrier", hw.scheduler.sequentialBarrier);
       boolean("sbuf_reuse_waits", hw.scheduler.sbufReuseWaits);
       boolean("hoist_invariant_loads", hw.scheduler.hoistInvariantLoads);
+      boolean("reuse_invariant_transposes", hw.scheduler.reuseInvariantTransposes);
     }
   }
 

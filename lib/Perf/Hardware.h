@@ -74,6 +74,9 @@ struct SchedulerParams {
   /// The compiler hoists a load out of the loops its address does not depend on (one copy shared
   /// by their iterations, re-streamed from HBM when SBUF cannot hold it); see TraceBuilder.h.
   bool hoistInvariantLoads = false;
+  /// The compiler computes an explicit TensorE transpose of loaded data once for the loops the
+  /// load's address does not depend on; see TraceBuilder.h.
+  bool reuseInvariantTransposes = false;
 };
 
 struct DmaParams {

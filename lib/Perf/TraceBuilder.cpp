@@ -115,8 +115,10 @@ public:
     TensorIds.assign(K.tensors.size(), kUnmapped);
     Templates.resize(K.stmts.size());
     findHoistedLoads();
+    findReusedTransposes();
     for (const Statement &s : K.stmts)
       if (llvm::Error err = compileWithNestedCalls(s)) return err;
+    applyReusedTransposes();
     noteUnknownCalls();
     std::stable_sort(Unmodelled.begin(), Unmodelled.end(),
                      [](const UnmodelledWork &a, const UnmodelledWork &b) { return a.stmt < b.stmt; });
@@ -164,6 +166,9 @@ private:
   std::vector<TensorId> TensorIds;
   /// Per tensor: the loops whose iterations share one copy of it (a tile the compiler hoists).
   std::vector<llvm::SmallVector<int, 2>> SharedLoops;
+  /// Per statement: the loops it is issued for only once (an invariant transpose the compiler
+  /// reuses); per tensor: the loops whose iterations all access that one copy of it.
+  std::vector<llvm::SmallVector<int, 2>> ReusedStmtLoops, ReusedTensorLoops;
   std::vector<std::vector<InstructionTemplate>> Templates;
   std::vector<int64_t> Counters;
   llvm::SmallVector<Region, 8> ReadBuf, WriteBuf;
@@ -272,6 +277,139 @@ private:
           copies *= static_cast<uint64_t>(trip(l));
       }
     }
+  }
+
+  bool nestedIn(int loop, int ancestor) const {
+    for (int l = loop; l >= 0; l = K.loops[l].parent)
+      if (l == ancestor) return true;
+    return false;
+  }
+
+  static bool sameAffine(const nki::Affine &a, const nki::Affine &b) {
+    return a.known && b.known && a.constant == b.constant && a.terms == b.terms;
+  }
+
+  static bool accessUsesLoop(const Access &a, int loop) {
+    for (const nki::IndexDim &d : a.dims)
+      if (!d.full && (!d.base.known || d.base.coeff(loop) != 0)) return true;
+    return false;
+  }
+
+  /// Whether the value an explicit transpose reads through `a` is the same in every iteration of
+  /// `loop`: a tile loaded (in the same iteration, into the block the transpose reads) from an input
+  /// nothing writes at an address that does not depend on `loop`, or a tile written only outside
+  /// `loop` and read at an index that does not depend on it (the identity).
+  bool invariantRead(const Access &a, int loop, const std::vector<llvm::SmallVector<int, 2>> &writers) const {
+    int tile = storageOf(a.tensor);
+    if (!a.exact || !nki::isOnChip(bufferOf(K.tensors[tile])) || writers[tile].empty()) return false;
+    bool writtenInside = llvm::any_of(writers[tile], [&](int w) { return nestedIn(K.stmts[w].parent, loop); });
+    if (!writtenInside) return !accessUsesLoop(a, loop);
+    if (writers[tile].size() != 1) return false;
+    const Statement &w = K.stmts[writers[tile].front()];
+    if (!w.op || w.op->kind != nki::OpKind::Load || w.hasMask || w.kind == nki::StmtKind::Accumulate) return false;
+    const Access *src = readSlot(w, nki::Slot::Data);
+    if (!src && w.reads.size() == 1) src = &w.reads.front();
+    if (!src || !src->exact || accessUsesLoop(*src, loop)) return false;
+    const Tensor &input = K.tensors[storageOf(src->tensor)];
+    if (!input.isArgument || !writers[input.id].empty() || !nki::isHBM(bufferOf(input))) return false;
+    // The transpose reads the block this iteration's load wrote, at an offset the loop does not move.
+    int blockDims = K.tensors[a.tensor].blockDims();
+    for (int d = blockDims; d < int(a.dims.size()); ++d)
+      if (!a.dims[d].full && (!a.dims[d].base.known || a.dims[d].base.coeff(loop) != 0)) return false;
+    if (w.writes.empty()) return true; // `t = nl.load(...)`: the current iteration's copy of the tile
+    const Access &dst = w.writes.front();
+    if (dst.tensor != a.tensor || int(dst.dims.size()) < blockDims || int(a.dims.size()) < blockDims) return false;
+    for (int d = 0; d < blockDims; ++d)
+      if (dst.dims[d].full != a.dims[d].full || !sameAffine(dst.dims[d].base, a.dims[d].base)) return false;
+    return true;
+  }
+
+  /// The compiler computes an explicit TensorE transpose of a loop-invariant loaded tile once for
+  /// the loop (target scheduler.reuse_invariant_transposes): the statement is issued in the loop's
+  /// first iteration only, and every access to its result, which nothing else writes, reads that
+  /// iteration's copy. nl.matmul's own transpose of its x operand is not reused (NKIBench
+  /// matmul_add_rmsnorm and add_rmsnorm_matmul do all of theirs on trn1).
+  void findReusedTransposes() {
+    ReusedStmtLoops.assign(K.stmts.size(), {});
+    ReusedTensorLoops.assign(K.tensors.size(), {});
+    if (!Options.reuseInvariantTransposes) return;
+    std::vector<llvm::SmallVector<int, 2>> writers(K.tensors.size()), accessors(K.tensors.size());
+    for (const Statement &s : K.stmts) {
+      auto note = [&](std::vector<llvm::SmallVector<int, 2>> &list, int tensor) {
+        int t = storageOf(tensor);
+        if (!llvm::is_contained(list[t], s.id)) list[t].push_back(s.id);
+      };
+      bool alloc = s.op && s.op->kind == nki::OpKind::Alloc;
+      for (const Access &a : s.writes) {
+        note(writers, a.tensor);
+        note(accessors, a.tensor);
+      }
+      for (const Access &a : s.reads) note(accessors, a.tensor);
+      if (s.definesTensor >= 0 && !alloc) {
+        note(writers, s.definesTensor);
+        note(accessors, s.definesTensor);
+      }
+    }
+    for (const Statement &s : K.stmts) {
+      bool transpose = s.op && (s.op->kind == nki::OpKind::Transpose ||
+                                (s.op->kind == nki::OpKind::Matmul && s.flag("is_transpose")));
+      if (!transpose || s.parent < 0 || s.hasMask || s.kind == nki::StmtKind::Accumulate) continue;
+      int result = s.writes.size() == 1                       ? storageOf(s.writes.front().tensor)
+                   : s.writes.empty() && s.definesTensor >= 0 ? storageOf(s.definesTensor)
+                                                              : -1;
+      if (result < 0 || K.tensors[result].isArgument || !nki::isOnChip(bufferOf(K.tensors[result])) ||
+          writers[result].size() != 1)
+        continue;
+      auto layout = layoutOf(K.tensors[result]);
+      if (!layout) {
+        llvm::consumeError(layout.takeError());
+        continue;
+      }
+      std::vector<const Access *> operands = operandReads(s);
+      // Reused for `l`, the result needs a copy per iteration of the loops inside `l` it still rotates
+      // with, all kept at once: the compiler reuses it only when they fit SBUF (the NKIBench matmul,
+      // whose 32 x 5 x 8 transposes of 512 B per partition would need 640 KiB, does every one).
+      uint64_t copies = 1;
+      for (int l = s.parent; l >= 0; l = K.loops[l].parent) {
+        if (!rotatesBuffers(l)) continue;
+        bool invariant =
+            !operands.empty() && llvm::all_of(operands, [&](const Access *a) { return invariantRead(*a, l, writers); });
+        invariant &= llvm::all_of(accessors[result], [&](int u) { return nestedIn(K.stmts[u].parent, l); });
+        invariant &= copies * layout->bytesPerPartition <= Options.hoistBytesPerPartition;
+        if (!invariant) {
+          copies *= static_cast<uint64_t>(trip(l));
+          continue;
+        }
+        ReusedStmtLoops[s.id].push_back(l);
+        ReusedTensorLoops[result].push_back(l);
+        if (K.tensors[result].scope >= 0 && !llvm::is_contained(SharedLoops[result], l))
+          SharedLoops[result].push_back(l);
+      }
+    }
+  }
+
+  /// Issues the reused transposes once and points every access to their results at that copy.
+  void applyReusedTransposes() {
+    if (!Options.reuseInvariantTransposes) return;
+    std::vector<llvm::SmallVector<int, 2>> byId(BuiltTrace.tensors().size());
+    for (size_t t = 0; t < K.tensors.size(); ++t)
+      if (!ReusedTensorLoops[t].empty() && TensorIds[t] != kUnmapped) byId[TensorIds[t]] = ReusedTensorLoops[t];
+    auto collapse = [&](RegionForm &f) {
+      const auto &loops = byId[f.tensor];
+      if (loops.empty()) return;
+      auto drop = [&](Form &form) {
+        llvm::erase_if(form.terms,
+                       [&](const std::pair<int, int64_t> &t) { return llvm::is_contained(loops, t.first); });
+      };
+      drop(f.block);
+      drop(f.begin);
+    };
+    for (const Statement &s : K.stmts)
+      for (InstructionTemplate &t : Templates[s.id]) {
+        t.firstIterationOnly.append(ReusedStmtLoops[s.id].begin(), ReusedStmtLoops[s.id].end());
+        for (RegionForm &f : t.reads) collapse(f);
+        for (RegionForm &f : t.writes) collapse(f);
+      }
   }
 
   int storageOf(int t) const {
@@ -1026,6 +1164,7 @@ TraceBuildOptions traceOptionsFor(const HardwareDesc &hw) {
   TraceBuildOptions options;
   options.hoistInvariantLoads = hw.scheduler.hoistInvariantLoads;
   options.hoistBytesPerPartition = hw.memory.sbufUsableBytesPerPartition();
+  options.reuseInvariantTransposes = hw.scheduler.reuseInvariantTransposes;
   return options;
 }
 

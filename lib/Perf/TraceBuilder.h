@@ -26,8 +26,14 @@ struct TraceBuildOptions {
   /// iterations of each enclosing loop its address does not depend on: the iterations share the
   /// tile, as the compiler's loop-invariant load hoisting makes them (target scheduler section).
   bool hoistInvariantLoads = false;
-  /// Only while the copies the hoisted tile then needs take at most this many bytes per partition.
+  /// Only while the copies the hoisted tile (or the reused transpose) then needs take at most this
+  /// many bytes per partition.
   uint64_t hoistBytesPerPartition = 0;
+  /// Trace an explicit TensorE transpose (nc_transpose, nc_matmul with is_transpose) of a tile
+  /// loaded from an input nothing writes once for all iterations of each enclosing loop the load's
+  /// address does not depend on; the iterations read that one transposed copy (the compiler reuses
+  /// the transpose of a loop-invariant operand, target scheduler section).
+  bool reuseInvariantTransposes = false;
 };
 
 /// The options that make the trace what `hw`'s compiler issues.
