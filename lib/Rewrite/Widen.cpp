@@ -146,6 +146,10 @@ public:
               return no(llvm::formatv("S{0}: '{1}' also has a free-axis arange of {2} (the tiles are {3} wide)", sid,
                                       tensorName(k, a.tensor), e, width)
                             .str());
+          if (onWidth && a.usesBasic)
+            return no(llvm::formatv("S{0}: '{1}' is indexed with a slice (only nl.arange tiles are widened)", sid,
+                                    tensorName(k, a.tensor))
+                          .str());
           int t = storageOf(k, a.tensor);
           bool moves = llvm::any_of(a.dims, [&](const IndexDim &d) { return d.base.coeff(*loop) != 0; });
           if (!privateTo(k, t, *loop) && !moves && (onWidth || !a.exact))
