@@ -139,6 +139,15 @@ Verdict smallInstructionsAndDmas(const SignalFacts &f) {
   return {largest > 0 && largest < 64 * 1024, llvm::formatv("largest DMA tile {0:F0} bytes", largest).str()};
 }
 
+/// Masked statements in loops of known trip count: partial tiles the model charges at full size
+/// in every iteration (a masked instruction still moves and computes its whole tile).
+Verdict maskedPartialTiles(const SignalFacts &f) {
+  size_t n = llvm::count_if(f.kernel.stmts, [&](const nki::Statement &st) {
+    return st.hasMask && st.parent >= 0 && f.kernel.loops[st.parent].tripCount.isKnown();
+  });
+  return {n > 0, llvm::formatv("{0} masked statement(s) in loops", n).str()};
+}
+
 Verdict sequentialLoops(const SignalFacts &f) {
   size_t n = llvm::count_if(f.kernel.loops, [](const nki::Loop &l) {
     return l.kind == nki::LoopKind::Sequential || l.kind == nki::LoopKind::PyRange;
@@ -187,6 +196,12 @@ const std::vector<SignalRow> &signalTable() {
        4,
        0.5,
        "coarser tiles amortise the fixed cost of each instruction and DMA"},
+      {"masked-partial-tiles",
+       maskedPartialTiles,
+       {"trim_tail"},
+       4,
+       0,
+       "a masked last tile runs at full size: peel it, unmask the full tiles and shrink the tail's"},
       {"sequential-loops", sequentialLoops, {"set_loop_kind"}, 4, 1, "let independent iterations overlap"},
       {"low-engine-overlap",
        lowEngineOverlap,

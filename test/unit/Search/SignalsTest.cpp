@@ -92,6 +92,36 @@ TEST(PlannerSignals, EachSignalShowsOnlyPastItsThreshold) {
       << all["hbm-reads-above-compulsory"].evidence;
 }
 
+// 320 rows in 128-row tiles: the last tile is masked.
+const char *MaskedTail = R"(import numpy as np
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def kernel(x):
+  out = nl.ndarray((320, 512), dtype=np.float32, buffer=nl.shared_hbm)
+  for m in nl.affine_range(3):
+    xt = nl.load(x[m * 128 + nl.arange(128)[:, None], nl.arange(512)[None, :]], mask=(m * 128 + nl.arange(128)[:, None] < 320))
+    nl.store(out[m * 128 + nl.arange(128)[:, None], nl.arange(512)[None, :]], value=xt, mask=(m * 128 + nl.arange(128)[:, None] < 320))
+  return out
+)";
+
+TEST(PlannerSignals, MaskedPartialTilesShowOnlyWithMasksInLoops) {
+  Loaded plain = load();
+  EXPECT_FALSE(byName(search::readSignals(nullptr, plain.file.kernels.front()))["masked-partial-tiles"].seen);
+  auto inputs = nki::parseInputSpecs("x=f32[320,512]");
+  ASSERT_TRUE(bool(inputs));
+  nki::FrontEndOptions fe;
+  fe.inputs = &*inputs;
+  auto file = nki::buildKernelFile(std::move(*syntax::SourceBuffer::fromText("masked.py", MaskedTail)), fe);
+  ASSERT_TRUE(bool(file));
+  auto reading = byName(search::readSignals(nullptr, file->kernels.front()))["masked-partial-tiles"];
+  EXPECT_TRUE(reading.seen);
+  EXPECT_EQ(reading.evidence, "2 masked statement(s) in loops");
+  EXPECT_EQ(reading.opKinds, std::vector<std::string>{"trim_tail"});
+}
+
 TEST(PlannerSignals, StrictlyFasterNeedsMoreThanTheMargin) {
   EXPECT_FALSE(search::strictlyFaster(1.0, 1.0));
   EXPECT_FALSE(search::strictlyFaster(1.0 - search::MinRelativeGain / 2, 1.0));
