@@ -400,7 +400,7 @@ private:
     bool any = false;
     for (const Expr *x : s->elts) {
       idx.push_back(arangeIndex(x));
-      if (!idx.back() && containsCallTo(x, "nl.arange")) {
+      if (!idx.back() && mentionsArange(x)) {
         // A scaled or combined arange (a flattened grid) has no slice: an access pattern.
         convertToAccessPattern(s, x);
         return;
@@ -470,6 +470,16 @@ private:
     size_t rank = 0;                 // 0: no arange
   };
 
+  /// An nl.arange call or a named one.
+  bool mentionsArange(const Expr *e) const {
+    bool found = false;
+    syntax::forEachExpr(e, [&](const Expr *x) {
+      found |= (x->kind == ExprKind::Call && canonicalCallee(x) == "nl.arange") ||
+               (x->kind == ExprKind::Name && NamedAranges.count(x->name));
+    });
+    return found;
+  }
+
   static std::string parenthesized(const std::string &c) {
     bool atom = std::all_of(c.begin(), c.end(), [](char ch) { return llvm::isAlnum(ch) || ch == '_' || ch == '.'; });
     return atom ? c : "(" + c + ")";
@@ -489,7 +499,7 @@ private:
   /// `c + k * nl.arange(n)[None, :, None] + ...` with integer k; nullopt for anything else with an arange.
   std::optional<Affine> affineIndex(const Expr *e) {
     Affine a;
-    if (!containsCallTo(e, "nl.arange") && !(e->kind == ExprKind::Name && NamedAranges.count(e->name))) {
+    if (!mentionsArange(e)) {
       if (e->kind == ExprKind::Slice) return std::nullopt;
       if (!(e->kind == ExprKind::Int && e->intValue == 0)) a.constant.push_back(render(e));
       return a;

@@ -42,6 +42,11 @@ protected:
   std::vector<AffineFrame> Frames;
   uint32_t CurrentSerial = 0;
   uint32_t NextInstance = 1;
+  /// Tensors holding race stamps (4 bytes per element). When the outermost affine loop ends, no
+  /// later write can conflict with its stamps (a new loop instance shares no frame with them), so
+  /// they are released: at full size they were as large as the tensors themselves.
+  std::vector<std::weak_ptr<Tensor>> Stamped;
+  void releaseStamps();
   int CallDepth = 0;
   nki::pycore::LaunchGrid Grid; // one instance: nl.program_id is 0
 

@@ -299,7 +299,10 @@ void KernelEvaluator::scatter(const View &v, const NDArray &value, const Mask *m
   nki::DType dt = t.data.dtype();
   bool round = dt != nki::DType::Float32;
   bool stamp = raceCheck && Opts.detectRaces && CurrentSerial != 0;
-  if (stamp && t.stamps.empty()) t.stamps.assign(t.data.numel(), 0);
+  if (stamp && t.stamps.empty()) {
+    t.stamps.assign(t.data.numel(), 0);
+    Stamped.push_back(v.tensor);
+  }
   bool track = !t.stamps.empty();
   float *dst = t.data.data();
   const float *src = value.data();
@@ -366,6 +369,12 @@ std::string KernelEvaluator::elementIndex(const std::vector<int64_t> &shape, int
   std::string out = "[";
   for (size_t d = 0; d < idx.size(); ++d) out += (d ? ", " : "") + std::to_string(idx[d]);
   return out + "]";
+}
+
+void KernelEvaluator::releaseStamps() {
+  for (const std::weak_ptr<Tensor> &w : Stamped)
+    if (TensorPtr t = w.lock()) std::vector<uint32_t>().swap(t->stamps);
+  Stamped.clear();
 }
 
 bool KernelEvaluator::conflicting(uint32_t a, uint32_t b) const {

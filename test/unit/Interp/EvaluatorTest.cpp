@@ -130,6 +130,33 @@ def k(x):
 )",
                 4, 8);
   EXPECT_TRUE(seq.error.empty()) << seq.error;
+  // Stamps are released when an outermost affine loop ends: a second loop nest writing the same
+  // elements is no race, and a race inside it is still found.
+  Ran twoNests = run(R"(
+@nki.jit
+def k(x):
+  out = nl.ndarray((4, 8), dtype=x.dtype, buffer=nl.shared_hbm)
+  for j in nl.affine_range(2):
+    nl.store(out[0:4, j * 4:j * 4 + 4], value=nl.load(x[0:4, j * 4:j * 4 + 4]))
+  for j in nl.affine_range(2):
+    nl.store(out[0:4, j * 4:j * 4 + 4], value=nl.load(x[0:4, 4 - j * 4:8 - j * 4]))
+  return out
+)",
+                     4, 8);
+  ASSERT_TRUE(twoNests.error.empty()) << twoNests.error;
+  EXPECT_EQ(twoNests.result->outputs[0].data()[0], 4.0f);
+  Ran raceInSecondNest = run(R"(
+@nki.jit
+def k(x):
+  out = nl.ndarray((4, 4), dtype=x.dtype, buffer=nl.shared_hbm)
+  for j in nl.affine_range(1):
+    nl.store(out[0:4, 0:4], value=nl.load(x[0:4, 0:4]))
+  for j in nl.affine_range(2):
+    nl.store(out[0:4, 0:4], value=nl.load(x[0:4, j * 4:j * 4 + 4]))
+  return out
+)",
+                             4, 8);
+  EXPECT_NE(raceInSecondNest.error.find("race: two iterations"), std::string::npos) << raceInSecondNest.error;
   Ran uninit = run(R"(
 @nki.jit
 def k(x):
