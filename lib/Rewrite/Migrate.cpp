@@ -464,6 +464,7 @@ private:
   /// An index element as an affine function of the index grid: `constant + sum coef[d] * grid_d`.
   struct Affine {
     std::vector<std::string> constant; // rendered terms, summed
+    int64_t number = 0;                // integer terms, summed
     std::map<size_t, int64_t> coef;    // grid dimension -> coefficient
     std::map<size_t, std::string> extent;
     std::vector<const Expr *> calls; // the nl.arange calls it consumes
@@ -489,6 +490,7 @@ private:
     if (into.rank && x.rank && into.rank != x.rank) return false;
     into.rank = std::max(into.rank, x.rank);
     into.constant.insert(into.constant.end(), x.constant.begin(), x.constant.end());
+    into.number += x.number;
     for (const auto &[d, c] : x.coef) into.coef[d] += c;
     for (const auto &[d, n] : x.extent)
       if (!into.extent.emplace(d, n).second && into.extent[d] != n) return false;
@@ -501,7 +503,10 @@ private:
     Affine a;
     if (!mentionsArange(e)) {
       if (e->kind == ExprKind::Slice) return std::nullopt;
-      if (!(e->kind == ExprKind::Int && e->intValue == 0)) a.constant.push_back(render(e));
+      if (e->kind == ExprKind::Int)
+        a.number = e->intValue;
+      else
+        a.constant.push_back(render(e));
       return a;
     }
     if (e->kind == ExprKind::BinOp && e->elts.size() == 2 && (e->name == "+" || e->name == "-")) {
@@ -510,6 +515,7 @@ private:
       if (e->name == "-") {
         if (!r->constant.empty()) r->constant = {"-" + parenthesized(llvm::join(r->constant, " + "))};
         for (auto &[d, c] : r->coef) c = -c;
+        r->number = -r->number;
       }
       if (!addAffine(*l, *r)) return std::nullopt;
       return l;
@@ -523,6 +529,7 @@ private:
         if (!x->constant.empty())
           x->constant = {std::to_string(k->intValue) + " * " + parenthesized(llvm::join(x->constant, " + "))};
         for (auto &[d, c] : x->coef) c *= k->intValue;
+        x->number *= k->intValue;
         return x;
       }
     auto single = arangeIndex(e);
@@ -590,9 +597,13 @@ private:
       if (extent.empty()) return refuse("grid dimension " + std::to_string(d) + " is spanned by no arange");
       pattern.push_back("[" + std::to_string(total) + ", " + extent + "]");
     }
-    for (size_t i : order)
+    int64_t number = 0;
+    for (size_t i : order) {
+      number += elts[i].number * stride[i];
       for (const std::string &c : elts[i].constant)
         offset.push_back(stride[i] == 1 ? c : parenthesized(c) + " * " + std::to_string(stride[i]));
+    }
+    if (number) offset.push_back(std::to_string(number));
     for (const Affine &a : elts)
       for (const Expr *c : a.calls) Consumed.insert(c);
     std::string text = s->base->name + ".ap(pattern=[" + llvm::join(pattern, ", ") + "]" +
@@ -701,19 +712,19 @@ private:
 
   /// The name the file binds `nki.isa` to (`import neuronxcc.nki.isa as nisa`), or `nki.isa`.
   std::optional<std::string> isaModule() const {
-    std::optional<std::string> out;
+    std::optional<std::string> alias, package;
     syntax::forEachStmt(M.body(), [&](const Stmt *s) {
-      if (out || (s->kind != StmtKind::Import && s->kind != StmtKind::ImportFrom)) return;
+      if (alias || (s->kind != StmtKind::Import && s->kind != StmtKind::ImportFrom)) return;
       llvm::StringRef text = M.text(s->range);
       for (llvm::StringRef spelling : {"nki.isa as ", "nki import isa as "})
         if (size_t at = text.find(spelling); at != llvm::StringRef::npos) {
-          llvm::StringRef alias = text.substr(at + spelling.size());
-          out = alias.take_while([](char c) { return llvm::isAlnum(c) || c == '_'; }).str();
+          llvm::StringRef name = text.substr(at + spelling.size());
+          alias = name.take_while([](char c) { return llvm::isAlnum(c) || c == '_'; }).str();
           return;
         }
-      if (text.contains("nki as nki") || text.trim() == "import nki") out = "nki.isa";
+      if (text.contains("nki as nki") || text.trim() == "import nki") package = "nki.isa";
     });
-    return out;
+    return alias ? alias : package;
   }
 
   /// `t[<flattened grid>] = nl.load(src, mask=None)` -> `nisa.dma_copy(dst=t.ap(...), src=src)`: an
