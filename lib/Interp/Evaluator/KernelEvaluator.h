@@ -42,9 +42,8 @@ protected:
   std::vector<AffineFrame> Frames;
   uint32_t CurrentSerial = 0;
   uint32_t NextInstance = 1;
-  /// Tensors holding race stamps (4 bytes per element). When the outermost affine loop ends, no
-  /// later write can conflict with its stamps (a new loop instance shares no frame with them), so
-  /// they are released: at full size they were as large as the tensors themselves.
+  /// Tensors holding race stamps. When the outermost affine loop ends, no later write can conflict
+  /// with its stamps (a new loop instance shares no frame with them), so they are released.
   std::vector<std::weak_ptr<Tensor>> Stamped;
   void releaseStamps();
   int CallDepth = 0;

@@ -1,4 +1,5 @@
 // The interpreter on small kernels with hand-computed expected values.
+#include "Interp/Evaluator/Values.h"
 #include "Interp/Interpreter.h"
 
 #include <gtest/gtest.h>
@@ -214,3 +215,29 @@ TEST(Interpreter, RandomInputsFollowInitAndSeed) {
 }
 
 } // namespace
+
+TEST(Interpreter, RaceStampsAreExactPerElement) {
+  // One stamp per block while blocks are written whole, exact stamps where they are written in parts.
+  evaluator::RaceStamps st;
+  st.reset(200);
+  st.setRange(0, 128, 3);
+  EXPECT_EQ(st.get(5), 3u);
+  EXPECT_EQ(st.get(127), 3u);
+  EXPECT_EQ(st.get(128), 0u);
+  st.set(70, 5);
+  EXPECT_EQ(st.get(70), 5u);
+  EXPECT_EQ(st.get(69), 3u);
+  EXPECT_EQ(st.get(71), 3u);
+  st.setRange(60, 80, 7); // a partial block, a whole one (collapses the exact stamps), a partial one
+  EXPECT_EQ(st.get(59), 3u);
+  EXPECT_EQ(st.get(60), 7u);
+  EXPECT_EQ(st.get(70), 7u);
+  EXPECT_EQ(st.get(139), 7u);
+  EXPECT_EQ(st.get(140), 0u);
+  for (int64_t i = 1; i < 200; i += 3) st.set(i, 9); // strided
+  EXPECT_EQ(st.get(199), 9u);
+  EXPECT_EQ(st.get(198), 0u);
+  EXPECT_EQ(st.get(62), 7u);
+  st.release();
+  EXPECT_TRUE(st.empty());
+}
