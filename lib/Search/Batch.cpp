@@ -788,7 +788,6 @@ FileResult migrateFile(llvm::StringRef path, const BatchOptions &options) {
     auto before = parseText(path, r.original, ctx);
     if (!before) return fail(before.takeError());
     const nki::Kernel &k = before->kernels.front();
-    makeBaseline(ctx, *before, k, options);
     for (const nki::Tensor &t : k.tensors) {
       if (t.name.empty()) continue;
       std::optional<std::vector<int64_t>> dims(std::in_place);
@@ -826,6 +825,13 @@ FileResult migrateFile(llvm::StringRef path, const BatchOptions &options) {
   if (!r.messages.empty()) {
     r.refused = int(r.messages.size());
     return r;
+  }
+  // The originals run on the interpreter only for a file the edits cover whole: a full-size
+  // kernel's baseline takes as much memory as its tensors, for nothing when the file is refused.
+  for (KernelContext &ctx : kernels) {
+    auto before = parseText(path, r.original, ctx);
+    if (!before) return fail(before.takeError());
+    makeBaseline(ctx, *before, before->kernels.front(), options);
   }
   auto text = clang::tooling::applyAllReplacements(r.original, migration.edits);
   if (!text) return fail(text.takeError());
