@@ -7,9 +7,11 @@ namespace accelopt::cli {
 
 FileBatchOptions::FileBatchOptions(cl::SubCommand &sub, llvm::StringRef what, double timeoutSeconds,
                                    llvm::StringRef noNumericCheckHelp)
-    : paths(cl::Positional, cl::desc("<dir or kernel.py>..."), cl::sub(sub), cl::cat(category())),
-      exportFixes("export-fixes", cl::desc("Write all " + what.str() + " as one clang-apply-replacements YAML"),
-                  cl::value_desc("FIXES.yaml"), cl::sub(sub), cl::cat(category())),
+    : exportFixesHelp("Write all " + what.str() + " as one clang-apply-replacements YAML"),
+      timeoutHelp("Seconds per interpreter run (default " + std::to_string(int(timeoutSeconds)) + ")"),
+      paths(cl::Positional, cl::desc("<dir or kernel.py>..."), cl::sub(sub), cl::cat(category())),
+      exportFixes("export-fixes", cl::desc(exportFixesHelp), cl::value_desc("FIXES.yaml"), cl::sub(sub),
+                  cl::cat(category())),
       inPlace("in-place", cl::desc("Rewrite the kernel files in place (atomically)"), cl::sub(sub),
               cl::cat(category())),
       diff("diff", cl::desc("Print unified diffs (diagnostics go to stderr)"), cl::sub(sub), cl::cat(category())),
@@ -25,8 +27,7 @@ FileBatchOptions::FileBatchOptions(cl::SubCommand &sub, llvm::StringRef what, do
             cl::cat(category())),
       rtol("rtol", cl::desc("Relative tolerance (default 1e-2)"), cl::init(1e-2), cl::sub(sub), cl::cat(category())),
       atol("atol", cl::desc("Absolute tolerance (default 1e-4)"), cl::init(1e-4), cl::sub(sub), cl::cat(category())),
-      timeout("timeout", cl::desc("Seconds per interpreter run (default " + std::to_string(int(timeoutSeconds)) + ")"),
-              cl::init(timeoutSeconds), cl::sub(sub), cl::cat(category())),
+      timeout("timeout", cl::desc(timeoutHelp), cl::init(timeoutSeconds), cl::sub(sub), cl::cat(category())),
       noNumericCheck("no-numeric-check", cl::desc(noNumericCheckHelp), cl::sub(sub), cl::cat(category())) {}
 
 llvm::Error FileBatchOptions::fill(search::BatchOptions &options) const {

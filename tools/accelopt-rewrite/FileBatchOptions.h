@@ -11,6 +11,8 @@ namespace accelopt::cli {
 
 /// Define it in the same translation unit as its SubCommand.
 struct FileBatchOptions {
+  // cl::desc keeps a StringRef: the help texts built here live as long as the options.
+  std::string exportFixesHelp, timeoutHelp;
   cl::list<std::string> paths;
   cl::opt<std::string> exportFixes;
   cl::opt<bool> inPlace, diff;
