@@ -46,8 +46,8 @@ struct ArangeIndex {
 
 class Migrator {
 public:
-  Migrator(const syntax::Module &m, const TileAllocation &allocation)
-      : M(m), Text(m.source().text()), Allocation(allocation) {}
+  Migrator(const syntax::Module &m, const TileAllocation &allocation, const TensorShape &shapeOf)
+      : M(m), Text(m.source().text()), Allocation(allocation), ShapeOf(shapeOf) {}
 
   Migration run() {
     forEachStmtIn(M.body());
@@ -85,6 +85,7 @@ private:
   const syntax::Module &M;
   llvm::StringRef Text;
   const TileAllocation &Allocation;
+  const TensorShape &ShapeOf;
   std::vector<const Expr *> Exprs; // every expression, parents first
   std::map<const Expr *, const Stmt *> StmtOf;
   std::map<const Expr *, const Expr *> ParentOf;
@@ -100,6 +101,7 @@ private:
   };
   std::map<std::string, NamedArange> NamedAranges;
   std::set<const Expr *> ConvertedNames; // Name uses of NamedAranges turned into slices
+  std::set<const Expr *> ApTargets;      // assignment targets that became `t.ap(...)`
 
   void problem(const Expr *e, std::string msg) { Problems.push_back({e->range.begin, std::move(msg)}); }
 
@@ -398,10 +400,9 @@ private:
     bool any = false;
     for (const Expr *x : s->elts) {
       idx.push_back(arangeIndex(x));
-      if (!idx.back() && containsCallTo(x, "nl.arange")) {
-        syntax::forEachExpr(s, [&](const Expr *y) { Consumed.insert(y), ConvertedNames.insert(y); });
-        problem(x, "this nl.arange index has no slice equivalent (a scaled or combined arange); "
-                   "spell it with an access pattern (.ap(pattern=...)) by hand");
+      if (!idx.back() && mentionsArange(x)) {
+        // A scaled or combined arange (a flattened grid) has no slice: an access pattern.
+        convertToAccessPattern(s, x);
         return;
       }
       any |= bool(idx.back());
@@ -424,9 +425,8 @@ private:
         size_t gap = nextDim - a.dim - 1, integers = end - at[k] - 1;
         bool ordered = a.rank == rank && (k > 0 || a.dim == 0) && nextDim > a.dim;
         if (!ordered || (gap != 0 && gap != integers)) {
-          syntax::forEachExpr(s, [&](const Expr *y) { Consumed.insert(y), ConvertedNames.insert(y); });
-          problem(s->elts[at[k]], "this nl.arange index is laid out across dimensions in another order than the "
-                                  "subscript; it has no slice equivalent");
+          // Laid out across the grid in another order than the subscript: an access pattern.
+          convertToAccessPattern(s, s->elts[at[k]]);
           return;
         }
         texts[at[k]] = sliceText(a.lo, a.extent);
@@ -457,6 +457,160 @@ private:
     if (any)
       for (size_t i = 0; i < s->elts.size(); ++i)
         if (texts[i] != render(s->elts[i])) addFine(s->elts[i]->range.begin, s->elts[i]->range.end, texts[i]);
+  }
+
+  // ---------------------------------------------------------- access patterns
+
+  /// An index element as an affine function of the index grid: `constant + sum coef[d] * grid_d`.
+  struct Affine {
+    std::vector<std::string> constant; // rendered terms, summed
+    int64_t number = 0;                // integer terms, summed
+    std::map<size_t, int64_t> coef;    // grid dimension -> coefficient
+    std::map<size_t, std::string> extent;
+    std::vector<const Expr *> calls; // the nl.arange calls it consumes
+    size_t rank = 0;                 // 0: no arange
+  };
+
+  /// An nl.arange call or a named one.
+  bool mentionsArange(const Expr *e) const {
+    bool found = false;
+    syntax::forEachExpr(e, [&](const Expr *x) {
+      found |= (x->kind == ExprKind::Call && canonicalCallee(x) == "nl.arange") ||
+               (x->kind == ExprKind::Name && NamedAranges.count(x->name));
+    });
+    return found;
+  }
+
+  static std::string parenthesized(const std::string &c) {
+    bool atom = std::all_of(c.begin(), c.end(), [](char ch) { return llvm::isAlnum(ch) || ch == '_' || ch == '.'; });
+    return atom ? c : "(" + c + ")";
+  }
+
+  static bool addAffine(Affine &into, const Affine &x) {
+    if (into.rank && x.rank && into.rank != x.rank) return false;
+    into.rank = std::max(into.rank, x.rank);
+    into.constant.insert(into.constant.end(), x.constant.begin(), x.constant.end());
+    into.number += x.number;
+    for (const auto &[d, c] : x.coef) into.coef[d] += c;
+    for (const auto &[d, n] : x.extent)
+      if (!into.extent.emplace(d, n).second && into.extent[d] != n) return false;
+    into.calls.insert(into.calls.end(), x.calls.begin(), x.calls.end());
+    return true;
+  }
+
+  /// `c + k * nl.arange(n)[None, :, None] + ...` with integer k; nullopt for anything else with an arange.
+  std::optional<Affine> affineIndex(const Expr *e) {
+    Affine a;
+    if (!mentionsArange(e)) {
+      if (e->kind == ExprKind::Slice) return std::nullopt;
+      if (e->kind == ExprKind::Int)
+        a.number = e->intValue;
+      else
+        a.constant.push_back(render(e));
+      return a;
+    }
+    if (e->kind == ExprKind::BinOp && e->elts.size() == 2 && (e->name == "+" || e->name == "-")) {
+      auto l = affineIndex(e->elts[0]), r = affineIndex(e->elts[1]);
+      if (!l || !r) return std::nullopt;
+      if (e->name == "-") {
+        if (!r->constant.empty()) r->constant = {"-" + parenthesized(llvm::join(r->constant, " + "))};
+        for (auto &[d, c] : r->coef) c = -c;
+        r->number = -r->number;
+      }
+      if (!addAffine(*l, *r)) return std::nullopt;
+      return l;
+    }
+    if (e->kind == ExprKind::BinOp && e->elts.size() == 2 && e->name == "*")
+      for (int side = 0; side < 2; ++side) {
+        const Expr *k = e->elts[size_t(side)];
+        if (k->kind != ExprKind::Int) continue;
+        auto x = affineIndex(e->elts[size_t(1 - side)]);
+        if (!x) return std::nullopt;
+        if (!x->constant.empty())
+          x->constant = {std::to_string(k->intValue) + " * " + parenthesized(llvm::join(x->constant, " + "))};
+        for (auto &[d, c] : x->coef) c *= k->intValue;
+        x->number *= k->intValue;
+        return x;
+      }
+    auto single = arangeIndex(e);
+    if (!single) return std::nullopt;
+    if (!single->lo.empty()) a.constant.push_back(single->lo);
+    a.coef[single->dim] = 1;
+    a.extent[single->dim] = single->extent;
+    a.calls.push_back(single->call);
+    a.rank = single->rank;
+    syntax::forEachExpr(e, [&](const Expr *x) {
+      if (x->kind == ExprKind::Name && NamedAranges.count(x->name)) a.calls.push_back(x);
+    });
+    return a;
+  }
+
+  /// `t[i, nl.arange(128)[:, None, None], 128 * nl.arange(8)[None, :, None] + nl.arange(128)[None, None, :]]`
+  /// becomes `t.ap(pattern=[[1024 * .., 128], [128, 8], [1, 128]], offset=i * ..)`: the grid's
+  /// dimensions outermost first, each stepping through the flattened tensor (the current layout:
+  /// the partition dimension first, block dimensions behind it) by the sum of its coefficients
+  /// times the strides of the dimensions it indexes.
+  void convertToAccessPattern(const Expr *s, const Expr *at) {
+    syntax::forEachExpr(s, [&](const Expr *y) { Consumed.insert(y), ConvertedNames.insert(y); });
+    auto refuse = [&](const std::string &why) {
+      problem(at, "this nl.arange index has no slice equivalent (a scaled, combined or reordered arange) and no "
+                  "access pattern: " +
+                      why + "; spell it with .ap(pattern=...) by hand");
+    };
+    if (!s->base || s->base->kind != ExprKind::Name) return refuse("the indexed tensor is not a name");
+    std::vector<Affine> elts;
+    size_t rank = 0;
+    for (const Expr *x : s->elts) {
+      auto a = affineIndex(x);
+      if (!a) return refuse("an index element is not an integer combination of aranges");
+      if (a->rank && rank && a->rank != rank) return refuse("its aranges have different ranks");
+      rank = std::max(rank, a->rank);
+      elts.push_back(std::move(*a));
+    }
+    std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(s->base->name) : std::nullopt;
+    if (!shape) return refuse("the shape of '" + s->base->name + "' is not known from the trace");
+    if (shape->size() != elts.size())
+      return refuse("'" + s->base->name + "' has " + std::to_string(shape->size()) +
+                    " dimensions but is indexed with " + std::to_string(elts.size()));
+    // The current layout of the tensor: block dimensions behind the partition dimension (SBUF) or
+    // gone (PSUM, one tile per iteration; the block indices are its loops' variables).
+    std::vector<size_t> order(elts.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    if (auto b = Blocks.find(s->base->name); b != Blocks.end()) {
+      order = {b->second.partition};
+      for (size_t i = 0; i < elts.size(); ++i)
+        if (i != b->second.partition && (!b->second.psum || i > b->second.partition)) order.push_back(i);
+    }
+    std::vector<int64_t> stride(elts.size(), 0);
+    int64_t step = 1;
+    for (auto it = order.rbegin(); it != order.rend(); ++it) stride[*it] = step, step *= (*shape)[*it];
+    std::vector<std::string> pattern, offset;
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t total = 0;
+      std::string extent;
+      for (size_t i : order) {
+        auto c = elts[i].coef.find(d);
+        if (c == elts[i].coef.end()) continue;
+        total += c->second * stride[i];
+        extent = elts[i].extent.at(d);
+      }
+      if (extent.empty()) return refuse("grid dimension " + std::to_string(d) + " is spanned by no arange");
+      pattern.push_back("[" + std::to_string(total) + ", " + extent + "]");
+    }
+    int64_t number = 0;
+    for (size_t i : order) {
+      number += elts[i].number * stride[i];
+      for (const std::string &c : elts[i].constant)
+        offset.push_back(stride[i] == 1 ? c : parenthesized(c) + " * " + std::to_string(stride[i]));
+    }
+    if (number) offset.push_back(std::to_string(number));
+    for (const Affine &a : elts)
+      for (const Expr *c : a.calls) Consumed.insert(c);
+    std::string text = s->base->name + ".ap(pattern=[" + llvm::join(pattern, ", ") + "]" +
+                       (offset.empty() ? "" : ", offset=" + llvm::join(offset, " + ")) + ")";
+    addFine(s->range.begin, s->range.end, text);
+    const Stmt *st = StmtOf.at(s);
+    if (std::find(st->targets.begin(), st->targets.end(), s) != st->targets.end()) ApTargets.insert(s);
   }
 
   // -------------------------------------------------------------------- calls
@@ -531,6 +685,15 @@ private:
           s->value->kind == ExprKind::Call && nki::currentDialectApi(canonicalCallee(s->value)))
         destinationCalls.insert(s->value), convertDestinationCall(s); // a refusal is reported there
     });
+    syntax::forEachStmt(M.body(), [&](const Stmt *s) {
+      if (s->targets.size() != 1 || !ApTargets.count(s->targets.front()) || destinationCalls.count(s->value)) return;
+      if (s->kind == StmtKind::Assign && s->value && s->value->kind == ExprKind::Call &&
+          canonicalCallee(s->value) == "nl.load")
+        destinationCalls.insert(s->value), loadIntoAccessPattern(s);
+      else
+        problem(s->targets.front(), "an access pattern (.ap()) is written only by a destination-passing call; this "
+                                    "assignment has none");
+    });
     for (const Expr *e : Exprs) {
       if (e->kind != ExprKind::Call || destinationCalls.count(e)) continue;
       std::string callee = canonicalCallee(e);
@@ -545,6 +708,41 @@ private:
       for (const Arg &a : args) kept.push_back(keepKeyword(a)), drops |= !kept.back();
       if (drops) editArguments(args, kept, std::vector<std::string>(args.size()), "", e->range.end);
     }
+  }
+
+  /// The name the file binds `nki.isa` to (`import neuronxcc.nki.isa as nisa`), or `nki.isa`.
+  std::optional<std::string> isaModule() const {
+    std::optional<std::string> alias, package;
+    syntax::forEachStmt(M.body(), [&](const Stmt *s) {
+      if (alias || (s->kind != StmtKind::Import && s->kind != StmtKind::ImportFrom)) return;
+      llvm::StringRef text = M.text(s->range);
+      for (llvm::StringRef spelling : {"nki.isa as ", "nki import isa as "})
+        if (size_t at = text.find(spelling); at != llvm::StringRef::npos) {
+          llvm::StringRef name = text.substr(at + spelling.size());
+          alias = name.take_while([](char c) { return llvm::isAlnum(c) || c == '_'; }).str();
+          return;
+        }
+      if (text.contains("nki as nki") || text.trim() == "import nki") package = "nki.isa";
+    });
+    return alias ? alias : package;
+  }
+
+  /// `t[<flattened grid>] = nl.load(src, mask=None)` -> `nisa.dma_copy(dst=t.ap(...), src=src)`: an
+  /// access pattern is not an assignment target, and the current dialect's load is a DMA copy.
+  void loadIntoAccessPattern(const Stmt *s) {
+    const Expr *call = s->value;
+    const Expr *src = call->keyword("src");
+    if (!src && !call->elts.empty()) src = call->elts.front();
+    for (const Arg &a : argumentsOf(call))
+      if (a.value != src && a.keyword != "dtype") keepKeyword(a); // a conditional mask is a problem
+    std::optional<std::string> isa = isaModule();
+    if (!src || call->elts.size() > 1 || !isa) {
+      problem(call, "nl.load into an access pattern becomes nisa.dma_copy, which needs the source as its one "
+                    "positional argument and an import of nki.isa");
+      return;
+    }
+    Coarse[s->range.begin] = {s->range.end,
+                              *isa + ".dma_copy(dst=" + render(s->targets.front()) + ", src=" + render(src) + ")"};
   }
 
   /// `t[...] = nisa.op(a, k=v, mask=None)` -> `nisa.op(t[...], a, k=v)`.
@@ -637,9 +835,10 @@ private:
 
 } // namespace
 
-Migration migrateToCurrentDialect(const syntax::Module &module, const TileAllocation &allocation) {
+Migration migrateToCurrentDialect(const syntax::Module &module, const TileAllocation &allocation,
+                                  const TensorShape &shapeOf) {
   if (nki::dialectOfImports(module) == nki::Dialect::Nki) return {};
-  return Migrator(module, allocation).run();
+  return Migrator(module, allocation, shapeOf).run();
 }
 
 } // namespace accelopt::rewrite

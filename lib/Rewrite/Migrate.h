@@ -1,8 +1,9 @@
 // Migration of a `neuronxcc.nki` (NKI 0.1) kernel file to the current `nki` dialect (NKI 0.3) as
 // minimal source edits, driven by the dialect table (NKI/Dialect.h): imports renamed, ISA calls
 // made destination-passing, keywords the current signature lacks dropped, nl.arange indices turned
-// into slices, block dimensions folded behind the partition dimension (SBUF) or allocated per
-// iteration (PSUM), `+=` into PSUM spelled accumulate=None. docs/migrate.md describes each edit.
+// into slices (or access patterns, `.ap()`, when scaled or combined), block dimensions folded behind the partition
+// dimension (SBUF) or allocated per iteration (PSUM), `+=` into PSUM spelled accumulate=None. docs/migrate.md describes
+// each edit.
 #pragma once
 
 #include "Syntax/PyAST.h"
@@ -32,8 +33,14 @@ struct Migration {
 /// as the call's destination.
 using TileAllocation = std::function<std::optional<std::string>(const syntax::Stmt &)>;
 
+/// The traced shape of the tensor a kernel names `name` (0.1 order, block dimensions included), when
+/// it is known and the same wherever the name is defined; an index that needs an access pattern
+/// (`.ap()`) gets its steps from it.
+using TensorShape = std::function<std::optional<std::vector<int64_t>>(llvm::StringRef name)>;
+
 /// The edits that turn `module` (a 0.1 kernel file) into the current dialect. A file already in the
 /// current dialect gets no edits.
-Migration migrateToCurrentDialect(const syntax::Module &module, const TileAllocation &allocation = {});
+Migration migrateToCurrentDialect(const syntax::Module &module, const TileAllocation &allocation = {},
+                                  const TensorShape &shapeOf = {});
 
 } // namespace accelopt::rewrite

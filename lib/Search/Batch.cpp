@@ -779,6 +779,8 @@ FileResult migrateFile(llvm::StringRef path, const BatchOptions &options) {
   // Each kernel traced with its inputs: its baseline, and the shapes of the tiles its ISA calls create.
   std::vector<KernelContext> kernels(shapeless->kernels.size());
   std::map<uint32_t, std::string> tiles; // statement offset -> allocation of the tile it creates
+  // Tensor name -> traced shape; nullopt where the name has two shapes or an unknown dimension.
+  std::map<std::string, std::optional<std::vector<int64_t>>> shapes;
   for (size_t i = 0; i < kernels.size(); ++i) {
     KernelContext &ctx = kernels[i];
     ctx.name = shapeless->kernels[i].name;
@@ -786,7 +788,15 @@ FileResult migrateFile(llvm::StringRef path, const BatchOptions &options) {
     auto before = parseText(path, r.original, ctx);
     if (!before) return fail(before.takeError());
     const nki::Kernel &k = before->kernels.front();
-    makeBaseline(ctx, *before, k, options);
+    for (const nki::Tensor &t : k.tensors) {
+      if (t.name.empty()) continue;
+      std::optional<std::vector<int64_t>> dims(std::in_place);
+      for (const nki::SymInt &d : t.shape)
+        if (d.value) dims->push_back(*d.value);
+      if (!t.shapeKnown || t.shape.empty() || dims->size() != t.shape.size()) dims.reset();
+      auto [it, fresh] = shapes.emplace(t.name, dims);
+      if (!fresh && it->second != dims) it->second.reset();
+    }
     for (const nki::Statement &st : k.stmts) {
       if (st.definesTensor < 0 || !st.syntax) continue;
       const nki::Tensor &t = k.tensors[size_t(st.definesTensor)];
@@ -801,15 +811,27 @@ FileResult migrateFile(llvm::StringRef path, const BatchOptions &options) {
                                       std::string(nki::bufferName(t.buffer)) + ")";
     }
   }
-  rewrite::Migration migration =
-      rewrite::migrateToCurrentDialect(*shapeless->module, [&](const syntax::Stmt &s) -> std::optional<std::string> {
+  rewrite::Migration migration = rewrite::migrateToCurrentDialect(
+      *shapeless->module,
+      [&](const syntax::Stmt &s) -> std::optional<std::string> {
         auto it = tiles.find(s.range.begin);
         return it == tiles.end() ? std::nullopt : std::optional<std::string>(it->second);
+      },
+      [&](llvm::StringRef name) -> std::optional<std::vector<int64_t>> {
+        auto it = shapes.find(name.str());
+        return it == shapes.end() ? std::nullopt : it->second;
       });
   for (const rewrite::MigrationProblem &p : migration.problems) refuse(p.offset, p.message);
   if (!r.messages.empty()) {
     r.refused = int(r.messages.size());
     return r;
+  }
+  // The originals run on the interpreter only for a file the edits cover whole: a full-size
+  // kernel's baseline takes as much memory as its tensors, for nothing when the file is refused.
+  for (KernelContext &ctx : kernels) {
+    auto before = parseText(path, r.original, ctx);
+    if (!before) return fail(before.takeError());
+    makeBaseline(ctx, *before, before->kernels.front(), options);
   }
   auto text = clang::tooling::applyAllReplacements(r.original, migration.edits);
   if (!text) return fail(text.takeError());

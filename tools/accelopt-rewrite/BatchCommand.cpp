@@ -6,6 +6,7 @@
 // kernel, could not be written) or the fixes file could not be written,
 // 2 bad usage (options, unknown pattern, missing path, bad --ops / memory DB).
 #include "Command.h"
+#include "FileBatchOptions.h"
 #include "KernelInputs.h"
 
 #include "Memory/Store.h"
@@ -22,7 +23,6 @@ namespace {
 
 cl::SubCommand BatchCmd("batch", "Apply rewrite patterns to every @nki.jit kernel file under DIR... "
                                  "(exit 0 ok, 1 a file failed, 2 bad usage)");
-cl::list<std::string> Paths(cl::Positional, cl::desc("<dir or kernel.py>..."), cl::sub(BatchCmd), cl::cat(category()));
 cl::list<std::string> PatternNames("pattern",
                                    cl::desc("A shipped pattern (see --list-patterns) or a pattern FILE.json; "
                                             "repeatable or comma-separated"),
@@ -35,36 +35,14 @@ cl::opt<unsigned> MaxPatterns("max-patterns", cl::desc("How many memory patterns
                               cl::init(5), cl::sub(BatchCmd), cl::cat(category()));
 cl::opt<bool> ListPatterns("list-patterns", cl::desc("Print the shipped patterns with their descriptions"),
                            cl::sub(BatchCmd), cl::cat(category()));
-cl::opt<std::string> ExportFixes("export-fixes", cl::desc("Write all fixes as one clang-apply-replacements YAML"),
-                                 cl::value_desc("FIXES.yaml"), cl::sub(BatchCmd), cl::cat(category()));
 cl::opt<bool>
     AllowReplace("allow-replace",
                  cl::desc("Accept 'replace' ops (arbitrary code) from shipped, remembered or imported patterns"),
                  cl::sub(BatchCmd), cl::cat(category()));
-cl::opt<bool> InPlace("in-place", cl::desc("Rewrite the kernel files in place (atomically)"), cl::sub(BatchCmd),
-                      cl::cat(category()));
-cl::opt<bool> Diff("diff", cl::desc("Print unified diffs (diagnostics go to stderr)"), cl::sub(BatchCmd),
-                   cl::cat(category()));
-cl::opt<unsigned> Jobs("j", cl::desc("Files processed in parallel (default: hardware concurrency)"), cl::init(0),
-                       cl::value_desc("N"), cl::sub(BatchCmd), cl::cat(category()));
-cl::opt<std::string> InputsSpec("inputs",
-                                cl::desc("Input shapes for kernels with exactly these parameters, "
-                                         "e.g. 'x=f32[256,512]' (others use the suite manifest)"),
-                                cl::value_desc("SPEC"), cl::sub(BatchCmd), cl::cat(category()));
-cl::opt<std::string> Manifest("manifest", cl::desc("Suite manifest (default: nkibench/manifest.json)"),
-                              cl::value_desc("FILE"), cl::sub(BatchCmd), cl::cat(category()), cl::Hidden);
-cl::opt<unsigned> Seeds("seeds", cl::desc("Seeds of the numeric check (default 2)"), cl::init(2), cl::sub(BatchCmd),
-                        cl::cat(category()));
-cl::opt<double> RTol("rtol", cl::desc("Relative tolerance (default 1e-2)"), cl::init(1e-2), cl::sub(BatchCmd),
-                     cl::cat(category()));
-cl::opt<double> ATol("atol", cl::desc("Absolute tolerance (default 1e-4)"), cl::init(1e-4), cl::sub(BatchCmd),
-                     cl::cat(category()));
-cl::opt<double> Timeout("timeout", cl::desc("Seconds per interpreter run (default 60)"), cl::init(60),
-                        cl::sub(BatchCmd), cl::cat(category()));
-cl::opt<bool> NoNumericCheck("no-numeric-check", cl::desc("Skip the numeric check even when inputs are known"),
-                             cl::sub(BatchCmd), cl::cat(category()));
 cl::opt<unsigned> MaxSites("max-sites", cl::desc("At most this many sites per kernel and pattern (default 32)"),
                            cl::init(32), cl::sub(BatchCmd), cl::cat(category()));
+
+FileBatchOptions Opts(BatchCmd, "fixes", /*timeoutSeconds=*/60, "Skip the numeric check even when inputs are known");
 
 int usage(const std::string &msg) {
   // Messages of the libraries already say "error:" (after a file name, if any).
@@ -129,54 +107,31 @@ llvm::Expected<std::vector<search::NamedPattern>> chosenPatterns() {
 
 int runBatchCommand() {
   if (ListPatterns) return runListPatterns();
-  if (Paths.empty()) return usage("give at least one directory or kernel file");
+  if (Opts.paths.empty()) return usage("give at least one directory or kernel file");
   if (int(!PatternNames.empty()) + int(!OpsFile.empty()) + int(!FromMemory.empty()) != 1)
     return usage("give exactly one of --pattern NAME, --ops FILE.json and --from-memory DB");
-  if (int(InPlace) + int(Diff) + int(!ExportFixes.empty()) > 1)
-    return usage("--in-place, --diff and --export-fixes exclude each other");
-
   search::BatchOptions options;
+  if (llvm::Error err = Opts.fill(options)) return usage(llvm::toString(std::move(err)));
   auto patterns = chosenPatterns();
   if (!patterns) return usage(llvm::toString(patterns.takeError()));
   options.patterns = std::move(*patterns);
-  options.jobs = Jobs;
   options.maxSitesPerPattern = MaxSites;
-  options.numericCheck = !NoNumericCheck;
-  options.seeds = Seeds;
-  options.tolerance.rtol = RTol;
-  options.tolerance.atol = ATol;
-  options.timeoutSeconds = Timeout;
   options.allowReplace = AllowReplace;
-  // Zero seeds would report every site as "verified numerically" without running it once.
-  if (options.numericCheck && Seeds == 0)
-    return usage("--seeds 0 checks nothing; give at least 1 seed, or --no-numeric-check to skip the check");
-  if (!InputsSpec.empty()) {
-    auto specs = nki::parseInputSpecs(InputsSpec);
-    if (!specs) return usage("--inputs: " + llvm::toString(specs.takeError()));
-    options.inputs = std::move(*specs);
-  }
-  if (auto suite = nki::loadSuite({Manifest, ""})) {
-    options.suite = std::move(*suite);
-  } else if (!Manifest.empty()) {
-    return usage(llvm::toString(suite.takeError()));
-  } else {
-    llvm::consumeError(suite.takeError()); // no default manifest: kernels stay without inputs
-  }
 
   std::vector<std::string> unreadable;
-  auto files = search::findKernelFiles(Paths, &unreadable);
+  auto files = search::findKernelFiles(Opts.paths, &unreadable);
   if (!files) return usage(llvm::toString(files.takeError()));
   for (const std::string &problem : unreadable) llvm::errs() << "accelopt-rewrite: warning: " << problem << "\n";
   applyMemoryLimit(0);
   std::vector<search::FileResult> results = search::runBatch(*files, options);
 
   // In --diff mode stdout is the patch; everything else goes to stderr.
-  llvm::raw_ostream &diag = Diff ? llvm::errs() : llvm::outs();
+  llvm::raw_ostream &diag = Opts.diff ? llvm::errs() : llvm::outs();
   bool anyFailed = false;
   int applied = 0, refused = 0, conflicts = 0, failed = 0;
   std::vector<rewrite::FixDiagnostic> fixes;
   for (search::FileResult &r : results) {
-    if (InPlace && r.changed())
+    if (Opts.inPlace && r.changed())
       if (auto err = syntax::rewriteFileInPlace(r.path, r.original, r.rewritten)) {
         r.messages.push_back(llvm::toString(std::move(err)));
         r.failed = true;
@@ -191,16 +146,16 @@ int runBatchCommand() {
     applied += r.applied;
     refused += r.refused;
     conflicts += r.conflicts;
-    if (Diff) llvm::outs() << rewrite::unifiedDiff(r.original, r.rewritten, r.path, r.path);
+    if (Opts.diff) llvm::outs() << rewrite::unifiedDiff(r.original, r.rewritten, r.path, r.path);
     for (const search::BatchFix &f : r.fixes)
       fixes.push_back({f.diagnosticName, f.message, r.absolutePath, f.offset, f.edits});
   }
   diag << "batch: " << results.size() << (results.size() == 1 ? " file, " : " files, ") << applied
        << (applied == 1 ? " rewrite" : " rewrites") << " applied, " << refused << (refused == 1 ? " site" : " sites")
        << " refused, " << conflicts << (conflicts == 1 ? " conflict" : " conflicts") << ", " << failed << " failed\n";
-  if (!ExportFixes.empty())
-    if (auto err = rewrite::exportFixes(ExportFixes, "", fixes)) {
-      llvm::errs() << "accelopt-rewrite batch: error: " << ExportFixes << ": " << llvm::toString(std::move(err))
+  if (!Opts.exportFixes.empty())
+    if (auto err = rewrite::exportFixes(Opts.exportFixes, "", fixes)) {
+      llvm::errs() << "accelopt-rewrite batch: error: " << Opts.exportFixes << ": " << llvm::toString(std::move(err))
                    << "\n";
       return 1;
     }

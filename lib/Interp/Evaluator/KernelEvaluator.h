@@ -42,6 +42,10 @@ protected:
   std::vector<AffineFrame> Frames;
   uint32_t CurrentSerial = 0;
   uint32_t NextInstance = 1;
+  /// Tensors holding race stamps. When the outermost affine loop ends, no later write can conflict
+  /// with its stamps (a new loop instance shares no frame with them), so they are released.
+  std::vector<std::weak_ptr<Tensor>> Stamped;
+  void releaseStamps();
   int CallDepth = 0;
   nki::pycore::LaunchGrid Grid; // one instance: nl.program_id is 0
   bool ReportedSpmd = false;    // its note, once per run

@@ -83,6 +83,7 @@ RunResult KernelEvaluator::run(std::vector<KernelArg> args) {
   try {
     execBlock(def->body);
   } catch (ReturnSignal &r) { ret = std::move(r.value); }
+  releaseStamps(); // before the outputs are copied
   RunResult result;
   auto collect = [&](const Value &v) {
     if (v.kind == Value::TensorV) {
@@ -265,6 +266,7 @@ void KernelEvaluator::forLoop(const Stmt *s) {
       CurrentSerial = outerSerial;
       if (stop) break;
     }
+    if (affine && outerSerial == 0) releaseStamps();
     return;
   }
   if (it.isSeq()) {

@@ -8,6 +8,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,12 +28,59 @@ struct RuntimeError {
   throw RuntimeError{r.begin, std::move(msg)};
 }
 
+/// Race detection: the affine iteration serial of the last write of each element of a tensor.
+/// One stamp per block of kBlock elements while a block is written whole with one serial (the
+/// common case: tile rows), and one per element for the blocks written in parts, so that a
+/// full-size tensor does not carry 4 bytes of stamps per element.
+class RaceStamps {
+public:
+  static constexpr int64_t kBlock = 64;
+  bool empty() const { return Blocks.empty(); }
+  void reset(int64_t elements) {
+    Blocks.assign(size_t((elements + kBlock - 1) / kBlock), 0);
+    Exact.clear();
+    Exact.resize(Blocks.size());
+  }
+  void release() {
+    std::vector<uint32_t>().swap(Blocks);
+    std::vector<std::unique_ptr<uint32_t[]>>().swap(Exact);
+  }
+  uint32_t get(int64_t i) const {
+    size_t b = size_t(i / kBlock);
+    return Exact[b] ? Exact[b][i % kBlock] : Blocks[b];
+  }
+  void set(int64_t i, uint32_t v) {
+    size_t b = size_t(i / kBlock);
+    if (!Exact[b]) {
+      if (Blocks[b] == v) return;
+      Exact[b].reset(new uint32_t[kBlock]);
+      std::fill(Exact[b].get(), Exact[b].get() + kBlock, Blocks[b]);
+    }
+    Exact[b][i % kBlock] = v;
+  }
+  /// Elements [lo, lo + n) all get `v`: whole blocks collapse back to one stamp.
+  void setRange(int64_t lo, int64_t n, uint32_t v) {
+    int64_t i = lo, end = lo + n;
+    for (; i < end && i % kBlock; ++i) set(i, v);
+    for (; i + kBlock <= end; i += kBlock) {
+      size_t b = size_t(i / kBlock);
+      Blocks[b] = v;
+      Exact[b].reset();
+    }
+    for (; i < end; ++i) set(i, v);
+  }
+
+private:
+  std::vector<uint32_t> Blocks;
+  std::vector<std::unique_ptr<uint32_t[]>> Exact;
+};
+
 struct Tensor {
   NDArray data;
   nki::Buffer buffer = nki::Buffer::SBUF;
   std::string name;
   int parDim = 0;                 // -1 for HBM
-  std::vector<uint32_t> stamps;   // race detection: affine iteration serial of the last write
+  RaceStamps stamps;              // race detection: affine iteration serial of the last write
   std::shared_ptr<Tensor> viewed; // a reshape view: the tensor whose storage `data` borrows
 };
 using TensorPtr = std::shared_ptr<Tensor>;

@@ -299,7 +299,10 @@ void KernelEvaluator::scatter(const View &v, const NDArray &value, const Mask *m
   nki::DType dt = t.data.dtype();
   bool round = dt != nki::DType::Float32;
   bool stamp = raceCheck && Opts.detectRaces && CurrentSerial != 0;
-  if (stamp && t.stamps.empty()) t.stamps.assign(t.data.numel(), 0);
+  if (stamp && t.stamps.empty()) {
+    t.stamps.reset(t.data.numel());
+    Stamped.push_back(v.tensor);
+  }
   bool track = !t.stamps.empty();
   float *dst = t.data.data();
   const float *src = value.data();
@@ -321,14 +324,17 @@ void KernelEvaluator::scatter(const View &v, const NDArray &value, const Mask *m
       if (!track) return;
       uint32_t stampValue = stamp ? CurrentSerial : 0;
       for (int64_t j = 0; j < inner; ++j) {
-        uint32_t &slot = t.stamps[off + j * dStride];
+        uint32_t slot = t.stamps.get(off + j * dStride);
         if (stamp && slot != 0 && slot != CurrentSerial && conflicting(slot, CurrentSerial))
           fail(at, llvm::formatv("race: two iterations of an affine_range loop write element {0} of '{1}' "
                                  "(use sequential_range, += accumulation, or index by the loop variable)",
                                  elementIndex(t.data.shape(), off + j * dStride), t.name)
                        .str());
-        slot = stampValue;
       }
+      if (dStride == 1)
+        t.stamps.setRange(off, inner, stampValue);
+      else
+        for (int64_t j = 0; j < inner; ++j) t.stamps.set(off + j * dStride, stampValue);
       return;
     }
     auto [lo, hi] = mask ? mask->rowRange(full.data(), rank, inner) : std::pair<int64_t, int64_t>{0, inner};
@@ -338,13 +344,13 @@ void KernelEvaluator::scatter(const View &v, const NDArray &value, const Mask *m
       if (combine) x = (*combine)(dst[o], x);
       dst[o] = round ? roundToDType(x, dt) : x;
       if (track) {
-        uint32_t old = t.stamps[o];
+        uint32_t old = t.stamps.get(o);
         if (stamp && old != 0 && old != CurrentSerial && conflicting(old, CurrentSerial))
           fail(at, llvm::formatv("race: two iterations of an affine_range loop write element {0} of '{1}' "
                                  "(use sequential_range, += accumulation, or index by the loop variable)",
                                  elementIndex(t.data.shape(), o), t.name)
                        .str());
-        t.stamps[o] = stamp ? CurrentSerial : 0;
+        t.stamps.set(o, stamp ? CurrentSerial : 0);
       }
     }
   };
@@ -366,6 +372,12 @@ std::string KernelEvaluator::elementIndex(const std::vector<int64_t> &shape, int
   std::string out = "[";
   for (size_t d = 0; d < idx.size(); ++d) out += (d ? ", " : "") + std::to_string(idx[d]);
   return out + "]";
+}
+
+void KernelEvaluator::releaseStamps() {
+  for (const std::weak_ptr<Tensor> &w : Stamped)
+    if (TensorPtr t = w.lock()) t->stamps.release();
+  Stamped.clear();
 }
 
 bool KernelEvaluator::conflicting(uint32_t a, uint32_t b) const {

@@ -1,4 +1,5 @@
 // The interpreter on small kernels with hand-computed expected values.
+#include "Interp/Evaluator/Values.h"
 #include "Interp/Interpreter.h"
 
 #include <gtest/gtest.h>
@@ -130,6 +131,33 @@ def k(x):
 )",
                 4, 8);
   EXPECT_TRUE(seq.error.empty()) << seq.error;
+  // Stamps are released when an outermost affine loop ends: a second loop nest writing the same
+  // elements is no race, and a race inside it is still found.
+  Ran twoNests = run(R"(
+@nki.jit
+def k(x):
+  out = nl.ndarray((4, 8), dtype=x.dtype, buffer=nl.shared_hbm)
+  for j in nl.affine_range(2):
+    nl.store(out[0:4, j * 4:j * 4 + 4], value=nl.load(x[0:4, j * 4:j * 4 + 4]))
+  for j in nl.affine_range(2):
+    nl.store(out[0:4, j * 4:j * 4 + 4], value=nl.load(x[0:4, 4 - j * 4:8 - j * 4]))
+  return out
+)",
+                     4, 8);
+  ASSERT_TRUE(twoNests.error.empty()) << twoNests.error;
+  EXPECT_EQ(twoNests.result->outputs[0].data()[0], 4.0f);
+  Ran raceInSecondNest = run(R"(
+@nki.jit
+def k(x):
+  out = nl.ndarray((4, 4), dtype=x.dtype, buffer=nl.shared_hbm)
+  for j in nl.affine_range(1):
+    nl.store(out[0:4, 0:4], value=nl.load(x[0:4, 0:4]))
+  for j in nl.affine_range(2):
+    nl.store(out[0:4, 0:4], value=nl.load(x[0:4, j * 4:j * 4 + 4]))
+  return out
+)",
+                             4, 8);
+  EXPECT_NE(raceInSecondNest.error.find("race: two iterations"), std::string::npos) << raceInSecondNest.error;
   Ran uninit = run(R"(
 @nki.jit
 def k(x):
@@ -187,3 +215,29 @@ TEST(Interpreter, RandomInputsFollowInitAndSeed) {
 }
 
 } // namespace
+
+TEST(Interpreter, RaceStampsAreExactPerElement) {
+  // One stamp per block while blocks are written whole, exact stamps where they are written in parts.
+  evaluator::RaceStamps st;
+  st.reset(200);
+  st.setRange(0, 128, 3);
+  EXPECT_EQ(st.get(5), 3u);
+  EXPECT_EQ(st.get(127), 3u);
+  EXPECT_EQ(st.get(128), 0u);
+  st.set(70, 5);
+  EXPECT_EQ(st.get(70), 5u);
+  EXPECT_EQ(st.get(69), 3u);
+  EXPECT_EQ(st.get(71), 3u);
+  st.setRange(60, 80, 7); // a partial block, a whole one (collapses the exact stamps), a partial one
+  EXPECT_EQ(st.get(59), 3u);
+  EXPECT_EQ(st.get(60), 7u);
+  EXPECT_EQ(st.get(70), 7u);
+  EXPECT_EQ(st.get(139), 7u);
+  EXPECT_EQ(st.get(140), 0u);
+  for (int64_t i = 1; i < 200; i += 3) st.set(i, 9); // strided
+  EXPECT_EQ(st.get(199), 9u);
+  EXPECT_EQ(st.get(198), 0u);
+  EXPECT_EQ(st.get(62), 7u);
+  st.release();
+  EXPECT_TRUE(st.empty());
+}
