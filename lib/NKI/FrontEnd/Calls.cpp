@@ -112,7 +112,7 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
     for (auto &kw : e->keywords) keywordArgs.push_back(eval(kw.value));
     if (auto it = Helpers.find(name.substr(7)); it != Helpers.end()) {
       if (auto v = scalarHelperCall(*it->second, e, args, keywordArgs)) return *v;
-      if (it->second->parent)
+      if (it->second->parent && InlineCalls < kMaxInlineCalls)
         diag(Diagnostic::Warning, e->range,
              "function '" + it->second->name +
                  "' defined in the kernel is traced where it is called as a statement or assigned (`x = " +

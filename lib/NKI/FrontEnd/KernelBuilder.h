@@ -293,6 +293,10 @@ private:
   std::optional<Value> InlineResult; // the value a `return` of the nested function being inlined gave
   bool Returned = false;             // a `return` ended the nested function being inlined
   int InlineDepth = 0;
+  int InlineCalls = 0; // nested-function calls traced in place for this kernel
+  /// Past this many traced calls (recursion fanning out: f calls f twice) the rest stay opaque, so tracing
+  /// ends in well under a second.
+  static constexpr int kMaxInlineCalls = 2000;
   int HelperDepth = 0;                    // nested scalar helper calls being evaluated
   int HelperCalls = 0;                    // scalar helper calls evaluated for this kernel
   std::map<std::string, Value> ModuleEnv; // the module's names (constants, helpers): a helper's globals

@@ -40,7 +40,7 @@ bool KernelBuilder::inlineNestedCall(const Stmt *s, std::vector<NodeRef> &out, i
   auto fn = Env.find(e->base->name);
   if (fn == Env.end() || fn->second.kind != Value::Path || fn->second.s.rfind("helper.", 0) != 0) return false;
   auto helper = Helpers.find(fn->second.s.substr(7));
-  if (helper == Helpers.end() || !helper->second->parent || InlineDepth >= kMaxInlineDepth) return false;
+  if (helper == Helpers.end() || !helper->second->parent) return false;
   const Stmt &def = *helper->second;
   std::vector<pycore::ParamSpec> params = pycore::paramsOf(def);
   if (std::any_of(params.begin(), params.end(), [](const pycore::ParamSpec &p) { return p.variadic; })) return false;
@@ -62,6 +62,18 @@ bool KernelBuilder::inlineNestedCall(const Stmt *s, std::vector<NodeRef> &out, i
       scalarOnly = false;
     });
   if (scalarOnly) return false;
+  if (InlineCalls >= kMaxInlineCalls || InlineDepth >= kMaxInlineDepth) {
+    if (InlineCalls <= kMaxInlineCalls) // one warning; later calls of nested functions all stay opaque
+      diag(Diagnostic::Warning, e->range,
+           llvm::formatv("calls of functions defined in the kernel nest deeper than {0} or number more than {1} "
+                         "(recursion?): this call and later ones are not analysed",
+                         kMaxInlineDepth, kMaxInlineCalls)
+               .str(),
+           Rule::TraceTime);
+    InlineCalls = kMaxInlineCalls + 1;
+    return false;
+  }
+  ++InlineCalls;
 
   // The call is a statement of its own (it evaluates the arguments); the body's statements follow it.
   Statement &st = newStmt(s, StmtKind::Python, loop);
