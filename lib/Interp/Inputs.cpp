@@ -68,6 +68,7 @@ llvm::Expected<std::vector<KernelArg>> cloneArgs(const std::vector<KernelArg> &a
     c.name = a.name;
     c.scalar = a.scalar;
     c.isInt = a.isInt;
+    c.literal = a.literal;
     if (a.array) {
       auto copy = a.array->clone();
       if (!copy) return copy.takeError();
@@ -84,6 +85,11 @@ llvm::Expected<std::vector<KernelArg>> makeRandomInputs(const nki::InputSpecs &s
   for (const auto &s : specs) {
     KernelArg a;
     a.name = s.name;
+    if (!s.literal.empty()) {
+      a.literal = s.literal;
+      args.push_back(std::move(a));
+      continue;
+    }
     if (s.isScalar) {
       a.scalar = s.scalar;
       a.isInt = s.isInt;

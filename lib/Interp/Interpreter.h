@@ -19,7 +19,8 @@ struct KernelArg {
   std::string name;
   std::optional<NDArray> array;
   double scalar = 0;
-  bool isInt = false; // the scalar is a Python int (trip counts, slice bounds)
+  bool isInt = false;  // the scalar is a Python int (trip counts, slice bounds)
+  std::string literal; // non-empty: a Python literal the kernel's module evaluates (nki::InputSpec::literal)
 };
 
 struct RunOptions {

@@ -14,12 +14,15 @@
 
 namespace accelopt::nki {
 
-/// One kernel argument: an array `name=f32[128,512]` or a Python scalar `eps=1e-5`.
+/// One kernel argument: an array `name=f32[128,512]`, a Python scalar `eps=1e-5`, or another trace-time
+/// Python value written as a literal (`hw=(4,128)`, `bias=None`, `dt=nl.bfloat16`, `act='gelu'`,
+/// `cfg=Config(tile=128)` of a class of the kernel's file).
 struct InputSpec {
   std::string name;
   bool isScalar = false;
   double scalar = 0;
-  bool isInt = false; // a scalar written without fraction or exponent: a Python int (n_tiles=2)
+  bool isInt = false;  // a scalar written without fraction or exponent: a Python int (n_tiles=2)
+  std::string literal; // non-empty: the argument is this Python expression, evaluated in the kernel's module
   DType dtype = DType::Float32;
   std::vector<int64_t> shape;
   std::string init; // how random inputs are drawn ("normal(0,1)", ...), from a suite manifest

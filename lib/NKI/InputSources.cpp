@@ -44,13 +44,35 @@ np.random.seed(0)
 inputs = mod.get_inputs()
 if hasattr(mod, "transform_to_nki_inputs"):
     inputs = mod.transform_to_nki_inputs(inputs)
+def accelopt_literal(x):
+    # A non-array kernel input as the Python literal the kernel's module evaluates (InputSpec::literal).
+    import dataclasses
+    if x is None or isinstance(x, (bool, str)):
+        return repr(x)
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    if isinstance(x, (float, np.floating)):
+        return repr(float(x))
+    if isinstance(x, tuple):
+        return "(" + "".join(accelopt_literal(e) + ", " for e in x) + ")"
+    if isinstance(x, list):
+        return "[" + ", ".join(accelopt_literal(e) for e in x) + "]"
+    if isinstance(x, np.dtype) or (isinstance(x, type) and issubclass(x, np.generic)):
+        return "np." + np.dtype(x).name
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return type(x).__name__ + "(" + ", ".join(
+            f.name + "=" + accelopt_literal(getattr(x, f.name)) for f in dataclasses.fields(x)) + ")"
+    raise TypeError("a kernel input of type %s is not supported (arrays, numbers, None, strings, tuples, "
+                    "lists, dtypes and dataclasses are)" % type(x).__name__)
 out = []
 for x in inputs:
     if isinstance(x, np.ndarray):
         out.append({"dtype": str(x.dtype), "shape": list(x.shape)})
-    else:
-        is_int = isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+    elif isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool):
+        is_int = isinstance(x, (int, np.integer))
         out.append({"scalar": int(x) if is_int else float(x)})
+    else:
+        out.append({"literal": accelopt_literal(x)})
 print(json.dumps(out))
 )PY";
 
@@ -67,14 +89,36 @@ np.random.seed(seed)
 inputs = mod.get_inputs()
 ref = mod.forward(*inputs)
 nki_inputs = mod.transform_to_nki_inputs(inputs) if hasattr(mod, "transform_to_nki_inputs") else inputs
-index = {"inputs": [], "scalars": [], "outputs": []}
+def accelopt_literal(x):
+    # A non-array kernel input as the Python literal the kernel's module evaluates (InputSpec::literal).
+    import dataclasses
+    if x is None or isinstance(x, (bool, str)):
+        return repr(x)
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    if isinstance(x, (float, np.floating)):
+        return repr(float(x))
+    if isinstance(x, tuple):
+        return "(" + "".join(accelopt_literal(e) + ", " for e in x) + ")"
+    if isinstance(x, list):
+        return "[" + ", ".join(accelopt_literal(e) for e in x) + "]"
+    if isinstance(x, np.dtype) or (isinstance(x, type) and issubclass(x, np.generic)):
+        return "np." + np.dtype(x).name
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return type(x).__name__ + "(" + ", ".join(
+            f.name + "=" + accelopt_literal(getattr(x, f.name)) for f in dataclasses.fields(x)) + ")"
+    raise TypeError("a kernel input of type %s is not supported (arrays, numbers, None, strings, tuples, "
+                    "lists, dtypes and dataclasses are)" % type(x).__name__)
+index = {"inputs": [], "scalars": [], "literals": [], "outputs": []}
 for i, x in enumerate(nki_inputs):
     if isinstance(x, np.ndarray):
         path = os.path.join(out_dir, "input%d.npy" % i)
         np.save(path, np.ascontiguousarray(x))
-        index["inputs"].append(path); index["scalars"].append(None)
+        index["inputs"].append(path); index["scalars"].append(None); index["literals"].append("")
+    elif isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool):
+        index["inputs"].append(""); index["scalars"].append(float(x)); index["literals"].append("")
     else:
-        index["inputs"].append(""); index["scalars"].append(float(x))
+        index["inputs"].append(""); index["scalars"].append(None); index["literals"].append(accelopt_literal(x))
 refs = ref if isinstance(ref, tuple) else (ref,)
 for i, r in enumerate(refs):
     path = os.path.join(out_dir, "reference%d.npy" % i)
@@ -175,7 +219,9 @@ llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
   for (size_t i = 0; i < items.size(); ++i) {
     InputSpec s;
     s.name = paramNames[i];
-    if (items[i].contains("scalar")) {
+    if (items[i].contains("literal")) {
+      s.literal = items[i]["literal"].get<std::string>();
+    } else if (items[i].contains("scalar")) {
       s.isScalar = true;
       s.scalar = items[i]["scalar"].get<double>();
       s.isInt = items[i]["scalar"].is_number_integer(); // a Python int stays an int
@@ -205,6 +251,8 @@ llvm::Expected<ReferenceData> runReference(llvm::StringRef referencePath, uint64
     for (auto &v : j["scalars"])
       data.scalars.push_back(v.is_null() ? std::nullopt : std::optional<double>(v.get<double>()));
     for (auto &p : j["outputs"]) data.outputFiles.push_back(p.get<std::string>());
+    for (auto &l : j["literals"]) data.literals.push_back(l.get<std::string>());
+    data.literals.resize(data.inputFiles.size());
   } catch (const std::exception &) {
     return error(referencePath + ": error: unexpected output from the reference runner");
   }

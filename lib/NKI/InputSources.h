@@ -60,6 +60,7 @@ namespace accelopt::nki {
 struct ReferenceData {
   std::vector<std::string> inputFiles;        // "" for scalar inputs
   std::vector<std::optional<double>> scalars; // value for scalar inputs
+  std::vector<std::string> literals;          // other non-array inputs as Python literals ("" for the rest)
   std::vector<std::string> outputFiles;       // forward() results, in order
 };
 

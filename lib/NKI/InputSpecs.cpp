@@ -1,6 +1,7 @@
 // --inputs specs: "a=f32[32,128],b=bf16[40,128],eps=0.001" parsed and printed.
 #include "NKI/FrontEnd.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace accelopt::nki {
@@ -15,9 +16,14 @@ llvm::Expected<InputSpecs> parseInputSpecs(llvm::StringRef text) {
   while (!rest.empty()) {
     // Split at the next comma that is not inside brackets/parentheses.
     size_t depth = 0, cut = rest.size();
+    char quote = 0; // inside a string literal
     for (size_t i = 0; i < rest.size(); ++i) {
       char c = rest[i];
-      if (c == '[' || c == '(')
+      if (quote) {
+        if (c == quote) quote = 0;
+      } else if (c == '\'' || c == '"')
+        quote = c;
+      else if (c == '[' || c == '(')
         ++depth;
       else if ((c == ']' || c == ')') && depth)
         --depth;
@@ -36,16 +42,26 @@ llvm::Expected<InputSpecs> parseInputSpecs(llvm::StringRef text) {
       return specError("bad --inputs item '" + item + "': expected name=dtype[d0,d1,...] or name=number");
     InputSpec spec;
     spec.name = name.str();
+    // A Python literal: a tuple or list, None/True/False, a string, a dotted name (nl.bfloat16) or a call
+    // of a class of the kernel's file (Config(tile=128)); the kernel's module evaluates it.
+    llvm::StringRef head = value.take_while([](char c) { return llvm::isAlnum(c) || c == '_'; });
+    bool literal = value.startswith("(") || value.startswith("[") || value.startswith("'") || value.startswith("\"") ||
+                   value == "None" || value == "True" || value == "False" ||
+                   (!head.empty() && !llvm::isDigit(head[0]) && value.size() > head.size() &&
+                    (value[head.size()] == '.' || value[head.size()] == '('));
     // Optional "~init" suffix: x=f32[4,4]~uniform(0,1)
-    auto [typed, init] = value.split('~');
+    auto [typed, init] = literal ? std::pair(value, llvm::StringRef()) : value.split('~');
     spec.init = init.trim().str();
     typed = typed.trim();
     size_t bracket = typed.find('[');
-    if (bracket == llvm::StringRef::npos) {
+    if (literal) {
+      spec.literal = typed.str();
+    } else if (bracket == llvm::StringRef::npos) {
       double v;
       if (typed.getAsDouble(v))
         return specError("bad --inputs item '" + item +
-                         "': a scalar must be a number, an array dtype[shape] (e.g. f32[128,512])");
+                         "': a scalar must be a number, an array dtype[shape] (e.g. f32[128,512]) or a Python "
+                         "literal ((4,128), None, nl.bfloat16, 'gelu')");
       spec.isScalar = true;
       spec.scalar = v;
       int64_t asInt;
@@ -81,6 +97,10 @@ std::string formatInputSpecs(const InputSpecs &specs) {
   for (const auto &s : specs) {
     if (!out.empty()) out += ",";
     out += s.name + "=";
+    if (!s.literal.empty()) {
+      out += s.literal;
+      continue;
+    }
     if (s.isScalar) {
       out += s.isInt ? std::to_string(int64_t(s.scalar)) : llvm::formatv("{0}", s.scalar).str();
       continue;

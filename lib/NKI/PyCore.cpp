@@ -2,6 +2,7 @@
 #include "NKI/PyInt.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -65,11 +66,19 @@ bool samePath(std::string_view a, std::string_view b) {
   return x && y && *x == *y;
 }
 
-bool isModuleConstant(const syntax::Expr *e) {
+bool isModuleConstant(const syntax::Expr *e, const std::function<bool(std::string_view)> &isClass) {
   if (!e) return true;
-  if (e->kind == syntax::ExprKind::Call || e->kind == syntax::ExprKind::Lambda) return false;
-  if (e->base && !isModuleConstant(e->base)) return false;
-  return std::all_of(e->elts.begin(), e->elts.end(), [](const syntax::Expr *x) { return isModuleConstant(x); });
+  if (e->kind == syntax::ExprKind::Lambda) return false;
+  if (e->kind == syntax::ExprKind::Call) {
+    // A configuration object: a class of the module called with constant arguments.
+    if (!isClass || !e->base || e->base->kind != syntax::ExprKind::Name || !isClass(e->base->name)) return false;
+    for (const auto &kw : e->keywords)
+      if (!isModuleConstant(kw.value, isClass)) return false;
+  } else if (e->base && !isModuleConstant(e->base, isClass)) {
+    return false;
+  }
+  return std::all_of(e->elts.begin(), e->elts.end(),
+                     [&](const syntax::Expr *x) { return isModuleConstant(x, isClass); });
 }
 
 std::vector<std::pair<std::string, std::string>> importBindings(const syntax::Stmt &s) {
@@ -684,6 +693,65 @@ Binding bindArguments(std::span<const ParamSpec> params, size_t positional,
 std::vector<ParamSpec> paramsOf(const syntax::Stmt &def) {
   std::vector<ParamSpec> out;
   for (const auto &p : def.params) out.push_back({p.name, p.defaultValue == nullptr, p.isVarArgs});
+  return out;
+}
+
+ParsedLiteral parseLiteral(std::string_view text, const std::function<bool(std::string_view)> &isClass) {
+  ParsedLiteral out;
+  auto buffer = syntax::SourceBuffer::fromText("<input>", "__input__ = " + std::string(text) + "\n");
+  if (!buffer) {
+    out.error = llvm::toString(buffer.takeError());
+    return out;
+  }
+  out.module = syntax::Module::parse(std::move(*buffer));
+  const auto &body = out.module->body();
+  if (!out.module->errors().empty() || body.size() != 1 || body[0]->kind != syntax::StmtKind::Assign ||
+      body[0]->targets.size() != 1 || !body[0]->value) {
+    out.error = "'" + std::string(text) + "' is not a Python expression";
+    return out;
+  }
+  if (!isModuleConstant(body[0]->value, isClass)) {
+    out.error = "'" + std::string(text) +
+                "' is not a literal (numbers, strings, None, tuples, lists, dtypes, and "
+                "classes of the kernel's file called with such values)";
+    return out;
+  }
+  out.value = body[0]->value;
+  return out;
+}
+
+const syntax::Stmt *nestedFunctionAt(const syntax::Stmt &def, uint32_t offset) {
+  const syntax::Stmt *found = nullptr;
+  syntax::forEachStmt(def.body, [&](const syntax::Stmt *s) {
+    if (s->kind == syntax::StmtKind::FunctionDef && s->range.begin <= offset && offset < s->range.end) found = s;
+  });
+  return found; // forEachStmt visits parents first: the last hit is the innermost
+}
+
+std::string_view classNameOf(const syntax::Stmt &s) {
+  if (s.kind != syntax::StmtKind::Other || s.name != "class_definition" || s.targets.size() != 1 ||
+      s.targets[0]->kind != syntax::ExprKind::Name)
+    return "";
+  return s.targets[0]->name;
+}
+
+ClassLayout classLayout(const syntax::Stmt &cls) {
+  ClassLayout out;
+  bool dataclass = std::any_of(cls.decorators.begin(), cls.decorators.end(), [](const syntax::Expr *d) {
+    const syntax::Expr *callee = d->kind == syntax::ExprKind::Call ? d->base : d;
+    std::string dotted = callee ? callee->dottedName() : "";
+    return dotted == "dataclass" || dotted == "dataclasses.dataclass";
+  });
+  for (const syntax::Stmt *s : cls.body) {
+    if (s->kind == syntax::StmtKind::FunctionDef && s->name == "__init__")
+      out.error = "class '" + std::string(classNameOf(cls)) + "' defines __init__, which accelopt does not run";
+    bool annotated = s->kind == syntax::StmtKind::AnnAssign || (s->kind == syntax::StmtKind::Assign && s->op == ":");
+    if (s->kind == syntax::StmtKind::Assign) out.attributes.push_back(s);
+    if (dataclass && annotated && s->targets.size() == 1 && s->targets[0]->kind == syntax::ExprKind::Name) {
+      out.fields.push_back({s->targets[0]->name, s->value == nullptr, false});
+      out.defaults.push_back(s->value);
+    }
+  }
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -49,7 +50,9 @@ bool samePath(std::string_view a, std::string_view b);
 
 /// Whether a module-level assignment's value may be evaluated when tracing starts: it calls nothing
 /// (TILE = 128, sizes computed from other constants), so it has no side effects.
-bool isModuleConstant(const syntax::Expr *value);
+/// `isClass` names the module's classes: a call of one with such arguments (`CFG = Cfg()`) builds a
+/// configuration object, which runs nothing else.
+bool isModuleConstant(const syntax::Expr *value, const std::function<bool(std::string_view)> &isClass = {});
 
 /// The names an import statement binds, each with the canonical dotted path it denotes:
 /// `import neuronxcc.nki.language as nl` -> {nl, "nl"}; `import numpy` -> {numpy, "np"};
@@ -287,5 +290,41 @@ Binding bindArguments(std::span<const ParamSpec> params, size_t positional, std:
 
 /// The parameters of a Python function definition.
 std::vector<ParamSpec> paramsOf(const syntax::Stmt &def);
+
+/// The innermost function defined inside `def` (at any depth) whose text holds `offset`; null when none does.
+const syntax::Stmt *nestedFunctionAt(const syntax::Stmt &def, uint32_t offset);
+
+// ---------------------------------------------------------------------------
+// Classes (configuration objects: class attributes, @dataclass fields)
+// ---------------------------------------------------------------------------
+
+/// The name a `class` statement binds, or "" for any other statement.
+std::string_view classNameOf(const syntax::Stmt &s);
+
+/// What calling a class builds, as far as trace-time Python goes: the class attributes (assignments
+/// of its body, evaluated in the module's scope), and for a @dataclass the fields the constructor
+/// binds (annotated names, in order; a field without a value is required). `error` is set for a
+/// class the core does not construct (one with an __init__ or other methods it would run).
+struct ClassLayout {
+  std::vector<const syntax::Stmt *> attributes; // Assign statements of the body
+  std::vector<ParamSpec> fields;                // constructor parameters (a @dataclass's fields)
+  std::vector<const syntax::Expr *> defaults;   // per field, its default value (null: required)
+  std::string error;
+};
+ClassLayout classLayout(const syntax::Stmt &cls);
+
+// ---------------------------------------------------------------------------
+// Kernel arguments given as Python literals
+// ---------------------------------------------------------------------------
+
+/// A non-tensor kernel argument written as Python (`(4, 128)`, `None`, `nl.bfloat16`, `'gelu'`,
+/// `Config(tile=128)`), parsed on its own: `value` is its expression in `module` (which owns it), to be
+/// evaluated in the kernel's module scope. `error` says why the text is not such a literal.
+struct ParsedLiteral {
+  std::unique_ptr<syntax::Module> module;
+  const syntax::Expr *value = nullptr;
+  std::string error;
+};
+ParsedLiteral parseLiteral(std::string_view text, const std::function<bool(std::string_view)> &isClass = {});
 
 } // namespace accelopt::nki::pycore

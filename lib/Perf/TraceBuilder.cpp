@@ -660,7 +660,12 @@ private:
       auto [receiver, method] = callee.rsplit('.');
       bool listMutation = !method.empty() && nki::pycore::isListMutator(method) &&
                           llvm::all_of(receiver, [](char c) { return llvm::isAlnum(c) || c == '_'; });
-      if (callee != "print" && callee != "pass" && !listMutation)
+      // The front end traced a function defined in the kernel in place: its statements follow the call.
+      const syntax::Stmt *inlined = K.def && size_t(s.id) + 1 < K.stmts.size()
+                                        ? nki::pycore::nestedFunctionAt(*K.def, K.stmts[size_t(s.id) + 1].range.begin)
+                                        : nullptr;
+      bool traced = inlined && callee == inlined->name;
+      if (callee != "print" && callee != "pass" && !listMutation && !traced)
         unmodelled(s, s.range, "a call the model does not trace into");
     }
     // An `.ap()` view spans its whole tensor (every dimension `full`) with a pattern of known counts: which

@@ -118,6 +118,26 @@ std::map<std::string, int> errorCounts(const std::vector<Diagnostic> &diags) {
   return out;
 }
 
+/// The function defined inside the kernel that one of `edits` touches, or null. The IR traces such a
+/// function's body at each call, so an edit planned on one call's statements would change them all.
+static const syntax::Stmt *nestedFunctionEdited(const Kernel &k, const clang::tooling::Replacements &edits) {
+  if (!k.def) return nullptr;
+  const syntax::Stmt *found = nullptr;
+  syntax::forEachStmt(k.def->body, [&](const syntax::Stmt *s) {
+    if (found || s->kind != syntax::StmtKind::FunctionDef) return;
+    for (const clang::tooling::Replacement &r : edits) {
+      uint32_t begin = r.getOffset(), end = begin + r.getLength();
+      bool touches = r.getLength() == 0 ? begin > s->range.begin && begin < s->range.end
+                                        : begin < s->range.end && end > s->range.begin;
+      if (touches) {
+        found = s;
+        return;
+      }
+    }
+  });
+  return found;
+}
+
 std::string formatRefusal(const Kernel &k, const Refusal &r) {
   std::string out =
       llvm::formatv("{0}: error: {1} {2} refused: {3} [accelopt-{1}]\n", where(k, r.offset), r.op, r.ids, r.reason)
@@ -213,6 +233,15 @@ CandidateResult run(const PreparedKernel &prepared, const std::vector<nlohmann::
 
     // Applies one op's edits to the current text; on success the IR moves on to the result.
     auto advance = [&](OpResult &step) -> std::optional<Refusal> {
+      if (const syntax::Stmt *fn = nestedFunctionEdited(*k, step.edits)) {
+        Refusal ref = step.refusal;
+        ref.offset = step.anchor;
+        ref.reason = llvm::formatv("it edits function '{0}' defined in the kernel ({1}); the kernel's IR holds that "
+                                   "body once per call, so rewrites do not edit functions nested in the kernel",
+                                   fn->name, k->source->location(fn->range.begin))
+                         .str();
+        return ref;
+      }
       step.edits = withLineEndingsOf(text, step.edits);
       auto newText = clang::tooling::applyAllReplacements(text, step.edits);
       if (!newText) {

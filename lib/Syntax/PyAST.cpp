@@ -700,9 +700,18 @@ private:
       out.push_back(s);
       return;
     }
-    // if __name__ == "__main__" blocks, classes, with, try...: kept opaque.
+    // if __name__ == "__main__" blocks, with, try...: kept opaque. A class stays an Other statement named
+    // "class_definition" whose one target is the name it binds and whose body is its block (PyCore reads
+    // its attributes and dataclass fields).
     Stmt *s = stmt(StmtKind::Other, n, parent);
     s->name = t.str();
+    if (t == "class_definition") {
+      TSNode name = field<"name">(n);
+      if (!ts_node_is_null(name)) s->targets = {convertExpr(name)};
+      TSNode body = field<"body">(n);
+      setHeader(s, n, body);
+      convertBlock(body, s->body, s->bodyRange, s);
+    }
     out.push_back(s);
   }
 
@@ -745,6 +754,8 @@ private:
         continue;
       }
       s->value = convertExpr(right);
+      // `x: int = 5` keeps its annotation's mark in `op` (a dataclass field, not a plain class attribute).
+      if (!ts_node_is_null(field<"type">(cur))) s->op = ":";
       break;
     }
     return s;

@@ -31,7 +31,9 @@ llvm::Expected<SeededInputs> referenceInputsForSeed(llvm::StringRef referencePat
   for (size_t i = 0; i < data->inputFiles.size(); ++i) {
     interp::KernelArg a;
     a.name = kernel.params[i].name;
-    if (data->scalars[i]) {
+    if (!data->literals[i].empty()) {
+      a.literal = data->literals[i];
+    } else if (data->scalars[i]) {
       a.scalar = *data->scalars[i];
       // The reference's Python ints are ints for the kernel too (its specs say which).
       if (specs)
@@ -84,6 +86,14 @@ static bool npyFits(const interp::NDArray &array, const nki::InputSpec &spec) {
   return numpyLacksSpecDtype && array.dtype() == nki::DType::Float32;
 }
 
+/// The Python literal the input specs give for argument `name`, or "".
+static std::string literalInput(const InputOptions &opts, const std::string &name) {
+  if (opts.resolvedInputs)
+    for (const nki::InputSpec &spec : *opts.resolvedInputs)
+      if (spec.name == name) return spec.literal;
+  return "";
+}
+
 llvm::Expected<SeededInputs> inputsFromDir(const InputOptions &opts, const nki::Kernel &kernel, llvm::StringRef dir) {
   SeededInputs out;
   for (const auto &p : kernel.params) {
@@ -96,13 +106,15 @@ llvm::Expected<SeededInputs> inputsFromDir(const InputOptions &opts, const nki::
       if (!arr) return arr.takeError();
       if (opts.resolvedInputs)
         for (const nki::InputSpec &spec : *opts.resolvedInputs)
-          if (spec.name == p.name && !spec.isScalar && !npyFits(*arr, spec))
+          if (spec.name == p.name && !spec.isScalar && spec.literal.empty() && !npyFits(*arr, spec))
             return error(path + ": error: the file holds " + std::string(nki::dtypeName(arr->dtype())) +
                          interp::formatShape(arr->shape()) + " but the kernel's input shapes give " + p.name + "=" +
                          std::string(nki::dtypeName(spec.dtype)) + interp::formatShape(spec.shape));
       a.array = std::move(*arr);
     } else if (p.scalar) {
       a.scalar = *p.scalar;
+    } else if (auto lit = literalInput(opts, p.name); !lit.empty()) {
+      a.literal = lit; // a tuple, None, dtype or object argument has no file
     } else {
       return error(path + ": error: missing input file for kernel argument '" + p.name + "'");
     }

@@ -19,7 +19,7 @@ namespace accelopt::interp::evaluator {
 Value KernelEvaluator::call(const Expr *e, View *dest) {
   Value fn = eval(e->base);
   if (fn.kind == Value::Method) return methodCall(fn, e);
-  if (fn.kind == Value::PyFunc) return callPython(fn.fn, e);
+  if (fn.kind == Value::PyFunc) return callPython(fn, e);
   if (fn.kind != Value::Path) fail(e->range, "'" + text(e->base) + "' is not callable");
   const std::string &name = fn.s;
   if (name.rfind("builtins.", 0) == 0) return builtin(name.substr(9), e);
@@ -231,11 +231,80 @@ Value KernelEvaluator::callIntrinsic(const nki::pycore::IntrinsicInfo &intrinsic
   fail(e->range, std::string(intrinsic.usage));
 }
 
-Value KernelEvaluator::callPython(const Stmt *fn, const Expr *e) {
+Value KernelEvaluator::construct(const Stmt &cls, const Expr *e) {
+  nki::pycore::ClassLayout layout = nki::pycore::classLayout(cls);
+  if (!layout.error.empty()) fail(e->range, layout.error);
+  auto args = positional(e);
+  std::vector<std::string_view> keywords;
+  for (const auto &kw : e->keywords) keywords.push_back(kw.name);
+  std::string name(nki::pycore::classNameOf(cls));
+  nki::pycore::Binding b = nki::pycore::bindArguments(layout.fields, args.size(), keywords);
+  if (!b.extraPositional.empty())
+    fail(e->range, llvm::formatv("{0}() takes {1} positional arguments but {2} were given", name, layout.fields.size(),
+                                 args.size())
+                       .str());
+  if (!b.unknownKeywords.empty())
+    fail(e->range, name + "() got an unexpected keyword argument '" + e->keywords[b.unknownKeywords[0]].name + "'");
+  if (!b.repeated.empty())
+    fail(e->range,
+         name + "() got multiple values for argument '" + std::string(layout.fields[b.repeated[0]].name) + "'");
+  if (!b.missing.empty())
+    fail(e->range, name + "() missing required argument '" + std::string(layout.fields[b.missing[0]].name) + "'");
+  Value obj;
+  obj.kind = Value::Object;
+  obj.s = name;
+  obj.attrs = std::make_shared<Scope>();
+  Scope *saved = Env;
+  Env = Globals ? Globals : Env; // class bodies see the module's names
+  try {
+    for (const Stmt *s : layout.attributes) {
+      Value v = eval(s->value);
+      for (const Expr *t : s->targets)
+        if (t->kind == ExprKind::Name) (*obj.attrs)[t->name] = v;
+    }
+    for (size_t f = 0; f < layout.fields.size(); ++f)
+      if (b.argOf[f] == nki::pycore::Binding::Unbound)
+        (*obj.attrs)[std::string(layout.fields[f].name)] = eval(layout.defaults[f]);
+  } catch (...) {
+    Env = saved;
+    throw;
+  }
+  Env = saved;
+  for (size_t f = 0; f < layout.fields.size(); ++f) {
+    int at = b.argOf[f];
+    if (at == nki::pycore::Binding::Unbound) continue;
+    (*obj.attrs)[std::string(layout.fields[f].name)] =
+        size_t(at) < args.size() ? args[size_t(at)] : eval(e->keywords[size_t(at) - args.size()].value);
+  }
+  return obj;
+}
+
+std::optional<Value> KernelEvaluator::classAttribute(const Stmt &cls, const std::string &name) {
+  for (const Stmt *s : nki::pycore::classLayout(cls).attributes)
+    for (const Expr *t : s->targets)
+      if (t->kind == ExprKind::Name && t->name == name) {
+        Scope *saved = Env;
+        Env = Globals ? Globals : Env;
+        try {
+          Value v = eval(s->value);
+          Env = saved;
+          return v;
+        } catch (...) {
+          Env = saved;
+          throw;
+        }
+      }
+  return std::nullopt;
+}
+
+Value KernelEvaluator::callPython(const Value &callee, const Expr *e) {
+  const Stmt *fn = callee.fn;
+  if (!nki::pycore::classNameOf(*fn).empty()) return construct(*fn, e);
   if (++CallDepth > 200) fail(e->range, "recursion too deep");
   // Loop headers are not the only place time goes: f(n) = f(n-1) + f(n-1) has none (D7).
   checkTime(e->range);
-  Scope frame;
+  auto framePtr = std::make_shared<Scope>();
+  Scope &frame = *framePtr;
   auto args = positional(e);
   std::vector<std::string_view> keywords;
   for (const auto &kw : e->keywords) keywords.push_back(kw.name);
@@ -256,17 +325,25 @@ Value KernelEvaluator::callPython(const Stmt *fn, const Expr *e) {
       frame[param.name] = eval(e->keywords[size_t(at) - args.size()].value);
   }
   Scope *saved = Env;
+  std::shared_ptr<Scope> savedFrame = Frame;
+  auto savedEnclosing = Enclosing;
+  auto restore = [&] {
+    Env = saved;
+    Frame = savedFrame;
+    Enclosing = savedEnclosing;
+    --CallDepth;
+  };
   Env = &frame;
+  Frame = framePtr;
+  Enclosing = callee.closure; // a function defined inside another reads that one's names
   Value result = Value::none();
   try {
     execBlock(fn->body);
   } catch (ReturnSignal &r) { result = std::move(r.value); } catch (...) {
-    Env = saved;
-    --CallDepth;
+    restore();
     throw;
   }
-  Env = saved;
-  --CallDepth;
+  restore();
   return result;
 }
 

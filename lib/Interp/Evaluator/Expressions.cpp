@@ -23,6 +23,11 @@ void KernelEvaluator::importInto(const Stmt *s, Scope &scope) {
 Value KernelEvaluator::lookup(const Expr *e) {
   auto it = Env->find(e->name);
   if (it != Env->end()) return it->second;
+  if (Enclosing)
+    for (const std::shared_ptr<Scope> &scope : *Enclosing) {
+      auto found = scope->find(e->name);
+      if (found != scope->end()) return found->second;
+    }
   if (Globals && Env != Globals) {
     auto g = Globals->find(e->name);
     if (g != Globals->end()) return g->second;
@@ -320,6 +325,15 @@ Value KernelEvaluator::binary(const std::string &op, const Value &l, const Value
 
 Value KernelEvaluator::attribute(const Expr *e) {
   Value base = eval(e->base);
+  if (base.kind == Value::Object) {
+    auto it = base.attrs->find(e->name);
+    if (it == base.attrs->end()) fail(e->range, "'" + base.s + "' object has no attribute '" + e->name + "'");
+    return it->second;
+  }
+  if (base.kind == Value::PyFunc && !nki::pycore::classNameOf(*base.fn).empty()) {
+    if (auto v = classAttribute(*base.fn, e->name)) return *v;
+    fail(e->range, "type object '" + base.s + "' has no attribute '" + e->name + "'");
+  }
   if (base.kind == Value::Path) {
     std::string p = nki::pycore::canonicalPath(base.s + "." + e->name);
     if (const nki::NamedConstant *c = nki::lookupConstant(p); c && c->kind == nki::NamedConstant::Int)

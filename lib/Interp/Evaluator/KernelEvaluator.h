@@ -24,18 +24,25 @@ public:
     Frames.push_back({0, 0, 0}); // serial 0: outside every affine loop
   }
 
-  virtual ~KernelEvaluator() = default;
+  virtual ~KernelEvaluator() {
+    // A frame holding a function that closes over it is a reference cycle: break it.
+    for (auto &frame : Captured) frame->clear();
+  }
 
   RunResult run(std::vector<KernelArg> args);
 
 protected:
-  using Scope = std::unordered_map<std::string, Value>;
+  using Scope = ScopeMap;
   const nki::KernelFile &File;
   const syntax::Module &M;
   const nki::Kernel &K;
   const RunOptions &Opts;
   Scope *Env = nullptr;
   Scope *Globals = nullptr;
+  std::vector<std::unique_ptr<syntax::Module>> Literals; // kernel arguments given as Python literals, parsed
+  std::shared_ptr<Scope> Frame; // the scope Env points into, when it is a function's (closures capture it)
+  std::shared_ptr<std::vector<std::shared_ptr<Scope>>> Enclosing; // the running function's closure scopes
+  std::vector<std::shared_ptr<Scope>> Captured; // frames closures captured: cleared at the end (cycles)
   std::vector<std::string> Warnings;
   RunStats Stats;
   std::chrono::steady_clock::time_point Start;
@@ -207,7 +214,11 @@ protected:
   Value builtin(const std::string &fn, const Expr *e);
   Value callIntrinsic(const nki::pycore::IntrinsicInfo &intrinsic, const Expr *e);
 
-  Value callPython(const Stmt *fn, const Expr *e);
+  Value callPython(const Value &fn, const Expr *e);
+  /// `Cls(...)`: an Object holding the class attributes and a @dataclass's fields.
+  Value construct(const Stmt &cls, const Expr *e);
+  /// The attribute `name` of class `cls` (its body's assignment, evaluated in the module's scope).
+  std::optional<Value> classAttribute(const Stmt &cls, const std::string &name);
 
   Value methodCall(const Value &m, const Expr *e);
 

@@ -22,16 +22,22 @@ RunResult KernelEvaluator::run(std::vector<KernelArg> args) {
   for (const Stmt *s : M.body()) {
     if (s->kind == PyStmt::StmtKind::Import || s->kind == PyStmt::StmtKind::ImportFrom)
       importInto(s, globals);
-    else if (s->kind == PyStmt::StmtKind::FunctionDef) {
+    else if (s->kind == PyStmt::StmtKind::FunctionDef || !nki::pycore::classNameOf(*s).empty()) {
       Value f;
       f.kind = Value::PyFunc;
       f.fn = s;
-      globals[s->name] = f;
+      f.s = s->kind == PyStmt::StmtKind::FunctionDef ? s->name : std::string(nki::pycore::classNameOf(*s));
+      globals[f.s] = f;
     }
   }
-  // Module-level constants (no calls, so nothing with side effects runs).
+  // Module-level constants (no calls, so nothing with side effects runs) and configuration objects.
+  auto isClass = [&](std::string_view name) {
+    auto it = globals.find(std::string(name));
+    return it != globals.end() && it->second.kind == Value::PyFunc && !nki::pycore::classNameOf(*it->second.fn).empty();
+  };
+  Globals = &globals;
   for (const Stmt *s : M.body())
-    if (s->kind == PyStmt::StmtKind::Assign && nki::pycore::isModuleConstant(s->value)) {
+    if (s->kind == PyStmt::StmtKind::Assign && nki::pycore::isModuleConstant(s->value, isClass)) {
       Env = &globals;
       try {
         Value v = eval(s->value);
@@ -41,7 +47,9 @@ RunResult KernelEvaluator::run(std::vector<KernelArg> args) {
   Globals = &globals;
   std::vector<Value> argv;
   const Stmt *def = K.def;
-  Scope local;
+  auto localPtr = std::make_shared<Scope>(); // shared: functions defined in the kernel close over it
+  Scope &local = *localPtr;
+  Frame = localPtr;
   // Arguments with a name bind by name (as keywords), the others by position.
   std::vector<const KernelArg *> byPosition, byName;
   std::vector<std::string_view> names;
@@ -67,7 +75,14 @@ RunResult KernelEvaluator::run(std::vector<KernelArg> args) {
       }
       fail(param.range, "no value for kernel argument '" + param.name + "'");
     }
-    if (arg->array) {
+    if (!arg->literal.empty()) {
+      // A tuple, None, dtype, string or configuration object, evaluated in the module's scope.
+      nki::pycore::ParsedLiteral lit = nki::pycore::parseLiteral(arg->literal, isClass);
+      if (!lit.error.empty()) fail(param.range, "input '" + param.name + "': " + lit.error);
+      Env = &globals;
+      local[param.name] = eval(lit.value);
+      Literals.push_back(std::move(lit.module));
+    } else if (arg->array) {
       auto t = std::make_shared<Tensor>();
       t->data = std::move(*const_cast<KernelArg *>(arg)->array);
       t->buffer = nki::Buffer::SharedHBM;
@@ -179,6 +194,14 @@ void KernelEvaluator::exec(const Stmt *s) {
     Value f;
     f.kind = Value::PyFunc;
     f.fn = s;
+    f.s = s->name;
+    // Defined inside a function: it closes over that function's scope (and what that one closes over).
+    if (Env != Globals && Frame) {
+      f.closure = std::make_shared<std::vector<std::shared_ptr<Scope>>>();
+      f.closure->push_back(Frame);
+      if (Captured.empty() || Captured.back() != Frame) Captured.push_back(Frame);
+      if (Enclosing) f.closure->insert(f.closure->end(), Enclosing->begin(), Enclosing->end());
+    }
     (*Env)[s->name] = f;
     return;
   }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace accelopt::interp::evaluator {
@@ -185,6 +186,8 @@ struct Mask {
 
 struct Value;
 using ValueList = std::vector<Value>;
+/// Names bound in one Python scope (a frame, the module, an object's attributes).
+using ScopeMap = std::unordered_map<std::string, Value>;
 
 struct Value {
   enum Kind : uint8_t {
@@ -208,6 +211,7 @@ struct Value {
     Method,
     ParDim,
     RangeV,
+    Object, // an instance of a class of the module: attrs
   } kind = None;
   int64_t i = 0;
   double f = 0;
@@ -218,7 +222,11 @@ struct Value {
   IndexArr idx;                    // Index
   std::shared_ptr<Mask> mask;      // MaskV
   std::shared_ptr<NDArray> host;   // HostArray (numpy constants)
-  const Stmt *fn = nullptr;        // PyFunc
+  const Stmt *fn = nullptr;        // PyFunc (a def, or a class: calling it builds an Object)
+  /// PyFunc defined inside a function: the scopes it closes over, innermost first. A function stored in
+  /// the frame it closes over makes a cycle; the evaluator clears captured frames when it ends.
+  std::shared_ptr<std::vector<std::shared_ptr<ScopeMap>>> closure;
+  std::shared_ptr<ScopeMap> attrs;                 // Object: its attributes (shared, as Python's)
   nki::LoopKind loopKind = nki::LoopKind::PyRange; // RangeV
 
   static Value none() { return {}; }

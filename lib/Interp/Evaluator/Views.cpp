@@ -135,14 +135,22 @@ std::vector<std::pair<IndexArr, int64_t>> KernelEvaluator::indexComponents(const
   }
   std::vector<std::pair<IndexArr, int64_t>> out;
   if (advanced) {
+    // An omitted trailing index over a size-1 dimension (t[i_p, i_f] of a [P, F, 1] tile, as the layernorm
+    // tutorial indexes) adds no axis: the tile stays the index grid, so masks written over the grid's
+    // indices align with it.
+    auto implicitUnit = [](const Item &it) { return it.full && it.hi - it.lo == 1; };
     int extraAxes = 0;
-    for (auto &it : dims) extraAxes += it.isSlice;
+    for (auto &it : dims) extraAxes += it.isSlice && !implicitUnit(it);
     int rank = advRank + extraAxes;
     int nextAxis = advRank;
     for (size_t d = 0; d < dims.size(); ++d) {
       auto &it = dims[d];
       IndexArr x;
-      if (it.isSlice) {
+      if (it.isSlice && implicitUnit(it)) {
+        x.coeff.assign(rank, 0);
+        x.extent.assign(rank, 1);
+        x.c = it.lo;
+      } else if (it.isSlice) {
         x.coeff.assign(rank, 0);
         x.extent.assign(rank, 1);
         x.c = it.lo;

@@ -82,6 +82,7 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
   std::vector<IndexDim> dims = std::move(fixedDims);
   int basicAxis = 0;
   int advancedRank = 0;
+  std::vector<std::pair<size_t, int>> advancedDims; // (dimension, rank of its index) for the advanced ones
   auto fullDim = [&](size_t d) {
     IndexDim dim;
     dim.full = true;
@@ -154,6 +155,7 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
       if (!idx->aranges.empty()) {
         a.usesAdvanced = true;
         advancedRank = std::max(advancedRank, idx->rank);
+        advancedDims.push_back({dims.size(), idx->rank});
       }
       if (!idx->base.known) a.exact = false;
       dims.push_back(dim);
@@ -165,6 +167,10 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
     dims.push_back(dim);
   }
   while (dims.size() < rank) dims.push_back(fullDim(dims.size()));
+  // numpy broadcasts the advanced indices right-aligned: a 2-D nl.mgrid index next to a 3-D one spans
+  // the last two axes of the 3-D grid.
+  for (auto [d, dimRank] : advancedDims)
+    for (auto &ar : dims[d].aranges) ar.axis += advancedRank - dimRank;
   // Tile shape: advanced -> the broadcast of the arange axes (numpy right-aligned);
   // basic -> the slice extents in order.
   if (a.usesAdvanced) {

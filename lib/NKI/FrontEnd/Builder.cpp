@@ -41,7 +41,10 @@ std::string KernelBuilder::canonical(const Expr *e) const { return canonicalOf(e
 void KernelBuilder::bindModuleConstants() {
   for (const Stmt *s : M.body()) {
     if (s->kind == PyStmt::StmtKind::FunctionDef) Helpers[s->name] = s, Env[s->name] = Value::path("helper." + s->name);
-    if (s->kind != PyStmt::StmtKind::Assign || !pycore::isModuleConstant(s->value)) continue;
+    if (std::string_view cls = pycore::classNameOf(*s); !cls.empty())
+      Classes[std::string(cls)] = s, Env[std::string(cls)] = Value::path("class." + std::string(cls));
+    auto isClass = [&](std::string_view name) { return Classes.count(std::string(name)) != 0; };
+    if (s->kind != PyStmt::StmtKind::Assign || !pycore::isModuleConstant(s->value, isClass)) continue;
     Value v = eval(s->value);
     for (const Expr *t : s->targets) bind(t, v);
   }
@@ -59,7 +62,18 @@ void KernelBuilder::bindParams(const Stmt *def) {
       diag(Diagnostic::Error, p.range,
            "no shape for kernel argument '" + p.name + "' in the inputs (" + formatInputSpecs(*Inputs) + ")",
            Rule::Inputs);
-    if (spec && spec->isScalar) {
+    if (spec && !spec->literal.empty()) {
+      // A tuple, None, dtype, string or configuration object: evaluated in the module's scope.
+      auto isClass = [&](std::string_view name) { return Classes.count(std::string(name)) != 0; };
+      pycore::ParsedLiteral lit = pycore::parseLiteral(spec->literal, isClass);
+      if (!lit.error.empty()) {
+        diag(Diagnostic::Error, p.range, "input '" + p.name + "': " + lit.error, Rule::Inputs);
+        Env[p.name] = Value::unknown(p.name);
+      } else {
+        Env[p.name] = eval(lit.value);
+        Literals.push_back(std::move(lit.module));
+      }
+    } else if (spec && spec->isScalar) {
       kp.scalar = spec->scalar;
       Env[p.name] = spec->isInt ? Value::integer(int64_t(spec->scalar)) : Value::floating(spec->scalar);
     } else if (spec || !p.defaultValue) {

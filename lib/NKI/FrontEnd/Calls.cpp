@@ -18,8 +18,8 @@
 namespace accelopt::nki::frontend {
 
 std::optional<std::string> KernelBuilder::hostCodeCall(const Value &fn, const Expr *e) const {
-  static const std::set<std::string, std::less<>> traceRoots = {"nl",   "nisa",     "nki",   "nt",     "np",
-                                                                "math", "builtins", "dtype", "helper", "neuronxcc"};
+  static const std::set<std::string, std::less<>> traceRoots = {
+      "nl", "nisa", "nki", "nt", "np", "math", "builtins", "dtype", "helper", "class", "neuronxcc"};
   // numpy functions that read or write host files.
   static const std::set<std::string, std::less<>> numpyHostIo = {
       "np.load",       "np.save",     "np.savez",  "np.savez_compressed", "np.savetxt",   "np.loadtxt",
@@ -102,6 +102,8 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
     if (r.ok() && r.value.kind != pycore::PyValue::Kind::Unknown) return fromPy(r.value, args, e);
     return pycore::mathReturnsInt(name) ? symbolicInt(text(e)) : Value::unknown(text(e));
   }
+  if (name.rfind("class.", 0) == 0)
+    if (auto it = Classes.find(name.substr(6)); it != Classes.end()) return construct(*it->second, e);
   if (name.rfind("helper.", 0) == 0) {
     std::vector<Value> args, keywordArgs;
     for (auto *a : e->elts) {
@@ -109,8 +111,15 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
       if (args.back().kind == Value::Tensor) readOperand(args.back(), a);
     }
     for (auto &kw : e->keywords) keywordArgs.push_back(eval(kw.value));
-    if (auto it = Helpers.find(name.substr(7)); it != Helpers.end())
+    if (auto it = Helpers.find(name.substr(7)); it != Helpers.end()) {
       if (auto v = scalarHelperCall(*it->second, e, args, keywordArgs)) return *v;
+      if (it->second->parent && InlineCalls < kMaxInlineCalls)
+        diag(Diagnostic::Warning, e->range,
+             "function '" + it->second->name +
+                 "' defined in the kernel is traced where it is called as a statement or assigned (`x = " +
+                 it->second->name + "(...)`); this call's effects are not analysed",
+             Rule::TraceTime);
+    }
     return Value::unknown(text(e));
   }
   if (std::string_view buffer = allocatorBuffer(name); !buffer.empty()) {
@@ -209,6 +218,44 @@ std::optional<Value> KernelBuilder::scalarHelperCall(const Stmt &def, const Expr
   if (result.kind == Value::Unknown) return std::nullopt;
   if (result.kind == Value::Int && !result.isKnownInt()) return symbolicInt(text(e)); // named as the caller wrote it
   return result;
+}
+
+Value KernelBuilder::construct(const Stmt &cls, const Expr *e) {
+  pycore::ClassLayout layout = pycore::classLayout(cls);
+  std::vector<Value> args, keywordArgs;
+  for (auto *a : e->elts) args.push_back(eval(a));
+  for (auto &kw : e->keywords) keywordArgs.push_back(eval(kw.value));
+  if (!layout.error.empty()) {
+    diag(Diagnostic::Warning, e->range, layout.error + "; the object is not analysed", Rule::TraceTime);
+    return Value::unknown(text(e));
+  }
+  // A call CPython rejects: `run` reports it.
+  std::vector<std::string_view> keywords;
+  for (const auto &kw : e->keywords) keywords.push_back(kw.name);
+  pycore::Binding b = pycore::bindArguments(layout.fields, args.size(), keywords);
+  if (!b.missing.empty() || !b.extraPositional.empty() || !b.unknownKeywords.empty() || !b.repeated.empty())
+    return Value::unknown(text(e));
+  Value obj;
+  obj.kind = Value::Object;
+  obj.s = std::string(pycore::classNameOf(cls));
+  obj.attrs = std::make_shared<std::map<std::string, Value>>();
+  // Class attributes are evaluated in the module's scope.
+  std::map<std::string, Value> callerEnv = Env;
+  Env = ModuleEnv.empty() ? Env : ModuleEnv;
+  for (const Stmt *s : layout.attributes) {
+    Value v = eval(s->value);
+    for (const Expr *t : s->targets)
+      if (t->kind == ExprKind::Name) (*obj.attrs)[t->name] = v;
+  }
+  for (size_t f = 0; f < layout.fields.size(); ++f) {
+    int at = b.argOf[f];
+    (*obj.attrs)[std::string(layout.fields[f].name)] = at == pycore::Binding::Unbound ? eval(layout.defaults[f])
+                                                       : size_t(at) < args.size()
+                                                           ? args[size_t(at)]
+                                                           : keywordArgs[size_t(at) - args.size()];
+  }
+  Env = std::move(callerEnv);
+  return obj;
 }
 
 pycore::PyValue KernelBuilder::toPy(const Value &v) const {

@@ -273,6 +273,24 @@ Value KernelBuilder::attribute(const Expr *e) {
     return Value::path(canon);
   }
   Value base = eval(e->base);
+  if (base.kind == Value::Object) {
+    if (auto it = base.attrs->find(e->name); it != base.attrs->end()) return it->second;
+    diag(Diagnostic::Warning, e->range,
+         "'" + base.s + "' object has no attribute '" + e->name + "' (CPython raises an AttributeError when tracing)",
+         Rule::TraceTime);
+    return Value::unknown(text(e));
+  }
+  if (base.kind == Value::Path && base.s.rfind("class.", 0) == 0)
+    if (auto cls = Classes.find(base.s.substr(6)); cls != Classes.end())
+      for (const Stmt *s : pycore::classLayout(*cls->second).attributes)
+        for (const Expr *t : s->targets)
+          if (t->kind == ExprKind::Name && t->name == e->name) {
+            std::map<std::string, Value> callerEnv = Env;
+            Env = ModuleEnv.empty() ? Env : ModuleEnv;
+            Value v = eval(s->value);
+            Env = std::move(callerEnv);
+            return v;
+          }
   if (base.kind == Value::Tensor) {
     const Tensor &t = K.tensors[base.tensor];
     if (e->name == "shape") {

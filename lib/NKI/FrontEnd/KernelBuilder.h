@@ -57,6 +57,7 @@ struct Value {
     Method,
     SliceV,
     Ellipsis,
+    Object, // an instance of a class of the module (a configuration object); s: its class
   } kind = Unknown;
   SymInt i;     // Int (also Bool as 0/1)
   double f = 0; // Float (known), Bool
@@ -72,6 +73,7 @@ struct Value {
   SymInt start, stop, step;             // Iter
                                         // SliceV (nl.ds): idx is the start, i the size
   bool sliceHas[3] = {false, false, false};
+  std::shared_ptr<std::map<std::string, Value>> attrs; // Object: its attributes (shared, as Python's)
 
   static Value unknown(std::string text = "") {
     Value v;
@@ -188,7 +190,9 @@ private:
   Kernel K;
   Dialect KernelDialect = Dialect::Neuronxcc; // from the file's imports (NKI/Dialect.h)
   std::map<std::string, Value> Env;
-  std::map<std::string, const Stmt *> Helpers; // not inlined; calls stay opaque
+  std::map<std::string, const Stmt *> Helpers;           // module-level ones are not inlined (their calls stay opaque)
+  std::map<std::string, const Stmt *> Classes;           // the module's classes (Value::path("class.NAME"))
+  std::vector<std::unique_ptr<syntax::Module>> Literals; // arguments given as Python literals, parsed
   // Per-statement scratch while evaluating one statement.
   Statement *Cur = nullptr;
   int CurLoop = -1;
@@ -287,6 +291,19 @@ private:
   /// call stays opaque).
   std::optional<Value> scalarHelperCall(const Stmt &def, const Expr *e, const std::vector<Value> &args,
                                         const std::vector<Value> &keywordArgs);
+  /// `Cls(...)`: an Object with the class attributes and the @dataclass fields bound to the arguments.
+  Value construct(const Stmt &cls, const Expr *e);
+  /// A call of a function defined in the kernel (a closure over the kernel's names), as a statement or the
+  /// value of an assignment: its body is traced in place, so its loops and statements join the IR (each
+  /// call adds them again). Returns false (and does nothing) for any other statement.
+  bool inlineNestedCall(const Stmt *s, std::vector<NodeRef> &out, int loop);
+  std::optional<Value> InlineResult; // the value a `return` of the nested function being inlined gave
+  bool Returned = false;             // a `return` ended the nested function being inlined
+  int InlineDepth = 0;
+  int InlineCalls = 0; // nested-function calls traced in place for this kernel
+  /// Past this many traced calls (recursion fanning out: f calls f twice) the rest stay opaque, so tracing
+  /// ends in well under a second.
+  static constexpr int kMaxInlineCalls = 2000;
   int HelperDepth = 0;                    // nested scalar helper calls being evaluated
   int HelperCalls = 0;                    // scalar helper calls evaluated for this kernel
   std::map<std::string, Value> ModuleEnv; // the module's names (constants, helpers): a helper's globals

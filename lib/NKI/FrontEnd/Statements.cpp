@@ -2,6 +2,7 @@
 // (into tensors and of trace-time values), accumulation, asserts and returns.
 #include "NKI/FrontEnd/KernelBuilder.h"
 #include "NKI/PyInt.h"
+#include "Syntax/AstWalks.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -24,7 +25,119 @@ Statement &KernelBuilder::newStmt(const Stmt *s, StmtKind kind, int parent) {
 }
 
 void KernelBuilder::block(const std::vector<const Stmt *> &stmts, std::vector<NodeRef> &out, int loop) {
-  for (const Stmt *s : stmts) statement(s, out, loop);
+  for (const Stmt *s : stmts) {
+    if (Returned) break; // a `return` ended the nested function being inlined
+    statement(s, out, loop);
+  }
+}
+
+bool KernelBuilder::inlineNestedCall(const Stmt *s, std::vector<NodeRef> &out, int loop) {
+  constexpr int kMaxInlineDepth = 32; // deeper (recursive) calls stay opaque
+  const Expr *e = s->value;
+  if (!e || e->kind != ExprKind::Call || !e->base || e->base->kind != ExprKind::Name) return false;
+  if (std::any_of(s->targets.begin(), s->targets.end(), [](const Expr *t) { return t->kind == ExprKind::Subscript; }))
+    return false;
+  auto fn = Env.find(e->base->name);
+  if (fn == Env.end() || fn->second.kind != Value::Path || fn->second.s.rfind("helper.", 0) != 0) return false;
+  auto helper = Helpers.find(fn->second.s.substr(7));
+  if (helper == Helpers.end() || !helper->second->parent) return false;
+  const Stmt &def = *helper->second;
+  std::vector<pycore::ParamSpec> params = pycore::paramsOf(def);
+  if (std::any_of(params.begin(), params.end(), [](const pycore::ParamSpec &p) { return p.variadic; })) return false;
+  // A helper computing trace-time values only (assignments and builtin, math or helper calls) is
+  // evaluated where it is called, as module-level ones are; the others are traced here.
+  bool scalarOnly = true;
+  syntax::forEachStmt(def.body, [&](const Stmt *x) {
+    if (x->kind != PyStmt::StmtKind::Assign && x->kind != PyStmt::StmtKind::Return && !isNoOp(x)) scalarOnly = false;
+  });
+  for (const Stmt *x : def.body)
+    syntax::forEachExpr(x, [&](const Expr *c) {
+      if (c->kind != ExprKind::Call) return;
+      if (pycore::isMathFunction(canonical(c->base))) return;
+      if (c->base->kind == ExprKind::Name) {
+        if (Helpers.count(c->base->name)) return;
+        const pycore::BuiltinInfo *bi = pycore::lookupBuiltin(c->base->name);
+        if (bi && bi->evaluated && !bi->hostEffect) return;
+      }
+      scalarOnly = false;
+    });
+  if (scalarOnly) return false;
+  if (InlineCalls >= kMaxInlineCalls || InlineDepth >= kMaxInlineDepth) {
+    if (InlineCalls <= kMaxInlineCalls) // one warning; later calls of nested functions all stay opaque
+      diag(Diagnostic::Warning, e->range,
+           llvm::formatv("calls of functions defined in the kernel nest deeper than {0} or number more than {1} "
+                         "(recursion?): this call and later ones are not analysed",
+                         kMaxInlineDepth, kMaxInlineCalls)
+               .str(),
+           Rule::TraceTime);
+    InlineCalls = kMaxInlineCalls + 1;
+    return false;
+  }
+  ++InlineCalls;
+
+  // The call is a statement of its own (it evaluates the arguments); the body's statements follow it.
+  Statement &st = newStmt(s, StmtKind::Python, loop);
+  int id = st.id;
+  out.push_back({false, id});
+  Cur = &K.stmts[id];
+  CurLoop = loop;
+  collectNames(s, K.stmts[id]);
+  std::vector<Value> args, keywordArgs;
+  for (auto *a : e->elts) args.push_back(eval(a));
+  for (auto &kw : e->keywords) keywordArgs.push_back(eval(kw.value));
+  Cur = nullptr;
+  std::vector<std::string_view> keywords;
+  for (const auto &kw : e->keywords) keywords.push_back(kw.name);
+  pycore::Binding b = pycore::bindArguments(params, args.size(), keywords);
+  // CPython raises a TypeError when the kernel is traced.
+  std::string mismatch =
+      !b.missing.empty() ? "missing argument '" + std::string(params[b.missing[0]].name) + "' in call to " + def.name
+      : !b.repeated.empty()
+          ? def.name + "() got multiple values for argument '" + std::string(params[b.repeated[0]].name) + "'"
+      : !b.unknownKeywords.empty()
+          ? def.name + "() got an unexpected keyword argument '" + e->keywords[b.unknownKeywords[0]].name + "'"
+      : !b.extraPositional.empty() ? llvm::formatv("{0}() takes {1} positional arguments but {2} were given", def.name,
+                                                   params.size(), args.size())
+                                         .str()
+                                   : "";
+  if (!mismatch.empty()) {
+    diag(Diagnostic::Error, e->range, mismatch, Rule::CallArgs);
+    return true;
+  }
+  // The nested function reads the enclosing names as they are when it is called (a closure); the names it
+  // binds are its own.
+  std::set<std::string> locals;
+  for (const auto &p : params) locals.insert(std::string(p.name));
+  std::function<void(const Expr *)> bound = [&](const Expr *t) {
+    if (t->kind == ExprKind::Name) locals.insert(t->name);
+    if (t->kind == ExprKind::Tuple || t->kind == ExprKind::List)
+      for (const Expr *x : t->elts) bound(x);
+  };
+  syntax::forEachStmt(def.body, [&](const Stmt *x) {
+    for (const Expr *t : x->targets) bound(t);
+    if (x->kind == PyStmt::StmtKind::FunctionDef) locals.insert(x->name);
+  });
+  std::map<std::string, Value> callerEnv = Env;
+  for (size_t p = 0; p < params.size(); ++p) {
+    int at = b.argOf[p];
+    Env[std::string(params[p].name)] = at == pycore::Binding::Unbound ? eval(def.params[p].defaultValue)
+                                       : size_t(at) < args.size()     ? args[size_t(at)]
+                                                                      : keywordArgs[size_t(at) - args.size()];
+  }
+  std::optional<Value> outerResult = std::move(InlineResult);
+  InlineResult.reset();
+  ++InlineDepth;
+  block(def.body, out, loop);
+  --InlineDepth;
+  Value result = InlineResult.value_or(Value::none());
+  InlineResult = std::move(outerResult);
+  Returned = false;
+  // Enclosing names the body changed in place (a list it appended to) keep their new values.
+  for (auto &[name, v] : Env)
+    if (!locals.count(name) && callerEnv.count(name)) callerEnv[name] = v;
+  Env = std::move(callerEnv);
+  for (const Expr *t : s->targets) bind(t, result);
+  return true;
 }
 
 bool KernelBuilder::isNoOp(const Stmt *s) {
@@ -44,6 +157,7 @@ void KernelBuilder::statement(const Stmt *s, std::vector<NodeRef> &out, int loop
     Env[s->name] = Value::path("helper." + s->name);
     return;
   }
+  if ((s->kind == SK::Expr || s->kind == SK::Assign) && inlineNestedCall(s, out, loop)) return;
   if (s->kind == SK::For) {
     forLoop(s, out, loop);
     return;
@@ -231,7 +345,12 @@ void KernelBuilder::assertion(const Stmt *s) {
 }
 
 void KernelBuilder::ret(const Stmt *s) {
-  Value v = eval(s->value);
+  Value v = s->value ? eval(s->value) : Value::none();
+  if (InlineDepth > 0) { // the result of the nested function being inlined, not the kernel's output
+    InlineResult = v;
+    Returned = true;
+    return;
+  }
   auto mark = [&](const Value &x) {
     if (x.kind == Value::Tensor) K.tensors[x.tensor].isOutput = true;
   };

@@ -4,7 +4,7 @@ import neuronxcc.nki.language as nl
 
 @nki.jit
 def kernel(x):
-  # x: f32[384, 256]; the loop body is a function defined in the kernel, which the model does not enter.
+  # x: f32[384, 256]; the loop body is a function defined in the kernel, which the model traces at the call.
   y = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
 
   def tile(j):
