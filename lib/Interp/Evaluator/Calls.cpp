@@ -1,5 +1,6 @@
 // Calls: builtins, Python helper functions, tensor methods and the arguments of NKI calls.
 #include "Interp/Evaluator/KernelEvaluator.h"
+#include "NKI/DTypeLimits.h"
 #include "NKI/Platform.h"
 #include "NKI/PyCore.h"
 
@@ -47,6 +48,27 @@ Value KernelEvaluator::call(const Expr *e, View *dest) {
     if (name.find("int") != std::string::npos && v.isNumber()) return Value::integer(int64_t(v.num()));
     if (v.isNumber()) return Value::number(double(float(v.num())));
     return v;
+  }
+  if (std::string_view info = nki::dtypeInfoKind(name); !info.empty()) {
+    // nl.finfo(dt) / np.iinfo(dt): an object with the dtype's limits (min, max, eps, tiny, bits).
+    auto args = positional(e);
+    Value arg = argument(e, args, 0, "dtype", name);
+    std::string spelled = arg.kind == Value::Path ? arg.s : "";
+    if (spelled.rfind("dtype.", 0) == 0) spelled = spelled.substr(6);
+    std::optional<nki::DType> dt = nki::parseDType(spelled);
+    if (!dt) fail(e->range, name + "() takes a dtype, got " + describe(arg));
+    std::vector<nki::DTypeLimit> limits = nki::dtypeLimits(*dt, info == "iinfo");
+    if (limits.empty())
+      fail(e->range, name + " takes a " + (info == "iinfo" ? "integer" : "floating-point") + " dtype, not " +
+                         std::string(nki::dtypeName(*dt)));
+    Value obj;
+    obj.kind = Value::Object;
+    obj.s = std::string(info);
+    obj.attrs = std::make_shared<Scope>();
+    for (const nki::DTypeLimit &l : limits)
+      (*obj.attrs)[std::string(l.name)] = l.isInt ? Value::integer(int64_t(l.value)) : Value::number(l.value);
+    (*obj.attrs)["dtype"] = arg;
+    return obj;
   }
   if (name == "np.identity" || name == "np.eye") {
     auto args = positional(e);

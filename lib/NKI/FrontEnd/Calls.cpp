@@ -1,5 +1,6 @@
 // Calls: builtins, NKI intrinsics, host code, NKI op calls bound to the op table with their
 // reads, writes, result tiles and allocations, and tensor methods.
+#include "NKI/DTypeLimits.h"
 #include "NKI/FrontEnd/KernelBuilder.h"
 #include "NKI/Platform.h"
 #include "NKI/PyCore.h"
@@ -87,6 +88,29 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
     return e->elts.empty() ? Value::unknown() : eval(e->elts[0]); // np.dtype(np.float32).type(1e-5)
   if (name == "np.float32" || name == "np.int32" || name == "np.uint16" || name == "np.float16")
     return e->elts.empty() ? Value::unknown() : eval(e->elts[0]);
+  if (std::string_view info = dtypeInfoKind(name); !info.empty()) {
+    // nl.finfo(dt) / np.iinfo(dt): an object with the dtype's limits (min, max, eps, tiny, bits).
+    const Expr *dtE = !e->elts.empty() ? e->elts[0] : e->keyword("dtype");
+    Value arg = dtE ? eval(dtE) : Value::unknown();
+    std::optional<DType> dt = dtypeValue(arg);
+    if (!dt) return Value::unknown(text(e));
+    std::vector<DTypeLimit> limits = dtypeLimits(*dt, info == "iinfo");
+    if (limits.empty()) {
+      diag(Diagnostic::Error, e->range,
+           std::string(name) + " takes a " + (info == "iinfo" ? "integer" : "floating-point") + " dtype, not " +
+               std::string(dtypeName(*dt)),
+           Rule::CallArgs);
+      return Value::unknown(text(e));
+    }
+    Value obj;
+    obj.kind = Value::Object;
+    obj.s = std::string(info);
+    obj.attrs = std::make_shared<std::map<std::string, Value>>();
+    for (const DTypeLimit &l : limits)
+      (*obj.attrs)[std::string(l.name)] = l.isInt ? Value::integer(int64_t(l.value)) : Value::floating(l.value);
+    (*obj.attrs)["dtype"] = arg;
+    return obj;
+  }
   if (name.rfind("np.", 0) == 0) {
     for (auto *a : e->elts) eval(a);
     return Value::unknown(text(e));
