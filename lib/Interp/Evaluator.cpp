@@ -406,7 +406,10 @@ public:
       const Value *ex = param(op, b, "expr");
       if (!ex || ex->kind != Value::Index)
         fail(e->range, std::string(op->name) + " needs an index expression (nl.arange or nl.mgrid terms)");
-      IndexArr x = ex->idx.widened(std::max(2, ex->idx.rank()));
+      int rank = std::max({2, ex->idx.rank(), int(ex->idx.grid.size())});
+      IndexArr x = ex->idx.widened(rank);
+      for (size_t k = 1; k <= ex->idx.grid.size(); ++k) // an mgrid field's value spans the whole grid
+        x.extent[size_t(rank) - k] = std::max(x.extent[size_t(rank) - k], ex->idx.grid[ex->idx.grid.size() - k]);
       if (x.rank() == 2) {
         NDArray out = alloc({x.extent[0], x.extent[1]});
         iota(out.asTile(), x.c, x.coeff[0], x.coeff[1]);

@@ -261,6 +261,7 @@ Value KernelEvaluator::binary(const std::string &op, const Value &l, const Value
         x.extent[k] = std::max(x.extent[k], y.extent[k]);
       }
       x.c += s * y.c;
+      x.grid = !a.grid.empty() ? a.grid : b.grid;
       return Value::ofIndex(x);
     }
     if (op == "*" && (l.kind != Value::Index || r.kind != Value::Index)) {
@@ -404,8 +405,8 @@ Value KernelEvaluator::subscript(const Expr *e) {
     return Value::ofIndex(x);
   }
   if (base.kind == Value::Path && base.s == "nl.mgrid") {
-    // Dense grids, as numpy.mgrid's: every field spans every axis (coefficient 0 off its own), so a
-    // value built from fields alone (nisa.iota(3 * g.y + g.z)) has the grid's whole shape.
+    // Open grids for indexing (each field spans its own axis and broadcasts right-aligned, as the NKI
+    // tutorials index with them); the whole grid's extents ride along for values made of fields.
     ValueList grids;
     int rank = int(e->elts.size());
     std::vector<int64_t> extents;
@@ -419,10 +420,12 @@ Value KernelEvaluator::subscript(const Expr *e) {
       IndexArr x;
       x.c = *axis.start;
       x.coeff.assign(rank, 0);
+      x.extent.assign(rank, 1);
       x.coeff[a] = 1;
+      x.extent[a] = *axis.extent;
       grids.push_back(Value::ofIndex(x));
     }
-    for (Value &g : grids) g.idx.extent.assign(extents.begin(), extents.end());
+    for (Value &g : grids) g.idx.grid.assign(extents.begin(), extents.end());
     return Value::seq(std::move(grids));
   }
   if (base.isSeq() || base.kind == Value::Str) {

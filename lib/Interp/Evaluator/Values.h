@@ -91,6 +91,10 @@ struct IndexArr {
   int64_t c = 0;
   llvm::SmallVector<int64_t, 4> coeff;
   llvm::SmallVector<int64_t, 4> extent;
+  /// The extents of the nl.mgrid the index was built from (empty for nl.arange terms). Indexing broadcasts
+  /// the open grid (`extent`); a value made of grid fields (nisa.iota(3 * g.y + g.z)) has the whole grid's
+  /// shape, as numpy.mgrid's dense arrays do.
+  llvm::SmallVector<int64_t, 4> grid;
   int rank() const { return int(extent.size()); }
   bool scalar() const {
     for (int64_t x : coeff)
