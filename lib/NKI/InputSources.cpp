@@ -31,21 +31,10 @@ std::string pythonForReferences() {
   return "/usr/bin/python3";
 }
 
-// Imports the reference by path, draws its inputs with a fixed seed and prints
-// one JSON object per kernel argument. Nothing from the reference is trusted
-// beyond shapes, dtypes and scalar values.
-static const char *ReferenceProbe = R"PY(
-import importlib.util, json, sys
-import numpy as np
-spec = importlib.util.spec_from_file_location("accelopt_reference", sys.argv[1])
-mod = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(mod)
-np.random.seed(0)
-inputs = mod.get_inputs()
-if hasattr(mod, "transform_to_nki_inputs"):
-    inputs = mod.transform_to_nki_inputs(inputs)
+// A non-array kernel input as the Python literal the kernel's module evaluates (InputSpec::literal):
+// defined ahead of every reference script (ReferenceProbe, ReferenceRunner).
+static const char *LiteralFunction = R"PY(
 def accelopt_literal(x):
-    # A non-array kernel input as the Python literal the kernel's module evaluates (InputSpec::literal).
     import dataclasses
     if x is None or isinstance(x, (bool, str)):
         return repr(x)
@@ -64,6 +53,21 @@ def accelopt_literal(x):
             f.name + "=" + accelopt_literal(getattr(x, f.name)) for f in dataclasses.fields(x)) + ")"
     raise TypeError("a kernel input of type %s is not supported (arrays, numbers, None, strings, tuples, "
                     "lists, dtypes and dataclasses are)" % type(x).__name__)
+)PY";
+
+// Imports the reference by path, draws its inputs with a fixed seed and prints
+// one JSON object per kernel argument. Nothing from the reference is trusted
+// beyond shapes, dtypes and scalar values.
+static const char *ReferenceProbe = R"PY(
+import importlib.util, json, sys
+import numpy as np
+spec = importlib.util.spec_from_file_location("accelopt_reference", sys.argv[1])
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+np.random.seed(0)
+inputs = mod.get_inputs()
+if hasattr(mod, "transform_to_nki_inputs"):
+    inputs = mod.transform_to_nki_inputs(inputs)
 out = []
 for x in inputs:
     if isinstance(x, np.ndarray):
@@ -89,26 +93,6 @@ np.random.seed(seed)
 inputs = mod.get_inputs()
 ref = mod.forward(*inputs)
 nki_inputs = mod.transform_to_nki_inputs(inputs) if hasattr(mod, "transform_to_nki_inputs") else inputs
-def accelopt_literal(x):
-    # A non-array kernel input as the Python literal the kernel's module evaluates (InputSpec::literal).
-    import dataclasses
-    if x is None or isinstance(x, (bool, str)):
-        return repr(x)
-    if isinstance(x, (int, np.integer)):
-        return str(int(x))
-    if isinstance(x, (float, np.floating)):
-        return repr(float(x))
-    if isinstance(x, tuple):
-        return "(" + "".join(accelopt_literal(e) + ", " for e in x) + ")"
-    if isinstance(x, list):
-        return "[" + ", ".join(accelopt_literal(e) for e in x) + "]"
-    if isinstance(x, np.dtype) or (isinstance(x, type) and issubclass(x, np.generic)):
-        return "np." + np.dtype(x).name
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return type(x).__name__ + "(" + ", ".join(
-            f.name + "=" + accelopt_literal(getattr(x, f.name)) for f in dataclasses.fields(x)) + ")"
-    raise TypeError("a kernel input of type %s is not supported (arrays, numbers, None, strings, tuples, "
-                    "lists, dtypes and dataclasses are)" % type(x).__name__)
 index = {"inputs": [], "scalars": [], "literals": [], "outputs": []}
 for i, x in enumerate(nki_inputs):
     if isinstance(x, np.ndarray):
@@ -164,7 +148,7 @@ static llvm::Expected<std::string> runPython(const char *script, llvm::ArrayRef<
   llvm::SmallString<128> outPath, errPath;
   llvm::sys::fs::createTemporaryFile("accelopt-py", "out", outPath);
   llvm::sys::fs::createTemporaryFile("accelopt-py", "err", errPath);
-  std::string code = script;
+  std::string code = std::string(LiteralFunction) + script;
   llvm::SmallVector<llvm::StringRef, 8> args = {python, "-c", code};
   for (auto &a : scriptArgs) args.push_back(a);
   llvm::Optional<llvm::StringRef> redirects[] = {llvm::None, llvm::StringRef(outPath), llvm::StringRef(errPath)};
