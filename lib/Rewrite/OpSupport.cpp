@@ -297,6 +297,16 @@ std::optional<std::string> ivRebindingReason(const Kernel &k, int loop) {
   return std::nullopt;
 }
 
+std::optional<std::string> ivReadAfterLoopReason(const Kernel &k, int loop) {
+  const Loop &l = k.loops[loop];
+  for (const Statement &s : k.stmts)
+    if (s.range.begin >= l.range.end && llvm::is_contained(s.uses, l.iv))
+      return llvm::formatv("S{0} at {1} reads the induction variable '{2}' after the loop", s.id,
+                           where(k, s.range.begin), l.iv)
+          .str();
+  return std::nullopt;
+}
+
 void divideHeader(EditList &edits, const Kernel &k, const Loop &l, const syntax::Expr *stop, const std::string &outer,
                   int64_t f) {
   edits.replace(l.syntax->targets[0]->range, outer);

@@ -212,6 +212,9 @@ std::vector<nlohmann::json> divisorInstances(const nki::Kernel &k, llvm::StringR
 /// Why the induction variable of `loop` cannot be substituted in its body: a
 /// statement or an inner loop rebinds it.
 std::optional<std::string> ivRebindingReason(const nki::Kernel &k, int loop);
+/// Why code after `loop` needs its induction variable: Python leaves it at the last iteration's value,
+/// which a rewrite that peels or coarsens iterations does not keep.
+std::optional<std::string> ivReadAfterLoopReason(const nki::Kernel &k, int loop);
 /// Rewrites the header `for i in <kind>(N)` of `l` to `for outer in <kind>(N // f)`.
 void divideHeader(EditList &edits, const nki::Kernel &k, const nki::Loop &l, const syntax::Expr *stop,
                   const std::string &outer, int64_t f);

@@ -119,12 +119,7 @@ public:
       return no("the loop shares its lines with other code");
     if (bodyHasMultilineString(l, text)) return no("the loop body has a multi-line string");
     if (auto why = ivRebindingReason(k, *loop)) return no(*why);
-    // After the loop Python leaves `i` at N - 1; the peeled copy does not bind it.
-    for (const Statement &s : k.stmts)
-      if (s.range.begin >= l.range.end && llvm::is_contained(s.uses, l.iv))
-        return no(llvm::formatv("S{0} at {1} reads the induction variable '{2}' after the loop", s.id,
-                                where(k, s.range.begin), l.iv)
-                      .str());
+    if (auto why = ivReadAfterLoopReason(k, *loop)) return no(*why);
     const Expr *stop = header.stop;
     if (stop->kind == ExprKind::Int && stop->intValue != trip)
       return no("the literal trip count disagrees with the analysis");

@@ -82,11 +82,7 @@ public:
       return no("the loop target is not a single name");
     if (!l.syntax->orelse.empty()) return no("the loop has an else clause");
     if (auto why = ivRebindingReason(k, *loop)) return no(*why);
-    for (const Statement &s : k.stmts)
-      if (s.range.begin >= l.range.end && llvm::is_contained(s.uses, l.iv))
-        return no(llvm::formatv("S{0} at {1} reads the induction variable '{2}' after the loop", s.id,
-                                where(k, s.range.begin), l.iv)
-                      .str());
+    if (auto why = ivReadAfterLoopReason(k, *loop)) return no(*why);
     std::vector<int> body = stmtsIn(k, *loop);
 
     // The tile width: every access dimension that moves with the loop moves by its one free arange's extent.

@@ -18,14 +18,4 @@ def transform_to_nki_inputs(inputs):
 
 
 def transform_nki_outputs(k_res, ref):
-  # The kernel may return one array or a tuple; give each output the shape
-  # of the matching reference output.
-  kernel_outs = k_res if isinstance(k_res, tuple) else (k_res,)
-  ref_outs = ref if isinstance(ref, tuple) else (ref,)
-  result = []
-  for k_out, r_out in zip(kernel_outs, ref_outs):
-    if hasattr(r_out, "shape"):
-      result.append(np.reshape(k_out, r_out.shape))
-    else:
-      result.append(k_out)
-  return result
+  return [k_res]
