@@ -70,7 +70,9 @@ void KernelBuilder::bindParams(const Stmt *def) {
         diag(Diagnostic::Error, p.range, "input '" + p.name + "': " + lit.error, Rule::Inputs);
         Env[p.name] = Value::unknown(p.name);
       } else {
+        EvaluatingLiteral = true;
         Env[p.name] = eval(lit.value);
+        EvaluatingLiteral = false;
         Literals.push_back(std::move(lit.module));
       }
     } else if (spec && spec->isScalar) {

@@ -53,6 +53,12 @@ Value KernelBuilder::eval(const Expr *e, std::optional<Buffer> resultBuffer, con
              "name '" + e->name + "' is not defined: the file does not import it (add `import " + std::string(module) +
                  " as " + e->name + "`)",
              Rule::Imports);
+    } else if (!EvaluatingLiteral && !syntax::isPythonBuiltinName(e->name)) {
+      // Bound nowhere in the file: CPython raises NameError whichever scope reads it.
+      if (!Bindings) Bindings = syntax::namesBoundInFile(M.source().text());
+      if (!Bindings->starImport && !Bindings->names.count(e->name) &&
+          ReportedUndefinedNames.insert({e->name, e->range.begin}).second)
+        diag(Diagnostic::Error, e->range, "name '" + e->name + "' is not defined", Rule::UndefinedName);
     }
     return Value::unknown(e->name);
   }

@@ -8,6 +8,7 @@
 #include "NKI/OpTable.h"
 #include "NKI/PyCore.h"
 #include "NKI/Rules.h"
+#include "Syntax/NameBindings.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -184,8 +185,11 @@ public:
 private:
   const syntax::Module &M;
   std::set<std::string> ReportedMissingImports; // one error per alias and kernel
-  bool ReportedSpmd = false;                    // the one-instance launch grid, said once per kernel
-  std::map<std::string, std::string> Aliases;   // local name -> canonical dotted prefix
+  std::optional<syntax::FileBindings> Bindings; // the file's bound names, found at the first unknown name
+  std::set<std::pair<std::string, uint32_t>> ReportedUndefinedNames;
+  bool EvaluatingLiteral = false;             // an input given as a Python literal: its names are not the file's
+  bool ReportedSpmd = false;                  // the one-instance launch grid, said once per kernel
+  std::map<std::string, std::string> Aliases; // local name -> canonical dotted prefix
   const InputSpecs *Inputs;
   Kernel K;
   Dialect KernelDialect = Dialect::Neuronxcc; // from the file's imports (NKI/Dialect.h)
