@@ -7,6 +7,7 @@
 #include "NKI/OpTable.h"
 #include "NKI/Platform.h"
 #include "NKI/PyCore.h"
+#include "Syntax/AstWalks.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -664,7 +665,13 @@ private:
       const syntax::Stmt *inlined = K.def && size_t(s.id) + 1 < K.stmts.size()
                                         ? nki::pycore::nestedFunctionAt(*K.def, K.stmts[size_t(s.id) + 1].range.begin)
                                         : nullptr;
-      bool traced = inlined && callee == inlined->name;
+      // The call is the statement itself (`body(i)`) or nested in its expressions (`nl.add(load(i), 1)`).
+      bool traced = false;
+      if (inlined)
+        syntax::forEachExpr(s.syntax, [&](const syntax::Expr *e) {
+          traced |= e->kind == syntax::ExprKind::Call && e->base && e->base->kind == syntax::ExprKind::Name &&
+                    e->base->name == inlined->name;
+        });
       if (callee != "print" && callee != "pass" && !listMutation && !traced)
         unmodelled(s, s.range, "a call the model does not trace into");
     }

@@ -48,6 +48,7 @@ std::optional<std::string> KernelBuilder::hostCodeCall(const Value &fn, const Ex
 }
 
 Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, const Expr *dest) {
+  if (auto inlined = InlinedCalls.find(e); inlined != InlinedCalls.end()) return inlined->second;
   // `tiles.append(t)` / `tiles.extend([...])` on a list the kernel built: the list holds what each
   // traced append added (a loop body is traced once, so a list filled in a loop holds one instance
   // of its element), which lets `tiles[k]` name the tile later.
@@ -140,8 +141,8 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
       if (it->second->parent && InlineCalls < kMaxInlineCalls)
         diag(Diagnostic::Warning, e->range,
              "function '" + it->second->name +
-                 "' defined in the kernel is traced where it is called as a statement or assigned (`x = " +
-                 it->second->name + "(...)`); this call's effects are not analysed",
+                 "' defined in the kernel is traced where a statement calls it, not in a loop header or a "
+                 "condition; this call's effects are not analysed",
              Rule::TraceTime);
     }
     return Value::unknown(text(e));

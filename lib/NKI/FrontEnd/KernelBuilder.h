@@ -301,8 +301,15 @@ private:
   /// value of an assignment: its body is traced in place, so its loops and statements join the IR (each
   /// call adds them again). Returns false (and does nothing) for any other statement.
   bool inlineNestedCall(const Stmt *s, std::vector<NodeRef> &out, int loop);
-  std::optional<Value> InlineResult; // the value a `return` of the nested function being inlined gave
-  bool Returned = false;             // a `return` ended the nested function being inlined
+  /// Traces the calls of kernel-defined functions nested in `s`'s expressions before `s` (the
+  /// statement then reads their results from InlinedCalls).
+  void inlineCallsInExpressions(const Stmt *s, std::vector<NodeRef> &out, int loop);
+  /// Traces one call of a function defined in the kernel where it is called; its result, or
+  /// nullopt when the call stays opaque (not such a function, trace-time only, too deep).
+  std::optional<Value> inlineCall(const Stmt *s, const Expr *call, std::vector<NodeRef> &out, int loop);
+  std::map<const Expr *, Value> InlinedCalls; // results of calls inlined ahead of the statement being traced
+  std::optional<Value> InlineResult;          // the value a `return` of the nested function being inlined gave
+  bool Returned = false;                      // a `return` ended the nested function being inlined
   int InlineDepth = 0;
   int InlineCalls = 0; // nested-function calls traced in place for this kernel
   /// Past this many traced calls (recursion fanning out: f calls f twice) the rest stay opaque, so tracing

@@ -32,18 +32,42 @@ void KernelBuilder::block(const std::vector<const Stmt *> &stmts, std::vector<No
 }
 
 bool KernelBuilder::inlineNestedCall(const Stmt *s, std::vector<NodeRef> &out, int loop) {
-  constexpr int kMaxInlineDepth = 32; // deeper (recursive) calls stay opaque
   const Expr *e = s->value;
-  if (!e || e->kind != ExprKind::Call || !e->base || e->base->kind != ExprKind::Name) return false;
+  if (!e || e->kind != ExprKind::Call) return false;
   if (std::any_of(s->targets.begin(), s->targets.end(), [](const Expr *t) { return t->kind == ExprKind::Subscript; }))
     return false;
+  std::optional<Value> result = inlineCall(s, e, out, loop);
+  if (!result) return false;
+  for (const Expr *t : s->targets) bind(t, *result);
+  return true;
+}
+
+void KernelBuilder::inlineCallsInExpressions(const Stmt *s, std::vector<NodeRef> &out, int loop) {
+  InlinedCalls.clear();
+  // Innermost first and left to right, the order CPython calls them in.
+  std::function<void(const Expr *)> visit = [&](const Expr *e) {
+    if (!e || e->kind == ExprKind::Lambda) return;
+    if (e->base) visit(e->base);
+    for (const Expr *x : e->elts) visit(x);
+    for (const auto &kw : e->keywords) visit(kw.value);
+    if (e->kind != ExprKind::Call || e == s->value) return; // the statement's own call: inlineNestedCall
+    if (std::optional<Value> v = inlineCall(s, e, out, loop)) InlinedCalls[e] = std::move(*v);
+  };
+  visit(s->value);
+  for (const Expr *t : s->targets) visit(t);
+}
+
+std::optional<Value> KernelBuilder::inlineCall(const Stmt *s, const Expr *e, std::vector<NodeRef> &out, int loop) {
+  constexpr int kMaxInlineDepth = 32; // deeper (recursive) calls stay opaque
+  if (!e->base || e->base->kind != ExprKind::Name) return std::nullopt;
   auto fn = Env.find(e->base->name);
-  if (fn == Env.end() || fn->second.kind != Value::Path || fn->second.s.rfind("helper.", 0) != 0) return false;
+  if (fn == Env.end() || fn->second.kind != Value::Path || fn->second.s.rfind("helper.", 0) != 0) return std::nullopt;
   auto helper = Helpers.find(fn->second.s.substr(7));
-  if (helper == Helpers.end() || !helper->second->parent) return false;
+  if (helper == Helpers.end() || !helper->second->parent) return std::nullopt;
   const Stmt &def = *helper->second;
   std::vector<pycore::ParamSpec> params = pycore::paramsOf(def);
-  if (std::any_of(params.begin(), params.end(), [](const pycore::ParamSpec &p) { return p.variadic; })) return false;
+  if (std::any_of(params.begin(), params.end(), [](const pycore::ParamSpec &p) { return p.variadic; }))
+    return std::nullopt;
   // A helper computing trace-time values only (assignments and builtin, math or helper calls) is
   // evaluated where it is called, as module-level ones are; the others are traced here.
   bool scalarOnly = true;
@@ -61,7 +85,7 @@ bool KernelBuilder::inlineNestedCall(const Stmt *s, std::vector<NodeRef> &out, i
       }
       scalarOnly = false;
     });
-  if (scalarOnly) return false;
+  if (scalarOnly) return std::nullopt;
   if (InlineCalls >= kMaxInlineCalls || InlineDepth >= kMaxInlineDepth) {
     if (InlineCalls <= kMaxInlineCalls) // one warning; later calls of nested functions all stay opaque
       diag(Diagnostic::Warning, e->range,
@@ -71,7 +95,7 @@ bool KernelBuilder::inlineNestedCall(const Stmt *s, std::vector<NodeRef> &out, i
                .str(),
            Rule::TraceTime);
     InlineCalls = kMaxInlineCalls + 1;
-    return false;
+    return std::nullopt;
   }
   ++InlineCalls;
 
@@ -102,7 +126,7 @@ bool KernelBuilder::inlineNestedCall(const Stmt *s, std::vector<NodeRef> &out, i
                                    : "";
   if (!mismatch.empty()) {
     diag(Diagnostic::Error, e->range, mismatch, Rule::CallArgs);
-    return true;
+    return Value::unknown(text(e));
   }
   // The nested function reads the enclosing names as they are when it is called (a closure); the names it
   // binds are its own.
@@ -127,7 +151,10 @@ bool KernelBuilder::inlineNestedCall(const Stmt *s, std::vector<NodeRef> &out, i
   std::optional<Value> outerResult = std::move(InlineResult);
   InlineResult.reset();
   ++InlineDepth;
+  std::map<const Expr *, Value> pending = std::move(InlinedCalls); // the caller's statement's, kept
+  InlinedCalls.clear();
   block(def.body, out, loop);
+  InlinedCalls = std::move(pending);
   --InlineDepth;
   Value result = InlineResult.value_or(Value::none());
   InlineResult = std::move(outerResult);
@@ -136,8 +163,7 @@ bool KernelBuilder::inlineNestedCall(const Stmt *s, std::vector<NodeRef> &out, i
   for (auto &[name, v] : Env)
     if (!locals.count(name) && callerEnv.count(name)) callerEnv[name] = v;
   Env = std::move(callerEnv);
-  for (const Expr *t : s->targets) bind(t, result);
-  return true;
+  return result;
 }
 
 bool KernelBuilder::isNoOp(const Stmt *s) {
@@ -157,6 +183,8 @@ void KernelBuilder::statement(const Stmt *s, std::vector<NodeRef> &out, int loop
     Env[s->name] = Value::path("helper." + s->name);
     return;
   }
+  if (s->kind == SK::Expr || s->kind == SK::Assign || s->kind == SK::AugAssign || s->kind == SK::Return)
+    inlineCallsInExpressions(s, out, loop);
   if ((s->kind == SK::Expr || s->kind == SK::Assign) && inlineNestedCall(s, out, loop)) return;
   if (s->kind == SK::For) {
     forLoop(s, out, loop);
