@@ -267,6 +267,8 @@ llvm::Expected<NeuronMeasurement> NeuronBackend::measure(const nki::Kernel &kern
       if (auto err = interp::writeNpy(npy, *a.array, interp::NpyElementType::ArrayDType)) return std::move(err);
       item["npy"] = npy;
       item["dtype"] = std::string(nki::dtypeName(a.array->dtype()));
+    } else if (!a.literal.empty()) {
+      item["literal"] = a.literal; // a tuple, None, dtype, string or object: the kernel's module evaluates it
     } else {
       item["scalar"] = a.scalar;
       item["int"] = a.isInt;

@@ -72,6 +72,11 @@ def main():
 
     args = []
     for arg in job["inputs"]:
+        if "literal" in arg:
+            # A non-tensor argument written as Python (`(4, 128)`, `None`, `nl.bfloat16`, `Cfg(tile=128)`),
+            # evaluated in the kernel's module as accelopt's interpreter does.
+            args.append(eval(arg["literal"], vars(module)))
+            continue
         if "npy" not in arg:
             args.append(int(arg["scalar"]) if arg.get("int") else float(arg["scalar"]))
             continue
