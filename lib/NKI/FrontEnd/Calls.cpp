@@ -182,20 +182,23 @@ std::optional<Value> KernelBuilder::scalarHelperCall(const Stmt &def, const Expr
   if (std::any_of(args.begin(), args.end(), holdsTensor) ||
       std::any_of(keywordArgs.begin(), keywordArgs.end(), holdsTensor))
     return std::nullopt;
-  // The body: assignments to names, then one return; every call in it is a builtin, math or such a helper.
-  if (def.body.empty() || def.body.back()->kind != PyStmt::StmtKind::Return) return std::nullopt;
-  for (const Stmt *s : def.body) {
-    if (isNoOp(s)) continue;
-    bool isLast = s == def.body.back();
-    if (s->kind != PyStmt::StmtKind::Assign && !isLast) return std::nullopt;
-    for (const Expr *t : s->targets) {
-      bool names = t->kind == ExprKind::Name || ((t->kind == ExprKind::Tuple || t->kind == ExprKind::List) &&
-                                                 std::all_of(t->elts.begin(), t->elts.end(),
-                                                             [](const Expr *x) { return x->kind == ExprKind::Name; }));
-      if (!names) return std::nullopt;
-    }
-    bool pure = true;
-    syntax::forEachExpr(s, [&](const Expr *x) {
+  // The body: assignments to names, `for` over known sequences, `if` on known conditions and returns;
+  // every call in it is a builtin, math or such a helper. CPython runs it at trace time; so does this.
+  using SK = PyStmt::StmtKind;
+  bool pure = !def.body.empty();
+  auto namesOnly = [](const Expr *t) {
+    return t->kind == ExprKind::Name ||
+           ((t->kind == ExprKind::Tuple || t->kind == ExprKind::List) &&
+            std::all_of(t->elts.begin(), t->elts.end(), [](const Expr *x) { return x->kind == ExprKind::Name; }));
+  };
+  syntax::forEachStmt(def.body, [&](const Stmt *s) {
+    if (isNoOp(s)) return;
+    if (s->kind != SK::Assign && s->kind != SK::AugAssign && s->kind != SK::Return && s->kind != SK::If &&
+        s->kind != SK::For && s->kind != SK::Break && s->kind != SK::Continue)
+      pure = false;
+    for (const Expr *t : s->targets)
+      if (!namesOnly(t)) pure = false;
+    auto checkExpr = [&](const Expr *x) {
       if (x->kind == ExprKind::Lambda) pure = false;
       if (x->kind != ExprKind::Call) return;
       if (pycore::isMathFunction(canonical(x->base))) return;
@@ -205,9 +208,11 @@ std::optional<Value> KernelBuilder::scalarHelperCall(const Stmt &def, const Expr
         if (b && b->evaluated && !b->hostEffect) return;
       }
       pure = false;
-    });
-    if (!pure) return std::nullopt;
-  }
+    };
+    for (const Expr *t : s->targets) syntax::forEachExpr(t, checkExpr);
+    syntax::forEachExpr(s->value, checkExpr);
+  });
+  if (!pure) return std::nullopt;
   std::vector<pycore::ParamSpec> params = pycore::paramsOf(def);
   if (std::any_of(params.begin(), params.end(), [](const pycore::ParamSpec &p) { return p.variadic; }))
     return std::nullopt;
@@ -229,15 +234,80 @@ std::optional<Value> KernelBuilder::scalarHelperCall(const Stmt &def, const Expr
   ++HelperDepth;
   ++HelperCalls;
   Value result = Value::none();
-  for (const Stmt *s : def.body) {
-    if (isNoOp(s)) continue;
-    if (s->kind == PyStmt::StmtKind::Return) {
-      result = s->value ? eval(s->value) : Value::none();
-      break;
+  // Statements executed in this call: a loop over a long range stays opaque past the budget.
+  constexpr int kMaxHelperSteps = 100000;
+  int steps = 0;
+  enum class Flow { Next, Break, Continue, Return, Opaque };
+  std::function<Flow(const std::vector<const Stmt *> &)> run = [&](const std::vector<const Stmt *> &body) {
+    for (const Stmt *s : body) {
+      if (isNoOp(s)) continue;
+      if (++steps > kMaxHelperSteps) return Flow::Opaque;
+      switch (s->kind) {
+      case SK::Return: result = s->value ? eval(s->value) : Value::none(); return Flow::Return;
+      case SK::Break: return Flow::Break;
+      case SK::Continue: return Flow::Continue;
+      case SK::AugAssign: {
+        Value updated = binary(s->op, eval(s->targets[0]), eval(s->value), s->value->range);
+        if (updated.kind == Value::Unknown) return Flow::Opaque;
+        bind(s->targets[0], updated);
+        break;
+      }
+      case SK::If: {
+        std::optional<double> cond = eval(s->value).number();
+        if (!cond) return Flow::Opaque;
+        Flow f = run(*cond != 0 ? s->body : s->orelse);
+        if (f != Flow::Next) return f;
+        break;
+      }
+      case SK::For: {
+        std::vector<Value> items;
+        const Expr *it = s->value;
+        if (it->kind == ExprKind::Call && it->base->kind == ExprKind::Name && it->base->name == "range" &&
+            !Env.count("range") && it->keywords.empty() && !it->elts.empty() && it->elts.size() <= 3) {
+          std::vector<int64_t> bounds;
+          for (const Expr *a : it->elts) {
+            Value v = eval(a);
+            if (!v.isKnownInt()) return Flow::Opaque;
+            bounds.push_back(*v.i.value);
+          }
+          int64_t start = bounds.size() > 1 ? bounds[0] : 0, stop = bounds.size() > 1 ? bounds[1] : bounds[0];
+          int64_t step = bounds.size() > 2 ? bounds[2] : 1;
+          if (step == 0) return Flow::Opaque; // CPython's ValueError: `run` reports it
+          for (int64_t x = start; step > 0 ? x < stop : x > stop; x += step) {
+            if (items.size() > size_t(kMaxHelperSteps)) return Flow::Opaque;
+            items.push_back(Value::integer(x));
+          }
+        } else if (Value iter = eval(it); iter.kind == Value::Seq) {
+          items = iter.elts;
+        } else {
+          return Flow::Opaque;
+        }
+        bool broke = false;
+        for (const Value &item : items) {
+          bind(s->targets[0], item);
+          Flow f = run(s->body);
+          if (f == Flow::Break) {
+            broke = true;
+            break;
+          }
+          if (f == Flow::Return || f == Flow::Opaque) return f;
+        }
+        if (!broke) {
+          Flow f = run(s->orelse);
+          if (f != Flow::Next) return f;
+        }
+        break;
+      }
+      default: {
+        Value v = eval(s->value);
+        for (const Expr *t : s->targets) bind(t, v);
+      }
+      }
     }
-    Value v = eval(s->value);
-    for (const Expr *t : s->targets) bind(t, v);
-  }
+    return Flow::Next;
+  };
+  Flow flow = run(def.body);
+  if (flow == Flow::Opaque || flow == Flow::Break || flow == Flow::Continue) result = Value::unknown(text(e));
   --HelperDepth;
   Env = std::move(callerEnv);
   if (result.kind == Value::Unknown) return std::nullopt;
