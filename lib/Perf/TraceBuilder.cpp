@@ -182,16 +182,26 @@ private:
       if (d.severity == nki::Diagnostic::Error && d.rule == nki::Rule::Imports)
         return fail((K.source ? K.source->location(d.offset) : K.name) + ": error: " + d.message +
                     "; nothing to estimate");
-    auto needShapes = [&](const llvm::Twine &what) {
-      return fail("kernel '" + K.name + "' needs input shapes to build a trace (" + what +
-                  " is unknown); give --inputs, --reference or --case");
-    };
+    auto needShapes = [&](const llvm::Twine &what) { return unknownSize(what.str()); };
     for (const nki::Loop &l : K.loops)
       if (!l.tripCount.isKnown() || *l.tripCount.value < 0)
         return needShapes("the trip count of L" + llvm::Twine(l.id) + " '" + l.tripCount.str() + "'");
     for (const nki::KernelParam &p : K.params)
       if (p.tensor >= 0 && !K.tensors[p.tensor].shapeKnown) return needShapes("the shape of argument '" + p.name + "'");
     return llvm::Error::success();
+  }
+
+  /// A size the trace needs but the front end could not compute: without input shapes, ask for them;
+  /// with them, say that this size is still unknown (never "needs input shapes" when they were given).
+  llvm::Error unknownSize(const std::string &what) const {
+    bool shapesGiven = llvm::all_of(
+        K.params, [&](const nki::KernelParam &p) { return p.tensor < 0 || K.tensors[p.tensor].shapeKnown; });
+    if (!shapesGiven)
+      return fail("kernel '" + K.name + "' needs input shapes to build a trace (" + what +
+                  " is unknown); give --inputs, --reference or --case");
+    return fail("kernel '" + K.name + "': the model cannot build a trace: " + what +
+                " is not known at trace time from the given input shapes (it changes between iterations of a "
+                "loop, as a partial last tile does, or comes from code accelopt does not evaluate)");
   }
 
   int64_t trip(int loop) const { return *K.loops[loop].tripCount.value; }
@@ -423,9 +433,7 @@ private:
   llvm::Expected<std::vector<int64_t>> shapeOf(const Tensor &t) const {
     std::vector<int64_t> shape;
     for (const nki::SymInt &d : t.shape) {
-      if (!d.isKnown() || *d.value < 0)
-        return fail("kernel '" + K.name + "' needs input shapes to build a trace (the shape of '" + t.name + "' is " +
-                    t.shapeString() + ")");
+      if (!d.isKnown() || *d.value < 0) return unknownSize("the shape of '" + t.name + "' " + t.shapeString());
       shape.push_back(*d.value);
     }
     return shape;
