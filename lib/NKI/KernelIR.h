@@ -9,6 +9,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -123,6 +124,23 @@ enum class StmtKind : uint8_t {
 };
 std::string_view stmtKindName(StmtKind k);
 
+/// One conjunct of a `mask=` the model can size: along tile axis `axis` (0: partitions) index t in
+/// [0, extent) is kept when coeff * t + base < 0, coeff +1 or -1, base affine in the loop counters (every
+/// comparison of one unit-stride arange with a bound normalises to this). axis -1: a predicate on the loop
+/// counters alone (base < 0 keeps the whole tile, else none of it).
+struct MaskBound {
+  int axis = -1;
+  int64_t extent = 0;
+  int64_t coeff = 1;
+  Affine base;
+  /// Indices kept in an instance whose base evaluates to `base`.
+  int64_t kept(int64_t base) const {
+    if (axis < 0) return base < 0 ? extent : 0;
+    if (coeff > 0) return std::clamp<int64_t>(-base, 0, extent); // t < -base
+    return extent - std::clamp<int64_t>(base + 1, 0, extent);    // t > base
+  }
+};
+
 struct Statement {
   int id = -1;
   StmtKind kind = StmtKind::Python;
@@ -135,6 +153,8 @@ struct Statement {
   int parent = -1;                  // enclosing loop id
   int definesTensor = -1;           // the tensor an Alloc or `x = op(...)` creates
   bool hasMask = false;
+  /// The mask's conjuncts when every one has the MaskBound form (else empty, and the mask is not sized).
+  std::vector<MaskBound> maskBounds;
   /// Flag parameters of the call that evaluated to true at trace time (transpose_x=True).
   std::vector<std::string> setFlags;
   const syntax::Stmt *syntax = nullptr;

@@ -1105,15 +1105,58 @@ private:
 
   // --- the walk -----------------------------------------------------------
 
+  /// The share of a masked statement's tile this instance keeps, per partition and along the free axes
+  /// (a partial last tile: `mask=(i * 128 + ip < n)`); nullopt when the mask keeps nothing.
+  struct MaskedShare {
+    double partitions = 1;
+    double free = 1;
+  };
+  std::optional<MaskedShare> maskedShare(const Statement &s, const int64_t *n) const {
+    MaskedShare share;
+    for (const nki::MaskBound &m : s.maskBounds) {
+      int64_t base = m.base.constant;
+      for (auto &[loop, coeff] : m.base.terms) base += coeff * n[loop];
+      if (m.axis < 0) {
+        if (base >= 0) return std::nullopt;
+        continue;
+      }
+      int64_t kept = m.kept(base);
+      if (kept == 0) return std::nullopt;
+      double &ratio = m.axis == 0 ? share.partitions : share.free;
+      ratio = std::min(ratio, double(kept) / double(m.extent));
+    }
+    return share;
+  }
+
   void emit(const Statement &s) {
     const int64_t *n = Counters.data();
+    std::optional<MaskedShare> share = MaskedShare{};
+    if (!s.maskBounds.empty()) share = maskedShare(s, n);
+    if (!share) return; // the mask keeps no element of this instance: nothing is issued
     for (const InstructionTemplate &t : Templates[s.id]) {
       if (llvm::any_of(t.firstIterationOnly, [&](int loop) { return n[loop] != 0; })) continue;
       ReadBuf.clear();
       WriteBuf.clear();
       for (const RegionForm &f : t.reads) ReadBuf.push_back(f.eval(n));
       for (const RegionForm &f : t.writes) WriteBuf.push_back(f.eval(n));
-      BuiltTrace.addInstruction(t.inst, ReadBuf, WriteBuf);
+      if (share->partitions == 1 && share->free == 1) {
+        BuiltTrace.addInstruction(t.inst, ReadBuf, WriteBuf);
+        continue;
+      }
+      // A DMA moves only the kept elements; VectorE/ScalarE/GpSimd stream only the kept free elements
+      // (their partitions work in parallel, so masked-out partitions save no time); TensorE streams its
+      // full moving tile whatever the mask (freeElems is reported unmasked).
+      Instruction inst = t.inst;
+      auto scaled = [](uint64_t v, double r) { return uint64_t(std::llround(double(v) * r)); };
+      if (isDma(inst.op)) {
+        inst.bytes = std::max<uint64_t>(1, scaled(inst.bytes, share->partitions * share->free));
+        inst.partitions = uint16_t(std::max<uint64_t>(1, scaled(inst.partitions, share->partitions)));
+        inst.bytesPerPartition =
+            uint32_t(std::max<uint64_t>(1, std::min<uint64_t>(inst.bytesPerPartition, inst.bytes / inst.partitions)));
+      } else if (inst.op != OpKind::NcMatmul && inst.op != OpKind::Transpose) {
+        inst.freeElems = uint32_t(std::max<uint64_t>(1, scaled(inst.freeElems, share->free)));
+      }
+      BuiltTrace.addInstruction(inst, ReadBuf, WriteBuf);
     }
   }
 

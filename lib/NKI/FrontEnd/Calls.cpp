@@ -571,7 +571,24 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
       if (set) Cur->setFlags.push_back(std::string(p.name));
     }
     if (p.role == Role::Tile || p.role == Role::Operand) readOperand(vals[i], bound[i], p.name);
-    if (p.role == Role::Mask && Cur && vals[i].kind != Value::None) Cur->hasMask = true;
+    if (p.role == Role::Mask && Cur && vals[i].kind != Value::None) {
+      // Every sized conjunct once (a store and the op in its value often repeat one mask); one mask
+      // the model cannot size leaves the statement's tiles at their full size.
+      bool sized = vals[i].kind == Value::Path && vals[i].s == "mask" && vals[i].maskBounds;
+      if (!Cur->hasMask && sized)
+        Cur->maskBounds = *vals[i].maskBounds;
+      else if (Cur->hasMask && sized && !Cur->maskBounds.empty()) {
+        for (const MaskBound &m : *vals[i].maskBounds)
+          if (llvm::none_of(Cur->maskBounds, [&](const MaskBound &x) {
+                return x.axis == m.axis && x.extent == m.extent && x.coeff == m.coeff &&
+                       x.base.constant == m.base.constant && x.base.terms == m.base.terms;
+              }))
+            Cur->maskBounds.push_back(m);
+      } else {
+        Cur->maskBounds.clear();
+      }
+      Cur->hasMask = true;
+    }
     if (p.role == Role::Dest && Cur && vals[i].kind == Value::Tensor) {
       Access a = wholeAccess(vals[i], bound[i]);
       a.isWrite = true;

@@ -146,7 +146,9 @@ Value KernelBuilder::compare(const Expr *e) {
       } else if (vals[i].kind == Value::Index || vals[i + 1].kind == Value::Index) {
         // A mask predicate over aranges/loop variables: a compile-time mask value.
         Value m = Value::path("mask");
-        m.s = "mask";
+        if (e->ops.size() == 1)
+          if (std::optional<MaskBound> bound = maskBound(vals[0], op, vals[1]))
+            m.maskBounds = std::make_shared<std::vector<MaskBound>>(1, *bound);
         return m;
       }
     }
@@ -175,9 +177,51 @@ std::optional<bool> KernelBuilder::equalValues(const Value &a, const Value &b) {
   return std::nullopt;
 }
 
+std::optional<MaskBound> KernelBuilder::maskBound(const Value &l, const std::string &op, const Value &r) {
+  // d = l - r compared with 0, normalised to `coeff * t + base < 0`: `i * 128 + ip < n`,
+  // `-1024 * i - ip + 10943 >= 0` (NKIBench's form), `n > i * 128 + ip`, `ip <= n - 1`.
+  std::optional<IndexVal> li = l.asIndex(), ri = r.asIndex();
+  if (!li || !ri || l.kind == Value::Float || r.kind == Value::Float) return std::nullopt;
+  if (!li->base.known || !ri->base.known) return std::nullopt;
+  MaskBound m;
+  m.base = li->base;
+  m.base.add(ri->base, -1);
+  int64_t coeff = 0;
+  auto addTerms = [&](const IndexVal &x, int64_t sign) {
+    for (const ArangeTerm &a : x.aranges) {
+      if (a.extent <= 1) continue;
+      if (m.axis != -1 && m.axis != a.axis) return false; // one axis per conjunct
+      m.axis = a.axis;
+      m.extent = a.extent;
+      coeff += sign * a.coeff;
+    }
+    return true;
+  };
+  if (!addTerms(*li, 1) || !addTerms(*ri, -1)) return std::nullopt;
+  if (m.axis != -1 && coeff != 1 && coeff != -1) return std::nullopt;
+  // d > 0 <=> -d < 0; d >= 0 <=> -d - 1 < 0; d <= 0 <=> d - 1 < 0 (integers).
+  bool negate = op == ">" || op == ">=";
+  if (op != "<" && op != "<=" && !negate) return std::nullopt;
+  if (negate) {
+    m.base.scale(-1);
+    coeff = -coeff;
+  }
+  if (op == "<=" || op == ">=") m.base.constant -= 1;
+  m.coeff = m.axis == -1 ? 1 : coeff;
+  return m;
+}
+
 Value KernelBuilder::binary(const std::string &op, const Value &l, const Value &r, ByteRange range,
                             std::string textual) {
   if (textual.empty()) textual = "(" + l.text() + " " + op + " " + r.text() + ")";
+  if (op == "&" && l.kind == Value::Path && l.s == "mask" && r.kind == Value::Path && r.s == "mask") {
+    Value m = Value::path("mask");
+    if (l.maskBounds && r.maskBounds) {
+      m.maskBounds = std::make_shared<std::vector<MaskBound>>(*l.maskBounds);
+      m.maskBounds->insert(m.maskBounds->end(), r.maskBounds->begin(), r.maskBounds->end());
+    }
+    return m;
+  }
   // Tile arithmetic lowers to nl.* ops (operator overloads).
   if (l.kind == Value::Tensor || r.kind == Value::Tensor) {
     static const std::map<std::string, std::string> ops = {

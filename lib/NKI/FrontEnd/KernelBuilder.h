@@ -75,6 +75,8 @@ struct Value {
                                         // SliceV (nl.ds): idx is the start, i the size
   bool sliceHas[3] = {false, false, false};
   std::shared_ptr<std::map<std::string, Value>> attrs; // Object: its attributes (shared, as Python's)
+  /// Path "mask": its conjuncts when each has the MaskBound form (null: a mask the model cannot size).
+  std::shared_ptr<std::vector<MaskBound>> maskBounds;
 
   static Value unknown(std::string text = "") {
     Value v;
@@ -274,6 +276,8 @@ private:
   std::optional<bool> equalValues(const Value &a, const Value &b);
 
   Value binary(const std::string &op, const Value &l, const Value &r, ByteRange range, std::string textual = "");
+  /// `index < limit` and its variants as a MaskBound; nullopt for a comparison the model cannot size.
+  static std::optional<MaskBound> maskBound(const Value &l, const std::string &op, const Value &r);
 
   Value attribute(const Expr *e);
 
