@@ -349,7 +349,6 @@ public:
       NDArray data = operand(nki::Slot::Data);
       AluOp a = rowAlu();
       bool mean = op->numerics.mean;
-      // Reduce the trailing free axes from the smallest listed axis on (the front end's shape rule).
       const Value *axisV = param(op, b, "axis");
       std::vector<int64_t> axes;
       if (axisV && axisV->isSeq())
@@ -358,10 +357,40 @@ public:
         axes.push_back(intArg(*axisV, e));
       nki::ReducedShape reduced = nki::reduceFreeAxes(data.shape(), axes, flag(op, b, "keepdims"));
       if (!reduced.error.empty()) fail(e->range, reduced.error);
-      int rank = int(data.rank()), first = reduced.firstAxis;
       int64_t rows = 1, cols = 1;
-      for (int d = 0; d < first; ++d) rows *= data.dim(d);
-      for (int d = first; d < rank; ++d) cols *= data.dim(d);
+      for (int d : reduced.keptAxes) rows *= data.dim(d);
+      for (int d : reduced.reducedAxes) cols *= data.dim(d);
+      if (!reduced.trailing()) {
+        // Interleaved axes (a pooling window's [2, 4]): lay the tile out as [kept..., reduced...] first;
+        // undefined lanes move with their elements.
+        std::vector<int> order = reduced.keptAxes;
+        order.insert(order.end(), reduced.reducedAxes.begin(), reduced.reducedAxes.end());
+        std::vector<int64_t> permutedShape;
+        for (int d : order) permutedShape.push_back(data.dim(d));
+        NDArray permuted = alloc(permutedShape);
+        std::vector<int64_t> from = data.strides(), stride;
+        for (int d : order) stride.push_back(from[size_t(d)]);
+        auto sourceOf = [&](int64_t flat) {
+          int64_t src = 0;
+          for (int a = int(order.size()) - 1; a >= 0; --a) {
+            src += (flat % permutedShape[size_t(a)]) * stride[size_t(a)];
+            flat /= permutedShape[size_t(a)];
+          }
+          return src;
+        };
+        const float *in = data.data();
+        generateElements(permuted.data(), permuted.numel(), [&](int64_t j) { return in[sourceOf(j)]; });
+        if (!undefined.empty()) {
+          std::vector<int64_t> targetOf(size_t(permuted.numel()));
+          for (int64_t j = 0; j < permuted.numel(); ++j) targetOf[size_t(sourceOf(j))] = j;
+          for (UndefinedLanes &u : undefined) {
+            for (int64_t &lane : u.lanes)
+              if (lane >= 0 && lane < permuted.numel()) lane = targetOf[size_t(lane)];
+            llvm::sort(u.lanes);
+          }
+        }
+        data = std::move(permuted);
+      }
       std::vector<int64_t> outShape = std::move(reduced.shape);
       NDArray out = alloc(outShape);
       check(tensorReduce(Tile{out.data(), rows, 1, 1}, a, ConstTile{data.data(), rows, cols, cols},

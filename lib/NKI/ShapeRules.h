@@ -10,14 +10,18 @@
 namespace accelopt::nki {
 
 /// The shape of a free-axis reduction (nl.sum/max/mean/..., nisa.tensor_reduce) of a tile of `shape`
-/// over `axes` (empty: the last axis). NKI reduces the trailing free axes only ([1], [1, 2], ...), so
-/// the result keeps the axes before the first reduced one and one element per row: [P, A, B, C]
-/// over axes [2, 3] is [P, A, 1]; with `keepdims` every reduced axis stays as 1 ([P, A, 1, 1]).
-/// `error` says why `axes` is not a set of trailing free axes.
+/// over `axes` (empty: the last axis). The reduced axes are removed, the others keep their order, and a
+/// reduction that includes the last axis leaves one element per row: [P, A, B, C] over [2, 3] is
+/// [P, A, 1], over [2] is [P, A, C]; over [2, 4] of [P, A, B, C, D] (the pooling tutorials' interleaved
+/// window axes, which the compiler lowers with an access pattern) [P, A, C, 1]. With `keepdims` every
+/// reduced axis stays as 1. `error` says why `axes` is not a set of free axes.
 struct ReducedShape {
   std::vector<int64_t> shape;
-  int firstAxis = 0; ///< the first reduced axis; the rest up to the rank are reduced too
+  std::vector<int> keptAxes;    ///< the input axes the result keeps, in order (axis 0 first)
+  std::vector<int> reducedAxes; ///< the reduced input axes, ascending
   std::string error;
+  /// The reduced axes are the trailing ones: the input is already [kept..., reduced...] in memory.
+  bool trailing() const { return reducedAxes.empty() || int(keptAxes.size()) == reducedAxes.front(); }
 };
 ReducedShape reduceFreeAxes(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> axes, bool keepdims = false);
 
