@@ -71,7 +71,7 @@ SeedCheck compareOutputs(const SeedBaseline &baseline, const std::vector<interp:
   c.seed = baseline.seed;
   c.originalOutputs = baseline.outputs.size();
   c.candidateOutputs = candidateOutputs.size();
-  if (c.candidateOutputs != c.originalOutputs) {
+  if (c.candidateOutputs != c.originalOutputs || c.originalOutputs == 0) { // nothing compared is never "equal"
     c.outcome = SeedCheck::OutputCount;
     return c;
   }
@@ -98,6 +98,9 @@ SeedCheck compareOutputs(const SeedBaseline &baseline, const std::vector<interp:
   return c;
 }
 
+static constexpr const char *kNothingToCompare =
+    "neither kernel has an output (each returns nothing and writes no argument tensor): nothing to compare";
+
 bool SeedCheck::equal() const {
   if (outcome != Compared) return false;
   for (const OutputCheck &o : outputs)
@@ -110,6 +113,7 @@ std::string SeedCheck::firstDifference() const {
   case InputsFailed: return firstLine(error);
   case CandidateFailed: return "fails on the interpreter: " + firstLine(error);
   case OutputCount:
+    if (originalOutputs == 0 && candidateOutputs == 0) return kNothingToCompare;
     return "returns " + outputsText(candidateOutputs) + ", the original " + std::to_string(originalOutputs);
   case Compared: break;
   }
@@ -139,8 +143,11 @@ void SeedCheck::render(llvm::raw_ostream &os, const interp::Tolerance &tolerance
   case InputsFailed: os << "seed " << seed << ": " << firstLine(error) << "\n"; return;
   case CandidateFailed: os << "seed " << seed << ": candidate failed: " << error << "\n"; return;
   case OutputCount:
-    os << llvm::formatv("seed {0}: original returns {1} outputs, candidate {2}\n", seed, originalOutputs,
-                        candidateOutputs);
+    if (originalOutputs == 0 && candidateOutputs == 0)
+      os << "seed " << seed << ": " << kNothingToCompare << "\n";
+    else
+      os << llvm::formatv("seed {0}: original returns {1} outputs, candidate {2}\n", seed, originalOutputs,
+                          candidateOutputs);
     return;
   case Compared: break;
   }

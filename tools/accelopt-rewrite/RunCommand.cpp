@@ -73,6 +73,14 @@ int runRun() {
         llvm::outs() << "  saved " << path << "\n";
       }
     }
+    if (!in->reference.empty() && in->reference.size() != result->outputs.size()) {
+      // Never a silent pass: an output with nothing to compare against, or a reference output no kernel
+      // output matches, is a failed comparison.
+      llvm::errs() << llvm::formatv("accelopt-rewrite run: error: kernel {0} gives {1} output(s), the reference {2}; "
+                                    "a kernel returns its outputs, or writes them into argument tensors\n",
+                                    k.name, result->outputs.size(), in->reference.size());
+      status = 1;
+    }
     if (!in->reference.empty()) {
       for (size_t i = 0; i < result->outputs.size() && i < in->reference.size(); ++i) {
         // AccelOpt's correctness criterion against numpy is the relative L2 error.

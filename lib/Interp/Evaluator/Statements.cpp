@@ -116,6 +116,21 @@ RunResult KernelEvaluator::run(std::vector<KernelArg> args) {
     for (auto &e : *ret.elts) collect(e);
   else
     collect(ret);
+  if (ret.kind == Value::None) {
+    // A kernel that returns nothing writes its results into argument tensors (the baremetal style,
+    // `Z_DRAM` of the matmul samples): those are its outputs, in parameter order.
+    std::string names;
+    for (const auto &param : def->params) {
+      auto it = local.find(param.name);
+      if (it == local.end() || it->second.kind != Value::TensorV || !it->second.tensor->written) continue;
+      if (it->second.tensor->buffer != nki::Buffer::SharedHBM) continue;
+      collect(it->second);
+      names += (names.empty() ? "'" : ", '") + param.name + "'";
+    }
+    if (!names.empty())
+      Warnings.push_back(File.source().location(def->range.begin) +
+                         ": note: the kernel returns nothing; its outputs are the arguments it writes: " + names);
+  }
   result.warnings = std::move(Warnings);
   Stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
   result.stats = Stats;

@@ -83,6 +83,7 @@ struct Tensor {
   int parDim = 0;                 // -1 for HBM
   RaceStamps stamps;              // race detection: affine iteration serial of the last write
   std::shared_ptr<Tensor> viewed; // a reshape view: the tensor whose storage `data` borrows
+  bool written = false;           // some element was stored (a kernel's outputs written into its arguments)
 };
 using TensorPtr = std::shared_ptr<Tensor>;
 

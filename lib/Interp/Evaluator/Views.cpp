@@ -272,6 +272,7 @@ NDArray KernelEvaluator::gather(const View &v, const Mask *mask, const syntax::B
 void KernelEvaluator::scatter(const View &v, const NDArray &value, const Mask *mask, const syntax::ByteRange &at,
                               const std::function<float(float oldv, float newv)> *combine, bool raceCheck) {
   checkBounds(v, mask, at);
+  for (Tensor *t = v.tensor.get(); t; t = t->viewed.get()) t->written = true;
   int rank = int(v.extent.size());
   // Broadcast: value shape right-aligned against the view's tile shape.
   std::vector<int64_t> vshape = value.shape();
