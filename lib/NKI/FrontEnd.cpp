@@ -5,11 +5,42 @@
 #include "NKI/FrontEnd.h"
 #include "NKI/FrontEnd/KernelBuilder.h"
 
+#include <functional>
+#include <set>
+
 namespace accelopt::nki {
 
 using frontend::KernelBuilder;
 using syntax::Expr;
 using syntax::Stmt;
+
+namespace {
+
+/// Module functions made kernels by a call rather than a decorator: `run = nki.baremetal()(f)`,
+/// `nki.jit(f)`, `nki.simulate_kernel(nki.jit(f), a)` anywhere in the file (the samples' wrappers
+/// at the call site or under `__main__`).
+std::set<std::string> functionsWrappedAsKernels(const syntax::Module &m,
+                                                const std::map<std::string, std::string> &aliases) {
+  std::set<std::string> names;
+  std::function<void(const Expr *)> visit = [&](const Expr *e) {
+    if (!e) return;
+    if (e->kind == syntax::ExprKind::Call && e->base && frontend::isKernelDecorator(e->base, aliases) &&
+        !e->elts.empty() && e->elts[0]->kind == syntax::ExprKind::Name)
+      names.insert(e->elts[0]->name);
+    visit(e->base);
+    for (const Expr *x : e->elts) visit(x);
+    for (const auto &k : e->keywords) visit(k.value);
+  };
+  syntax::forEachStmt(m.body(), [&](const Stmt *s) {
+    visit(s->value);
+    visit(s->msg);
+    for (const Expr *t : s->targets) visit(t);
+    for (const Expr *d : s->decorators) visit(d);
+  });
+  return names;
+}
+
+} // namespace
 
 llvm::Expected<KernelFile> buildKernelFile(std::unique_ptr<syntax::SourceBuffer> source,
                                            const FrontEndOptions &options) {
@@ -32,8 +63,10 @@ llvm::Expected<KernelFile> buildKernelFile(std::unique_ptr<syntax::Module> modul
   std::map<std::string, std::string> aliases;
   KernelBuilder::recordModuleImports(m, aliases);
   bool foundAny = false;
+  std::set<std::string> wrapped = functionsWrappedAsKernels(m, aliases);
   for (const Stmt *fn : m.functions()) {
-    bool isKernel = false;
+    // A kernel: decorated, wrapped by a call in the file, or named by --kernel (a helper kernel others call).
+    bool isKernel = wrapped.count(fn->name) || (!options.kernelName.empty() && fn->name == options.kernelName);
     for (const Expr *d : fn->decorators) isKernel |= frontend::isKernelDecorator(d, aliases);
     if (!isKernel) continue;
     foundAny = true;

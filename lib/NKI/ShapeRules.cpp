@@ -17,6 +17,14 @@ ReducedShape reduceFreeAxes(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_
     }
     reduced[size_t(ax)] = true;
   }
+  // NKI reduces the last contiguous free axes: a listed run without gaps ([1], [2, 3]) means "from its
+  // first axis to the end" (the rmsnorm tutorial's axis=[1] of a [P, 1, N] mgrid tile sums the row). A
+  // list with gaps ([2, 4] of a pooling window) reduces exactly the listed axes, as numpy does.
+  std::vector<int> listed;
+  for (int d = 0; d < rank; ++d)
+    if (reduced[size_t(d)]) listed.push_back(d);
+  if (!listed.empty() && listed.back() - listed.front() + 1 == int(listed.size()))
+    for (int d = listed.front(); d < rank; ++d) reduced[size_t(d)] = true;
   for (int d = 0; d < rank; ++d) {
     if (reduced[size_t(d)]) {
       r.reducedAxes.push_back(d);

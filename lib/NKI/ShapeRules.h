@@ -10,11 +10,12 @@
 namespace accelopt::nki {
 
 /// The shape of a free-axis reduction (nl.sum/max/mean/..., nisa.tensor_reduce) of a tile of `shape`
-/// over `axes` (empty: the last axis). The reduced axes are removed, the others keep their order, and a
-/// reduction that includes the last axis leaves one element per row: [P, A, B, C] over [2, 3] is
-/// [P, A, 1], over [2] is [P, A, C]; over [2, 4] of [P, A, B, C, D] (the pooling tutorials' interleaved
-/// window axes, which the compiler lowers with an access pattern) [P, A, C, 1]. With `keepdims` every
-/// reduced axis stays as 1. `error` says why `axes` is not a set of free axes.
+/// over `axes` (empty: the last axis). NKI reduces trailing free axes: listed axes without gaps reduce
+/// from the first of them to the end ([P, A, B, C] over [2] or [2, 3] is [P, A, 1]); listed axes with
+/// gaps (a pooling window's interleaved [2, 4] of [P, A, B, C, D], which the compiler lowers with an
+/// access pattern) reduce exactly those axes, the others keep their order ([P, A, C, 1]). A reduction
+/// that includes the last axis leaves one element per row; with `keepdims` every reduced axis stays as 1.
+/// `error` says why `axes` is not a set of free axes.
 struct ReducedShape {
   std::vector<int64_t> shape;
   std::vector<int> keptAxes;    ///< the input axes the result keeps, in order (axis 0 first)
