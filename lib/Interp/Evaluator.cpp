@@ -22,6 +22,62 @@ namespace accelopt::interp {
 namespace evaluator {
 namespace {
 
+/// Whether `mask`, right-aligned against a tile of `rank` axes, constrains one of `axes`.
+bool maskSpansAxes(const Mask &mask, int rank, llvm::ArrayRef<int> axes) {
+  for (const IndexArr &g : mask.geZero)
+    for (int a = 0, off = rank - g.rank(); a < g.rank(); ++a)
+      if (g.coeff[a] && llvm::is_contained(axes, a + off)) return true;
+  return false;
+}
+
+/// The value that leaves a reduction unchanged, when it has one.
+std::optional<float> reductionIdentity(AluOp op) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  switch (op) {
+  case AluOp::Add: return 0.0f;
+  case AluOp::Multiply: return 1.0f;
+  case AluOp::Maximum: return -kInf;
+  case AluOp::Minimum: return kInf;
+  default: return std::nullopt;
+  }
+}
+
+/// Sets the elements of `data` that `mask` leaves out to `identity`; returns their flat indices, ascending.
+std::vector<int64_t> excludeMaskedOff(NDArray &data, const Mask &mask, float identity) {
+  std::vector<int64_t> excluded;
+  llvm::SmallVector<int64_t, 6> ext(data.shape().begin(), data.shape().end());
+  int64_t flat = 0;
+  float *d = data.data();
+  KernelEvaluator::forEachElement(ext, [&](const int64_t *k) {
+    if (!mask.allows(k, int(ext.size()))) {
+      d[flat] = identity;
+      excluded.push_back(flat);
+    }
+    ++flat;
+  });
+  return excluded;
+}
+
+/// For each result row of a reduction (the kept axes in order), how many of its elements `mask` keeps.
+std::vector<int64_t> keptPerRow(const NDArray &data, const Mask &mask, const nki::ReducedShape &reduced) {
+  std::vector<int64_t> strideOfKept(size_t(data.rank()), 0);
+  for (int64_t stride = 1, i = int64_t(reduced.keptAxes.size()); i-- > 0;) {
+    strideOfKept[size_t(reduced.keptAxes[size_t(i)])] = stride;
+    stride *= data.dim(reduced.keptAxes[size_t(i)]);
+  }
+  int64_t rows = 1;
+  for (int d : reduced.keptAxes) rows *= data.dim(d);
+  std::vector<int64_t> kept(size_t(rows), 0);
+  llvm::SmallVector<int64_t, 6> ext(data.shape().begin(), data.shape().end());
+  KernelEvaluator::forEachElement(ext, [&](const int64_t *k) {
+    if (!mask.allows(k, int(ext.size()))) return;
+    int64_t row = 0;
+    for (size_t a = 0; a < ext.size(); ++a) row += k[a] * strideOfKept[a];
+    ++kept[size_t(row)];
+  });
+  return kept;
+}
+
 /// The NKI runtime over the kernel evaluator: calls of the op table and operator arithmetic on tiles.
 class Interpreter final : public KernelEvaluator {
 public:
@@ -45,7 +101,10 @@ public:
     // op, and a store, reports them when it reads them unmasked.
     const bool carriesUndefined = op->kind == nki::OpKind::Activation || op->kind == nki::OpKind::TensorTensor ||
                                   op->kind == nki::OpKind::TensorScalar || op->kind == nki::OpKind::Copy ||
-                                  op->kind == nki::OpKind::Reciprocal || op->kind == nki::OpKind::Reduce;
+                                  op->kind == nki::OpKind::Reciprocal || op->kind == nki::OpKind::Reduce ||
+                                  op->shape == nki::ShapeRule::FixedFree;
+    // Per-partition statistics (bn_stats, bn_aggr): each result row is computed from its operand row only.
+    const bool rowWise = op->shape == nki::ShapeRule::FixedFree;
     struct UndefinedLanes {
       std::vector<int64_t> shape, lanes; // the operand's tile shape, its undefined flat lanes
       syntax::ByteRange at;
@@ -54,6 +113,21 @@ public:
 
     // Result in a fresh fp32 tile; written to `dest` (masked) or returned.
     auto finish = [&](NDArray result, nki::Buffer buffer) -> Value {
+      if (rowWise && result.rank() >= 1)
+        for (UndefinedLanes &u : undefined) {
+          int64_t operandLanes = 1;
+          for (int64_t x : u.shape) operandLanes *= x;
+          int64_t perRow = u.shape.empty() || u.shape[0] == 0 ? 1 : operandLanes / u.shape[0];
+          int64_t resultPerRow = result.numel() / std::max<int64_t>(1, result.dim(0));
+          std::vector<int64_t> lanes;
+          for (int64_t lane : u.lanes) {
+            int64_t row = lane / std::max<int64_t>(1, perRow);
+            if (!lanes.empty() && lanes.back() >= row * resultPerRow) continue;
+            for (int64_t k = 0; k < resultPerRow; ++k) lanes.push_back(row * resultPerRow + k);
+          }
+          u.shape = result.shape();
+          u.lanes = std::move(lanes);
+        }
       for (const UndefinedLanes &u : undefined) {
         const std::vector<int64_t> &shape = result.shape();
         bool broadcasts = u.shape.size() == shape.size();
@@ -360,6 +434,25 @@ public:
       int64_t rows = 1, cols = 1;
       for (int d : reduced.keptAxes) rows *= data.dim(d);
       for (int d : reduced.reducedAxes) cols *= data.dim(d);
+      // A mask over the reduced axes (the padding of a pooling window) leaves elements out of the reduction:
+      // they become its identity, and a result lane is defined when its window keeps at least one element.
+      std::vector<int64_t> windowKept;
+      if (mask && maskSpansAxes(*mask, int(data.rank()), reduced.reducedAxes)) {
+        std::optional<float> identity = reductionIdentity(a);
+        if (!identity)
+          fail(e->range, std::string(op->name) + ": a mask over the reduced axes needs a reduction with an identity "
+                                                 "(add, multiply, max, min)");
+        std::vector<int64_t> excluded = excludeMaskedOff(data, *mask, *identity);
+        for (UndefinedLanes &u : undefined) {
+          std::vector<int64_t> kept;
+          std::set_difference(u.lanes.begin(), u.lanes.end(), excluded.begin(), excluded.end(),
+                              std::back_inserter(kept));
+          u.lanes = std::move(kept);
+        }
+        llvm::erase_if(undefined, [](const UndefinedLanes &u) { return u.lanes.empty(); });
+        windowKept = keptPerRow(data, *mask, reduced);
+        mask = nullptr; // applied: the result's lanes are the windows, not the masked elements
+      }
       if (!reduced.trailing()) {
         // Interleaved axes (a pooling window's [2, 4]): lay the tile out as [kept..., reduced...] first;
         // undefined lanes move with their elements.
@@ -395,8 +488,13 @@ public:
       NDArray out = alloc(outShape);
       check(tensorReduce(Tile{out.data(), rows, 1, 1}, a, ConstTile{data.data(), rows, cols, cols},
                          flag(op, b, "negate")));
+      // A mean is the sum scaled by the reduced extent, as the compiler lowers it, masked or not.
       if (mean)
         for (float &v : out.values()) v /= float(cols);
+      for (size_t r = 0; r < windowKept.size(); ++r) // a window the mask keeps nothing of: undefined
+        if (windowKept[r] == 0)
+          for (int64_t k = 0, per = out.numel() / rows; k < per; ++k)
+            out.data()[int64_t(r) * per + k] = maskedOffValue();
       // An undefined lane makes its row's result undefined: rows x 1 lanes of the result.
       for (UndefinedLanes &u : undefined) {
         std::vector<int64_t> rowsHit;

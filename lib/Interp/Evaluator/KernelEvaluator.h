@@ -19,6 +19,19 @@ namespace accelopt::interp::evaluator {
 
 class KernelEvaluator {
 public:
+  /// Calls fn(k) for every coordinate vector k of `extent`, row-major.
+  template <typename F> static void forEachElement(const llvm::SmallVector<int64_t, 6> &extent, F &&fn) {
+    int rank = int(extent.size());
+    llvm::SmallVector<int64_t, 6> k(rank, 0);
+    for (int64_t e : extent)
+      if (e <= 0) return;
+    while (true) {
+      fn(k.data());
+      int a = rank - 1;
+      while (a >= 0 && ++k[a] == extent[a]) k[a--] = 0;
+      if (a < 0) return;
+    }
+  }
   KernelEvaluator(const nki::KernelFile &file, const nki::Kernel &kernel, const RunOptions &options)
       : File(file), M(*file.module), K(kernel), Opts(options) {
     Frames.push_back({0, 0, 0}); // serial 0: outside every affine loop
@@ -130,19 +143,6 @@ protected:
 
   /// Bounds: every index within its dimension where the mask allows.
   void checkBounds(const View &v, const Mask *mask, const syntax::ByteRange &at);
-
-  template <typename F> static void forEachElement(const llvm::SmallVector<int64_t, 6> &extent, F &&fn) {
-    int rank = int(extent.size());
-    llvm::SmallVector<int64_t, 6> k(rank, 0);
-    for (int64_t e : extent)
-      if (e <= 0) return;
-    while (true) {
-      fn(k.data());
-      int a = rank - 1;
-      while (a >= 0 && ++k[a] == extent[a]) k[a--] = 0;
-      if (a < 0) return;
-    }
-  }
 
   /// Copies the region into a contiguous [P, F] buffer (P = extent[0]).
   NDArray gather(const View &v, const Mask *mask, const syntax::ByteRange &at, bool checkUninit);
