@@ -219,6 +219,10 @@ private:
           if (loop.kind != LoopKind::Affine) continue;
           // A tensor defined inside the loop is private to each iteration.
           if (t.scope >= 0 && (t.scope == l || K.encloses(l, NodeRef{true, t.scope}))) continue;
+          // A tile allocated in another loop's body and taken out of a list (`tiles[j]`, the nki dialect's
+          // replacement for block dimensions) is one of that loop's instances; which one the IR does not
+          // say, so no two iterations are known to write the same one.
+          if (w.throughList && t.scope >= 0 && !K.encloses(t.scope, NodeRef{false, st.id})) continue;
           if (!w.exact) continue;
           auto trip = tripCount(K, l);
           if (!trip || *trip < 2) continue;
