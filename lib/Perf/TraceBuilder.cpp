@@ -673,12 +673,19 @@ private:
       const syntax::Stmt *inlined = K.def && size_t(s.id) + 1 < K.stmts.size()
                                         ? nki::pycore::nestedFunctionAt(*K.def, K.stmts[size_t(s.id) + 1].range.begin)
                                         : nullptr;
+      // A module-level function it called (a sub-kernel) was traced in place too: the next statement lies
+      // outside the kernel's source.
+      bool nextOutsideKernel = false;
+      if (K.def && size_t(s.id) + 1 < K.stmts.size()) {
+        uint32_t next = K.stmts[size_t(s.id) + 1].range.begin;
+        nextOutsideKernel = next < K.def->range.begin || next >= K.def->range.end;
+      }
       // The call is the statement itself (`body(i)`) or nested in its expressions (`nl.add(load(i), 1)`).
       bool traced = false;
-      if (inlined)
+      if (inlined || nextOutsideKernel)
         syntax::forEachExpr(s.syntax, [&](const syntax::Expr *e) {
           traced |= e->kind == syntax::ExprKind::Call && e->base && e->base->kind == syntax::ExprKind::Name &&
-                    e->base->name == inlined->name;
+                    (!inlined || e->base->name == inlined->name);
         });
       if (callee != "print" && callee != "pass" && !listMutation && !traced)
         unmodelled(s, s.range, "a call the model does not trace into");

@@ -122,6 +122,10 @@ std::map<std::string, int> errorCounts(const std::vector<Diagnostic> &diags) {
 /// function's body at each call, so an edit planned on one call's statements would change them all.
 static const syntax::Stmt *nestedFunctionEdited(const Kernel &k, const clang::tooling::Replacements &edits) {
   if (!k.def) return nullptr;
+  // A statement of a module-level function the kernel calls (inlined into its IR) lies outside the kernel:
+  // editing it would change every caller.
+  for (const clang::tooling::Replacement &r : edits)
+    if (r.getOffset() < k.def->range.begin || r.getOffset() + r.getLength() > k.def->range.end) return k.def;
   const syntax::Stmt *found = nullptr;
   syntax::forEachStmt(k.def->body, [&](const syntax::Stmt *s) {
     if (found || s->kind != syntax::StmtKind::FunctionDef) return;
@@ -236,10 +240,13 @@ CandidateResult run(const PreparedKernel &prepared, const std::vector<nlohmann::
       if (const syntax::Stmt *fn = nestedFunctionEdited(*k, step.edits)) {
         Refusal ref = step.refusal;
         ref.offset = step.anchor;
-        ref.reason = llvm::formatv("it edits function '{0}' defined in the kernel ({1}); the kernel's IR holds that "
-                                   "body once per call, so rewrites do not edit functions nested in the kernel",
-                                   fn->name, k->source->location(fn->range.begin))
-                         .str();
+        ref.reason = fn == k->def ? "it edits code outside the kernel (a module-level function the kernel calls, "
+                                    "traced in place); rewrites edit the kernel's own body only"
+                                  : llvm::formatv("it edits function '{0}' defined in the kernel ({1}); the kernel's "
+                                                  "IR holds that body once per call, so rewrites do not edit "
+                                                  "functions nested in the kernel",
+                                                  fn->name, k->source->location(fn->range.begin))
+                                        .str();
         return ref;
       }
       step.edits = withLineEndingsOf(text, step.edits);

@@ -63,8 +63,11 @@ std::optional<Value> KernelBuilder::inlineCall(const Stmt *s, const Expr *e, std
   auto fn = Env.find(e->base->name);
   if (fn == Env.end() || fn->second.kind != Value::Path || fn->second.s.rfind("helper.", 0) != 0) return std::nullopt;
   auto helper = Helpers.find(fn->second.s.substr(7));
-  if (helper == Helpers.end() || !helper->second->parent) return std::nullopt;
+  if (helper == Helpers.end()) return std::nullopt;
   const Stmt &def = *helper->second;
+  // A module-level function (a sub-kernel the kernel calls, `core(t, o)`) sees the module's names, not the caller's.
+  const bool moduleLevel = !def.parent;
+  if (moduleLevel && (&def == K.def || def.kind != PyStmt::StmtKind::FunctionDef)) return std::nullopt;
   std::vector<pycore::ParamSpec> params = pycore::paramsOf(def);
   if (std::any_of(params.begin(), params.end(), [](const pycore::ParamSpec &p) { return p.variadic; }))
     return std::nullopt;
@@ -86,6 +89,16 @@ std::optional<Value> KernelBuilder::inlineCall(const Stmt *s, const Expr *e, std
       scalarOnly = false;
     });
   if (scalarOnly) return std::nullopt;
+  if (moduleLevel) {
+    // Module-level functions are traced in place only when they do tile work (an NKI call); the others
+    // compute trace-time values and are run where they are called (scalarHelperCall).
+    bool callsNki = false;
+    for (const Stmt *x : def.body)
+      syntax::forEachExpr(x, [&](const Expr *c) {
+        callsNki |= c->kind == ExprKind::Call && c->base && lookupOp(canonical(c->base)) != nullptr;
+      });
+    if (!callsNki) return std::nullopt;
+  }
   if (InlineCalls >= kMaxInlineCalls || InlineDepth >= kMaxInlineDepth) {
     if (InlineCalls <= kMaxInlineCalls) // one warning; later calls of nested functions all stay opaque
       diag(Diagnostic::Warning, e->range,
@@ -142,6 +155,7 @@ std::optional<Value> KernelBuilder::inlineCall(const Stmt *s, const Expr *e, std
     if (x->kind == PyStmt::StmtKind::FunctionDef) locals.insert(x->name);
   });
   std::map<std::string, Value> callerEnv = Env;
+  if (moduleLevel) Env = ModuleEnv;
   for (size_t p = 0; p < params.size(); ++p) {
     int at = b.argOf[p];
     Env[std::string(params[p].name)] = at == pycore::Binding::Unbound ? eval(def.params[p].defaultValue)
@@ -160,8 +174,9 @@ std::optional<Value> KernelBuilder::inlineCall(const Stmt *s, const Expr *e, std
   InlineResult = std::move(outerResult);
   Returned = false;
   // Enclosing names the body changed in place (a list it appended to) keep their new values.
-  for (auto &[name, v] : Env)
-    if (!locals.count(name) && callerEnv.count(name)) callerEnv[name] = v;
+  if (!moduleLevel)
+    for (auto &[name, v] : Env)
+      if (!locals.count(name) && callerEnv.count(name)) callerEnv[name] = v;
   Env = std::move(callerEnv);
   return result;
 }
