@@ -161,6 +161,11 @@ public:
       blocks *= *bl.tripCount.value;
     }
 
+    if (!load->write && blockLoops.empty())
+      return refuse(
+          llvm::formatv("no loop between {0} and S{1} indexes the load: hoist moves it", loopLabel(k, *loop), s.id)
+              .str());
+
     // The tile the load fills and its dtype.
     int dest = load->write ? storageOf(k, load->write->tensor) : s.definesTensor;
     const Tensor &D = k.tensors[dest];
