@@ -148,6 +148,16 @@ Verdict maskedPartialTiles(const SignalFacts &f) {
   return {n > 0, llvm::formatv("{0} masked statement(s) in loops", n).str()};
 }
 
+/// Scans along a free axis wider than one chunk: a recurrence that chunk_scan can tile with its carry.
+Verdict longScans(const SignalFacts &f) {
+  int64_t widest = 0;
+  for (const nki::Statement &st : f.kernel.stmts)
+    if (st.op && st.op->instr == nki::Instr::TensorTensorScan)
+      for (const nki::Access &a : st.reads)
+        if (a.tileShape.size() == 2) widest = std::max(widest, a.tileShape[1]);
+  return {widest > 512, llvm::formatv("widest tensor_tensor_scan {0} columns", widest).str()};
+}
+
 Verdict sequentialLoops(const SignalFacts &f) {
   size_t n = llvm::count_if(f.kernel.loops, [](const nki::Loop &l) {
     return l.kind == nki::LoopKind::Sequential || l.kind == nki::LoopKind::PyRange;
@@ -203,6 +213,12 @@ const std::vector<SignalRow> &signalTable() {
        0,
        "a masked last tile runs at full size: peel it, unmask the full tiles and shrink the tail's"},
       {"sequential-loops", sequentialLoops, {"set_loop_kind"}, 4, 1, "let independent iterations overlap"},
+      {"long-scans",
+       longScans,
+       {"chunk_scan"},
+       2,
+       0,
+       "a scan over a long free axis: chunks with the carry in initial= keep its operands' tiles small"},
       {"low-engine-overlap",
        lowEngineOverlap,
        {"fuse", "interchange"},
