@@ -882,7 +882,7 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
   r.applied = 1;
   uint32_t first = migration.edits.empty() ? 0 : migration.edits.begin()->getOffset();
   r.fixes.push_back({migrationPattern().diagnosticName(), std::string(kMigrationPattern),
-                    "migrate to the nki dialect (NKI 0.3)", first, migration.edits, 1});
+                     "migrate to the nki dialect (NKI 0.3)", first, migration.edits, 1});
   for (const std::string &v : verdicts)
     if (r.verification.find(v) == std::string::npos) r.verification += (r.verification.empty() ? "" : "; ") + v;
   // The numeric check is what makes a migration safe to write; without inputs it did not run.
