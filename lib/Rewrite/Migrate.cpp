@@ -60,6 +60,7 @@ public:
     convertSubscripts();
     convertCalls();
     checkMasksUsed();
+    dropNamedMasks();
     dropNamedAranges();
     for (const Expr *e : Exprs)
       if (isRemovedApiCall(e) && !Consumed.count(e)) {
@@ -113,6 +114,7 @@ private:
   };
   std::map<const Stmt *, std::vector<MaskBoundText>> Masks; // statements whose call's mask= is converted
   std::set<const Expr *> MaskArgs;                          // those mask= values
+  std::map<std::string, const Stmt *> NamedMasks;           // `inside = (...) & (...)`, assigned once
 
   void problem(const Expr *e, std::string msg) { Problems.push_back({e->range.begin, std::move(msg)}); }
 
@@ -364,18 +366,73 @@ private:
   void findNamedAranges() {
     std::map<std::string, int> assignments;
     syntax::forEachStmt(M.body(), [&](const Stmt *s) {
-      for (const Expr *t : s->targets) assignments[t->kind == ExprKind::Name ? t->name : ""] += 1;
+      for (const Expr *t : s->targets) {
+        assignments[t->kind == ExprKind::Name ? t->name : ""] += 1;
+        if (t->kind == ExprKind::Tuple)
+          for (const Expr *x : t->elts)
+            if (x->kind == ExprKind::Name) assignments[x->name] += 1;
+      }
     });
     syntax::forEachStmt(M.body(), [&](const Stmt *s) {
-      if (s->kind != StmtKind::Assign || s->targets.size() != 1 || s->targets.front()->kind != ExprKind::Name ||
-          assignments[s->targets.front()->name] != 1 || !s->value)
+      if (s->kind != StmtKind::Assign || s->targets.size() != 1 || !s->value) return;
+      const Expr *t = s->targets.front();
+      if (t->kind == ExprKind::Name && assignments[t->name] == 1) {
+        if (auto a = arangeIndex(s->value)) NamedAranges[t->name] = {*a, s};
+        if (isMaskExpr(s->value)) NamedMasks[t->name] = s;
+      }
+      // `ip, jf = nl.mgrid[0:128, 0:512]`: field k is an arange on grid dimension k.
+      const Expr *g = s->value;
+      if (t->kind != ExprKind::Tuple || g->kind != ExprKind::Subscript || !g->base ||
+          nki::pycore::canonicalPath(g->base->dottedName()) != "nl.mgrid" || g->elts.size() != t->elts.size())
         return;
-      if (auto a = arangeIndex(s->value)) NamedAranges[s->targets.front()->name] = {*a, s};
+      for (size_t k = 0; k < g->elts.size(); ++k) {
+        const Expr *x = g->elts[k], *name = t->elts[k];
+        if (name->kind != ExprKind::Name || assignments[name->name] != 1 || x->kind != ExprKind::Slice || !x->elts[1] ||
+            x->elts[2] || (x->elts[0] && !(x->elts[0]->kind == ExprKind::Int && x->elts[0]->intValue == 0)))
+          return;
+      }
+      for (size_t k = 0; k < g->elts.size(); ++k) {
+        ArangeIndex a;
+        a.extent = render(g->elts[k]->elts[1]);
+        a.dim = k, a.rank = g->elts.size();
+        a.call = g;
+        NamedAranges[t->elts[k]->name] = {a, s};
+      }
     });
+  }
+
+  /// A comparison or a conjunction (&) of comparisons: a mask held in a name (`inside = (...) & (...)`).
+  static bool isMaskExpr(const Expr *e) {
+    if (e->kind == ExprKind::BinOp && e->name == "&" && e->elts.size() == 2)
+      return isMaskExpr(e->elts[0]) && isMaskExpr(e->elts[1]);
+    return e->kind == ExprKind::Compare;
   }
 
   bool definesNamedArange(const Stmt *s) const {
     return std::any_of(NamedAranges.begin(), NamedAranges.end(), [&](const auto &n) { return n.second.def == s; });
+  }
+
+  /// The definitions of masks held in names whose every use was a converted mask=.
+  void dropNamedMasks() {
+    for (auto &[name, def] : NamedMasks) {
+      bool used = false, allConverted = true;
+      for (const Expr *e : Exprs)
+        if (e->kind == ExprKind::Name && e->name == name && StmtOf.at(e) != def) {
+          used = true;
+          allConverted &= MaskArgs.count(e) && Masks.count(StmtOf.at(e));
+        }
+      if (!used) continue;
+      if (!allConverted || !ownsLines(def)) {
+        problem(def->value, "the mask '" + name +
+                                "' is used other than as a mask= the migration bounds; it has no "
+                                "nki dialect equivalent");
+        continue;
+      }
+      syntax::forEachExpr(def->value, [&](const Expr *x) { Consumed.insert(x), ConvertedNames.insert(x); });
+      uint32_t begin = lineStartOf(def->range.begin);
+      size_t eol = Text.find('\n', def->range.end);
+      Coarse[begin] = {eol == llvm::StringRef::npos ? uint32_t(Text.size()) : uint32_t(eol + 1), ""};
+    }
   }
 
   /// The definitions of named aranges whose every use became a slice (or another named arange).
@@ -752,7 +809,11 @@ private:
       std::vector<MaskBoundText> bounds;
       MaskArgs.insert(mask); // a mask maskConjuncts refuses is reported there
       syntax::forEachExpr(mask, [&](const Expr *x) { Consumed.insert(x), ConvertedNames.insert(x); });
-      if (!maskConjuncts(mask, bounds)) return;
+      const Expr *condition = mask;
+      if (auto named = mask->kind == ExprKind::Name ? NamedMasks.find(mask->name) : NamedMasks.end();
+          named != NamedMasks.end())
+        condition = named->second->value;
+      if (!maskConjuncts(condition, bounds)) return;
       Masks[s] = bounds;
       // Whole tiles named as operands (or the new tile `t = nisa.op(...)`) are sliced to what the mask keeps.
       for (const Arg &a : argumentsOf(call))
