@@ -378,7 +378,7 @@ private:
       const Expr *t = s->targets.front();
       if (t->kind == ExprKind::Name && assignments[t->name] == 1) {
         if (auto a = arangeIndex(s->value)) NamedAranges[t->name] = {*a, s};
-        if (isMaskExpr(s->value)) NamedMasks[t->name] = s;
+        if (isMaskExpr(s->value) && mentionsArange(s->value)) NamedMasks[t->name] = s;
       }
       // `ip, jf = nl.mgrid[0:128, 0:512]`: field k is an arange on grid dimension k.
       const Expr *g = s->value;
@@ -415,13 +415,13 @@ private:
   /// The definitions of masks held in names whose every use was a converted mask=.
   void dropNamedMasks() {
     for (auto &[name, def] : NamedMasks) {
-      bool used = false, allConverted = true;
+      bool asMask = false, allConverted = true;
       for (const Expr *e : Exprs)
         if (e->kind == ExprKind::Name && e->name == name && StmtOf.at(e) != def) {
-          used = true;
+          asMask |= MaskArgs.count(e) > 0;
           allConverted &= MaskArgs.count(e) && Masks.count(StmtOf.at(e));
         }
-      if (!used) continue;
+      if (!asMask) continue; // not a mask= anywhere: the arange checks report it
       if (!allConverted || !ownsLines(def)) {
         problem(def->value, "the mask '" + name +
                                 "' is used other than as a mask= the migration bounds; it has no "
