@@ -2,9 +2,11 @@
 
 #include "Analysis/Verifier.h"
 #include "Memory/Store.h"
+#include "NKI/Dialect.h"
 #include "NKI/Listing.h"
 #include "NKI/OpTable.h"
 #include "Rewrite/Rewrite.h"
+#include "Search/Batch.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -476,8 +478,45 @@ json codeActions(const Analysis &a, uint32_t offset, const std::vector<std::stri
   return actions;
 }
 
+json migrationAction(const Analysis &a, uint32_t offset) {
+  llvm::StringRef text(a.text());
+  if (offset > text.size()) return nullptr;
+  size_t begin = text.rfind('\n', offset == 0 ? 0 : offset - 1);
+  begin = begin == llvm::StringRef::npos || offset == 0 ? 0 : begin + 1;
+  llvm::StringRef line = text.slice(begin, text.find('\n', offset)).trim();
+  if (!(line.startswith("import ") || line.startswith("from ")) || !line.contains(std::string(nki::kLegacyPackage)))
+    return nullptr;
+  return {{"title", "Migrate to the nki dialect (0.3)"},
+          {"kind", QuickFixKind},
+          {"data", {{"uri", a.uri()}, {"version", a.version()}, {"migrate", std::string(search::kMigrationPattern)}}}};
+}
+
+namespace {
+
+/// The migration of the document's text as a WorkspaceEdit, or disabled with the first reason.
+json resolveMigration(const Analysis &a, json action) {
+  search::BatchOptions options;
+  options.migrate = true;
+  options.jobs = 1;
+  options.inputs = a.fileInputs();
+  options.numericCheck = a.fileInputs().has_value(); // verified when the file's shapes are known
+  search::FileResult r = search::migrateText(a.path(), a.text(), options);
+  if (!r.changed() || r.fixes.empty()) {
+    std::string why = r.alreadyCurrent     ? "the file is in the nki dialect already"
+                      : r.messages.empty() ? "nothing to migrate"
+                                           : r.messages.front();
+    action["disabled"] = {{"reason", why}};
+    return action;
+  }
+  action["edit"] = workspaceEdit(a, r.fixes.front().edits);
+  return action;
+}
+
+} // namespace
+
 json resolveCodeAction(const Analysis &a, json action) {
   const json &data = action.contains("data") ? action["data"] : json();
+  if (data.is_object() && data.contains("migrate")) return resolveMigration(a, std::move(action));
   // "op": one rewrite op (rewrite actions); "ops": an op list (remembered patterns).
   if (!data.is_object() || !(data.contains("op") || (data.contains("ops") && data["ops"].is_array()))) {
     action["disabled"] = {{"reason", "not an accelopt rewrite action"}};

@@ -48,6 +48,11 @@ json codeActions(const Analysis &a, uint32_t offset, const std::vector<std::stri
 /// on the current text (disabled with the refusal when it no longer applies).
 json resolveCodeAction(const Analysis &a, json action);
 
+/// On an import of `neuronxcc.nki` (NKI 0.1): the quick fix "Migrate to the nki dialect (0.3)", whose
+/// edit resolveCodeAction computes from the document's text (search::migrateText: checked under the
+/// nki rules and, with the file's inputs known, numerically); null elsewhere.
+json migrationAction(const Analysis &a, uint32_t offset);
+
 /// Quick fixes for the accelopt diagnostics of a codeAction request's
 /// context.diagnostics that are still reported on `a`: one `quickfix` action per
 /// fixing op (with its edit, and the diagnostics it resolves attached). A fix is

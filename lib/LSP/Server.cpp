@@ -616,6 +616,8 @@ json Server::codeAction(const json &params) {
   json actions = json::array();
   if (kindWanted(QuickFixKind, only))
     for (json &fix : quickFixes(*a, field(context, "diagnostics"))) actions.push_back(std::move(fix));
+  if (kindWanted(QuickFixKind, only))
+    if (json migrate = migrationAction(*a, offset); !migrate.is_null()) actions.push_back(std::move(migrate));
   if (kindWanted(MemoryKind, only))
     if (std::shared_ptr<memory::Store> store = memoryStore()) {
       // A memory problem (bad rows, a locked file) must not cost the other actions.

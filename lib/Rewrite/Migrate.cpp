@@ -56,8 +56,11 @@ public:
     for (auto &[name, b] : Blocks)
       if (b.psum) planPerIterationAllocation(b);
     findNamedAranges();
+    planMasks();
     convertSubscripts();
     convertCalls();
+    checkMasksUsed();
+    dropNamedMasks();
     dropNamedAranges();
     for (const Expr *e : Exprs)
       if (isRemovedApiCall(e) && !Consumed.count(e)) {
@@ -102,6 +105,16 @@ private:
   std::map<std::string, NamedArange> NamedAranges;
   std::set<const Expr *> ConvertedNames; // Name uses of NamedAranges turned into slices
   std::set<const Expr *> ApTargets;      // assignment targets that became `t.ap(...)`
+  /// One conjunct of a `mask=` that keeps a prefix of grid dimension `dim`: index t kept when t < bound.
+  struct MaskBoundText {
+    size_t dim = 0;
+    std::string extent; // the arange's extent as written
+    std::string bound;  // rendered: `M - m * TILE_P`
+    bool used = false;
+  };
+  std::map<const Stmt *, std::vector<MaskBoundText>> Masks; // statements whose call's mask= is converted
+  std::set<const Expr *> MaskArgs;                          // those mask= values
+  std::map<std::string, const Stmt *> NamedMasks;           // `inside = (...) & (...)`, assigned once
 
   void problem(const Expr *e, std::string msg) { Problems.push_back({e->range.begin, std::move(msg)}); }
 
@@ -137,6 +150,11 @@ private:
   std::string render(const Expr *e) const { return render(e->range.begin, e->range.end); }
 
   void addFine(uint32_t b, uint32_t e, std::string text) {
+    // An insertion at b (a whole tile's bounds after its name) stays in front of a later edit from b.
+    if (auto it = Fine.find(b); e > b && it != Fine.end() && it->second.end == b) {
+      text = it->second.text + text;
+      Fine.erase(it);
+    }
     for (auto it = Fine.lower_bound(b); it != Fine.end() && it->first < e && it->second.end <= e;)
       it = it->first == b && it->second.end == b && e == b ? std::next(it) : Fine.erase(it);
     if (auto it = Fine.find(b); it != Fine.end() && it->second.end == b && e == b) {
@@ -348,18 +366,73 @@ private:
   void findNamedAranges() {
     std::map<std::string, int> assignments;
     syntax::forEachStmt(M.body(), [&](const Stmt *s) {
-      for (const Expr *t : s->targets) assignments[t->kind == ExprKind::Name ? t->name : ""] += 1;
+      for (const Expr *t : s->targets) {
+        assignments[t->kind == ExprKind::Name ? t->name : ""] += 1;
+        if (t->kind == ExprKind::Tuple)
+          for (const Expr *x : t->elts)
+            if (x->kind == ExprKind::Name) assignments[x->name] += 1;
+      }
     });
     syntax::forEachStmt(M.body(), [&](const Stmt *s) {
-      if (s->kind != StmtKind::Assign || s->targets.size() != 1 || s->targets.front()->kind != ExprKind::Name ||
-          assignments[s->targets.front()->name] != 1 || !s->value)
+      if (s->kind != StmtKind::Assign || s->targets.size() != 1 || !s->value) return;
+      const Expr *t = s->targets.front();
+      if (t->kind == ExprKind::Name && assignments[t->name] == 1) {
+        if (auto a = arangeIndex(s->value)) NamedAranges[t->name] = {*a, s};
+        if (isMaskExpr(s->value) && mentionsArange(s->value)) NamedMasks[t->name] = s;
+      }
+      // `ip, jf = nl.mgrid[0:128, 0:512]`: field k is an arange on grid dimension k.
+      const Expr *g = s->value;
+      if (t->kind != ExprKind::Tuple || g->kind != ExprKind::Subscript || !g->base ||
+          nki::pycore::canonicalPath(g->base->dottedName()) != "nl.mgrid" || g->elts.size() != t->elts.size())
         return;
-      if (auto a = arangeIndex(s->value)) NamedAranges[s->targets.front()->name] = {*a, s};
+      for (size_t k = 0; k < g->elts.size(); ++k) {
+        const Expr *x = g->elts[k], *name = t->elts[k];
+        if (name->kind != ExprKind::Name || assignments[name->name] != 1 || x->kind != ExprKind::Slice || !x->elts[1] ||
+            x->elts[2] || (x->elts[0] && !(x->elts[0]->kind == ExprKind::Int && x->elts[0]->intValue == 0)))
+          return;
+      }
+      for (size_t k = 0; k < g->elts.size(); ++k) {
+        ArangeIndex a;
+        a.extent = render(g->elts[k]->elts[1]);
+        a.dim = k, a.rank = g->elts.size();
+        a.call = g;
+        NamedAranges[t->elts[k]->name] = {a, s};
+      }
     });
+  }
+
+  /// A comparison or a conjunction (&) of comparisons: a mask held in a name (`inside = (...) & (...)`).
+  static bool isMaskExpr(const Expr *e) {
+    if (e->kind == ExprKind::BinOp && e->name == "&" && e->elts.size() == 2)
+      return isMaskExpr(e->elts[0]) && isMaskExpr(e->elts[1]);
+    return e->kind == ExprKind::Compare;
   }
 
   bool definesNamedArange(const Stmt *s) const {
     return std::any_of(NamedAranges.begin(), NamedAranges.end(), [&](const auto &n) { return n.second.def == s; });
+  }
+
+  /// The definitions of masks held in names whose every use was a converted mask=.
+  void dropNamedMasks() {
+    for (auto &[name, def] : NamedMasks) {
+      bool asMask = false, allConverted = true;
+      for (const Expr *e : Exprs)
+        if (e->kind == ExprKind::Name && e->name == name && StmtOf.at(e) != def) {
+          asMask |= MaskArgs.count(e) > 0;
+          allConverted &= MaskArgs.count(e) && Masks.count(StmtOf.at(e));
+        }
+      if (!asMask) continue; // not a mask= anywhere: the arange checks report it
+      if (!allConverted || !ownsLines(def)) {
+        problem(def->value, "the mask '" + name +
+                                "' is used other than as a mask= the migration bounds; it has no "
+                                "nki dialect equivalent");
+        continue;
+      }
+      syntax::forEachExpr(def->value, [&](const Expr *x) { Consumed.insert(x), ConvertedNames.insert(x); });
+      uint32_t begin = lineStartOf(def->range.begin);
+      size_t eol = Text.find('\n', def->range.end);
+      Coarse[begin] = {eol == llvm::StringRef::npos ? uint32_t(Text.size()) : uint32_t(eol + 1), ""};
+    }
   }
 
   /// The definitions of named aranges whose every use became a slice (or another named arange).
@@ -429,7 +502,7 @@ private:
           convertToAccessPattern(s, s->elts[at[k]]);
           return;
         }
-        texts[at[k]] = sliceText(a.lo, a.extent);
+        texts[at[k]] = sliceText(a.lo, boundedExtent(StmtOf.at(s), a.dim, a.extent));
         Consumed.insert(a.call);
         syntax::forEachExpr(s->elts[at[k]], [&](const Expr *x) { ConvertedNames.insert(x); });
         for (size_t i = at[k] + 1; gap && i < end; ++i) {
@@ -558,6 +631,7 @@ private:
                       why + "; spell it with .ap(pattern=...) by hand");
     };
     if (!s->base || s->base->kind != ExprKind::Name) return refuse("the indexed tensor is not a name");
+    if (Masks.count(StmtOf.at(s))) return refuse("its statement is masked, and an access pattern is not bounded");
     std::vector<Affine> elts;
     size_t rank = 0;
     for (const Expr *x : s->elts) {
@@ -611,6 +685,200 @@ private:
     addFine(s->range.begin, s->range.end, text);
     const Stmt *st = StmtOf.at(s);
     if (std::find(st->targets.begin(), st->targets.end(), s) != st->targets.end()) ApTargets.insert(s);
+  }
+
+  // -------------------------------------------------------------------- masks
+
+  /// A linear form kept as source text: integer multiples of atoms (subexpressions without an
+  /// arange, as written), an integer, and aranges with their coefficients.
+  struct LinearText {
+    std::vector<std::pair<int64_t, const Expr *>> atoms;
+    int64_t number = 0;
+    std::vector<std::pair<ArangeIndex, int64_t>> aranges;
+    bool ok = true;
+    void add(const LinearText &o, int64_t k) {
+      ok = ok && o.ok;
+      for (auto [c, a] : o.atoms) atoms.push_back({c * k, a});
+      number += o.number * k;
+      for (const auto &[a, c] : o.aranges) aranges.push_back({a, c * k});
+    }
+  };
+
+  LinearText linearText(const Expr *e) {
+    LinearText out;
+    if (e->kind == ExprKind::Int) {
+      out.number = e->intValue;
+      return out;
+    }
+    if (e->kind == ExprKind::UnaryOp && (e->name == "-" || e->name == "+") && e->base) {
+      out.add(linearText(e->base), e->name == "-" ? -1 : 1);
+      return out;
+    }
+    if (e->kind == ExprKind::BinOp && e->elts.size() == 2 && (e->name == "+" || e->name == "-")) {
+      out.add(linearText(e->elts[0]), 1);
+      out.add(linearText(e->elts[1]), e->name == "-" ? -1 : 1);
+      return out;
+    }
+    if (e->kind == ExprKind::BinOp && e->elts.size() == 2 && e->name == "*")
+      for (int side = 0; side < 2; ++side) {
+        LinearText k = linearText(e->elts[size_t(side)]);
+        if (!k.ok || !k.atoms.empty() || !k.aranges.empty()) continue;
+        out.add(linearText(e->elts[size_t(1 - side)]), k.number);
+        return out;
+      }
+    if (!mentionsArange(e)) {
+      out.atoms.push_back({1, e});
+      return out;
+    }
+    if (e->kind == ExprKind::Subscript || e->kind == ExprKind::Name)
+      if (auto a = arangeIndex(e); a && a->lo.empty()) {
+        out.aranges.push_back({*a, 1});
+        return out;
+      }
+    out.ok = false;
+    return out;
+  }
+
+  std::string renderLinear(const LinearText &f) const {
+    auto term = [&](int64_t c, const Expr *a) {
+      std::string t = render(a);
+      bool atom = a->kind != ExprKind::BinOp || a->name == "*";
+      if (c == 1) return atom || a->name == "+" || a->name == "-" ? t : "(" + t + ")";
+      return std::to_string(c) + " * " + (atom && a->kind != ExprKind::BinOp ? t : "(" + t + ")");
+    };
+    std::vector<std::string> plus, minus;
+    for (auto [c, a] : f.atoms)
+      if (c > 0)
+        plus.push_back(term(c, a));
+      else if (c < 0)
+        minus.push_back(c == -1 && a->kind == ExprKind::BinOp && a->name != "*" ? "(" + render(a) + ")" : term(-c, a));
+    if (f.number > 0) plus.push_back(std::to_string(f.number));
+    if (f.number < 0) minus.push_back(std::to_string(-f.number));
+    std::string out = plus.empty() ? "-" + (minus.empty() ? std::string("0") : minus.front()) : llvm::join(plus, " + ");
+    for (size_t i = plus.empty() ? 1 : 0; i < minus.size(); ++i) out += " - " + minus[i];
+    return out;
+  }
+
+  /// The conjuncts of `mask=e` (comparisons joined by `&`), each keeping a prefix of one grid
+  /// dimension; false (and a problem) for any other mask.
+  bool maskConjuncts(const Expr *e, std::vector<MaskBoundText> &out) {
+    if (e->kind == ExprKind::BinOp && e->name == "&" && e->elts.size() == 2)
+      return maskConjuncts(e->elts[0], out) && maskConjuncts(e->elts[1], out);
+    auto refuse = [&](const std::string &why) {
+      problem(e, "this mask has no bounded-slice equivalent: " + why + "; bound the slices with min() by hand");
+      return false;
+    };
+    if (e->kind != ExprKind::Compare || e->elts.size() != 2 || e->ops.size() != 1)
+      return refuse("it is not a comparison or a conjunction (&) of comparisons");
+    const std::string &op = e->ops[0];
+    if (op != "<" && op != "<=" && op != ">" && op != ">=") return refuse("'" + op + "' is not an order comparison");
+    LinearText d = linearText(e->elts[0]);
+    d.add(linearText(e->elts[1]), -1);
+    if (!d.ok) return refuse("a side is not an integer combination of nl.arange and other terms");
+    // d op 0 as `c * t + rest < 0`.
+    int64_t sign = op == ">" || op == ">=" ? -1 : 1;
+    LinearText rest;
+    rest.add(d, sign);
+    std::optional<size_t> dim;
+    int64_t coef = 0;
+    std::string extent;
+    for (const auto &[a, c] : rest.aranges) {
+      if (dim && (*dim != a.dim || extent != a.extent)) return refuse("it compares more than one nl.arange");
+      dim = a.dim, extent = a.extent, coef += c;
+    }
+    rest.aranges.clear();
+    if (!dim) return refuse("it compares no nl.arange (a condition on loop variables)");
+    if (op == "<=" || op == ">=") rest.number -= 1; // integers: d <= 0 is d - 1 < 0
+    if (coef == -1) return refuse("it keeps the end of the tile, not its start");
+    if (coef != 1) return refuse("its nl.arange has coefficient " + std::to_string(coef) + ", not 1 or -1");
+    LinearText bound;
+    bound.add(rest, -1); // t < -rest
+    out.push_back({*dim, extent, renderLinear(bound)});
+    return true;
+  }
+
+  /// The statement's call whose `mask=` is a condition: its slices become bounded (`lo:lo + min(E, K)`)
+  /// and its whole-tile operands sliced alike, so only what the mask kept is read and written.
+  void planMasks() {
+    syntax::forEachStmt(M.body(), [&](const Stmt *s) {
+      const Expr *call = s->value;
+      if (!call || call->kind != ExprKind::Call) return;
+      const Expr *mask = call->keyword("mask");
+      if (!mask || isNone(mask)) return;
+      if (s->kind != StmtKind::Assign && s->kind != StmtKind::AugAssign && s->kind != StmtKind::Expr) return;
+      std::vector<MaskBoundText> bounds;
+      MaskArgs.insert(mask); // a mask maskConjuncts refuses is reported there
+      syntax::forEachExpr(mask, [&](const Expr *x) { Consumed.insert(x), ConvertedNames.insert(x); });
+      const Expr *condition = mask;
+      if (auto named = mask->kind == ExprKind::Name ? NamedMasks.find(mask->name) : NamedMasks.end();
+          named != NamedMasks.end())
+        condition = named->second->value;
+      if (!maskConjuncts(condition, bounds)) return;
+      Masks[s] = bounds;
+      // Whole tiles named as operands (or the new tile `t = nisa.op(...)`) are sliced to what the mask keeps.
+      for (const Arg &a : argumentsOf(call))
+        if (a.value != mask && a.value->kind == ExprKind::Name) boundWholeTile(s, a.value);
+    });
+    for (const Expr *e : Exprs) {
+      const Expr *mask = e->kind == ExprKind::Call ? e->keyword("mask") : nullptr;
+      if (!mask || isNone(mask) || MaskArgs.count(mask)) continue;
+      MaskArgs.insert(mask);
+      problem(mask, "a mask= on a call inside another expression has no bounded-slice equivalent; assign the "
+                    "call's result first");
+    }
+  }
+
+  /// `lo + min(E, K)`'s `min(E, K)` for an arange of grid dimension `dim` and extent `extent` in a
+  /// masked statement; `extent` itself elsewhere.
+  std::string boundedExtent(const Stmt *s, size_t dim, const std::string &extent) {
+    auto it = Masks.find(s);
+    if (it == Masks.end()) return extent;
+    std::vector<std::string> bounds;
+    for (MaskBoundText &b : it->second)
+      if (b.dim == dim && b.extent == extent) bounds.push_back(b.bound), b.used = true;
+    if (bounds.empty()) return extent;
+    return "min(" + extent + ", " + llvm::join(bounds, ", ") + ")";
+  }
+
+  /// `[0:min(E, K)]` or `[:, 0:min(E, K)]` after a whole tile of traced shape `shape` used in a masked
+  /// statement; a dimension of 1 broadcasts and stays whole.
+  std::string wholeTileBounds(const Stmt *s, const std::vector<int64_t> &shape) {
+    auto it = Masks.find(s);
+    if (it == Masks.end()) return "";
+    size_t last = 0;
+    for (const MaskBoundText &b : it->second)
+      if (b.dim < shape.size() && shape[b.dim] != 1) last = std::max(last, b.dim + 1);
+    std::vector<std::string> idx(last, ":");
+    bool any = false;
+    for (size_t d = 0; d < last; ++d) {
+      if (shape[d] == 1) continue;
+      std::vector<std::string> bounds;
+      std::string extent;
+      for (MaskBoundText &b : it->second)
+        if (b.dim == d) bounds.push_back(b.bound), extent = b.extent, b.used = true;
+      if (bounds.empty()) continue;
+      idx[d] = "0:min(" + extent + ", " + llvm::join(bounds, ", ") + ")";
+      any = true;
+    }
+    return any ? "[" + llvm::join(idx, ", ") + "]" : "";
+  }
+
+  void boundWholeTile(const Stmt *s, const Expr *name) {
+    if (NamedAranges.count(name->name)) return;
+    std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(name->name) : std::nullopt;
+    if (!shape || Blocks.count(name->name)) return;
+    std::string suffix = wholeTileBounds(s, *shape);
+    if (!suffix.empty()) addFine(name->range.end, name->range.end, suffix);
+  }
+
+  /// Every conjunct of a converted mask bounded some index or tile of its statement.
+  void checkMasksUsed() {
+    for (const auto &[s, bounds] : Masks)
+      for (const MaskBoundText &b : bounds)
+        if (!b.used)
+          problem(s->value->keyword("mask"), "the mask bounds grid dimension " + std::to_string(b.dim) +
+                                                 " (an nl.arange of extent " + b.extent +
+                                                 "), which no index or tile of this statement spans");
   }
 
   // -------------------------------------------------------------------- calls
@@ -670,7 +938,7 @@ private:
     if (a.keyword.empty()) return true;
     const nki::RemovedApi *r = nki::removedInCurrentDialect(a.keyword, /*isKeyword=*/true);
     if (!r) return true;
-    if (!isNone(a.value)) {
+    if (!isNone(a.value) && !MaskArgs.count(a.value)) {
       Problems.push_back(
           {a.range.begin, "'" + a.keyword + "=' cannot be migrated mechanically; " + std::string(r->replacement)});
       syntax::forEachExpr(a.value, [&](const Expr *x) { Consumed.insert(x), ConvertedNames.insert(x); });
@@ -800,6 +1068,14 @@ private:
     size_t open = Text.find('(', call->base->range.end);
     bool anyKept = editArguments(args, kept, named, accumulate.empty() ? "" : ", " + accumulate, call->range.end);
     std::string head = render(call->base) + "(" + render(target);
+    if (target->kind == ExprKind::Name && Masks.count(s)) {
+      std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(target->name) : std::nullopt;
+      if (!shape) {
+        problem(target, "the shape of the masked tile '" + target->name + "' is not known from the trace");
+        return false;
+      }
+      head += wholeTileBounds(s, *shape);
+    }
     if (allocation)
       head = target->name + " = " + *allocation + "\n" + Text.slice(lineStartOf(s->range.begin), s->range.begin).str() +
              head;

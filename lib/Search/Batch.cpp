@@ -230,6 +230,7 @@ llvm::Expected<std::vector<std::string>> findKernelFiles(llvm::ArrayRef<std::str
 // ------------------------------------------------------------- patterns
 
 std::string NamedPattern::diagnosticName() const {
+  if (migration) return "accelopt-migrate";
   const std::vector<json> &ops = pattern ? pattern->ops : concreteOps;
   std::set<std::string> kinds;
   for (const json &op : ops) kinds.insert(op.is_object() ? op.value("op", "?") : "?");
@@ -289,13 +290,24 @@ llvm::Expected<std::vector<NamedPattern>> listPatterns(llvm::ArrayRef<std::strin
       byName.try_emplace(pattern->name, std::move(*pattern));
     }
   }
+  byName.try_emplace(std::string(kMigrationPattern), migrationPattern());
   std::vector<NamedPattern> out;
   for (auto &[name, pattern] : byName) out.push_back(std::move(pattern));
   return out;
 }
 
+NamedPattern migrationPattern() {
+  NamedPattern p;
+  p.name = std::string(kMigrationPattern);
+  p.description = "migrates NKI 0.1 (neuronxcc.nki) kernels to the nki 0.3 dialect: the file whole, verified "
+                  "equal on the interpreter, or left untouched (docs/migrate.md)";
+  p.migration = true;
+  return p;
+}
+
 llvm::Expected<NamedPattern> findPattern(llvm::ArrayRef<std::string> dirs, llvm::StringRef name) {
   if (name.endswith(".json")) return loadPatternFile(name);
+  if (name == kMigrationPattern) return migrationPattern();
   for (const std::string &dir : dirs) {
     llvm::SmallString<256> path(dir);
     llvm::sys::path::append(path, name + ".json");
@@ -615,10 +627,11 @@ std::string FileResult::summary() const {
   out += ", " + plural(size_t(refused), "site") + " refused";
   if (conflicts) out += ", " + plural(size_t(conflicts), "conflicting fix") + " dropped";
   if (applied && !verification.empty()) out += "; " + verification;
+  if (alreadyCurrent) out += "; already in the nki 0.3 dialect";
   return out;
 }
 
-FileResult migrateFile(llvm::StringRef path, const BatchOptions &options);
+FileResult migrateFile(llvm::StringRef path, std::optional<std::string> text, const BatchOptions &options);
 
 /// A file's result that reports `err` and leaves the file as it was.
 static FileResult failedFile(FileResult r, llvm::StringRef path, llvm::Error err) {
@@ -629,13 +642,16 @@ static FileResult failedFile(FileResult r, llvm::StringRef path, llvm::Error err
 }
 
 /// The first steps of every file's work: its paths and text in `r`, its kernels read without shapes.
-static llvm::Expected<nki::KernelFile> openKernelFile(llvm::StringRef path, FileResult &r) {
+/// `text`: the file's text as an editor holds it, instead of what is on disk.
+static llvm::Expected<nki::KernelFile> openKernelFile(llvm::StringRef path, FileResult &r,
+                                                      std::optional<std::string> text = std::nullopt) {
   r.path = path.str();
   llvm::SmallString<256> abs(path);
   llvm::sys::fs::make_absolute(abs);
   llvm::sys::path::remove_dots(abs, /*remove_dot_dot=*/true);
   r.absolutePath = abs.str().str();
-  auto source = syntax::SourceBuffer::fromFile(path);
+  auto source =
+      text ? syntax::SourceBuffer::fromText(path.str(), std::move(*text)) : syntax::SourceBuffer::fromFile(path);
   if (!source) return source.takeError();
   r.original = (*source)->text().str();
   r.rewritten = r.original;
@@ -643,7 +659,7 @@ static llvm::Expected<nki::KernelFile> openKernelFile(llvm::StringRef path, File
 }
 
 FileResult processFile(llvm::StringRef path, const BatchOptions &options) {
-  if (options.migrate) return migrateFile(path, options);
+  if (options.migrate) return migrateFile(path, std::nullopt, options);
   FileResult r;
   auto fail = [&](llvm::Error err) { return failedFile(r, path, std::move(err)); };
   auto shapeless = openKernelFile(path, r);
@@ -763,10 +779,14 @@ FileResult processFile(llvm::StringRef path, const BatchOptions &options) {
 /// The file's kernels in the current dialect: the migration's edits, kept only when every kernel of
 /// the migrated text is free of errors under the nki dialect's rules and equal to the original on
 /// the numeric check; otherwise each reason is reported at its place in the original.
-FileResult migrateFile(llvm::StringRef path, const BatchOptions &options) {
+FileResult migrateText(llvm::StringRef path, std::string text, const BatchOptions &options) {
+  return migrateFile(path, std::move(text), options);
+}
+
+FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, const BatchOptions &options) {
   FileResult r;
   auto fail = [&](llvm::Error err) { return failedFile(r, path, std::move(err)); };
-  auto shapeless = openKernelFile(path, r);
+  auto shapeless = openKernelFile(path, r, std::move(buffer));
   if (!shapeless) return fail(shapeless.takeError());
   if (nki::dialectOfImports(*shapeless->module) == nki::Dialect::Nki) {
     r.alreadyCurrent = true;
@@ -861,9 +881,19 @@ FileResult migrateFile(llvm::StringRef path, const BatchOptions &options) {
   r.rewritten = std::move(*text);
   r.applied = 1;
   uint32_t first = migration.edits.empty() ? 0 : migration.edits.begin()->getOffset();
-  r.fixes.push_back({"accelopt-migrate", "migrate", "migrate to the nki dialect (NKI 0.3)", first, migration.edits, 1});
+  r.fixes.push_back({migrationPattern().diagnosticName(), std::string(kMigrationPattern),
+                     "migrate to the nki dialect (NKI 0.3)", first, migration.edits, 1});
   for (const std::string &v : verdicts)
     if (r.verification.find(v) == std::string::npos) r.verification += (r.verification.empty() ? "" : "; ") + v;
+  // The numeric check is what makes a migration safe to write; without inputs it did not run.
+  if (options.numericCheck && llvm::StringRef(r.verification).startswith("not verified")) {
+    r.messages.push_back(r.path + ":1:1: error: not migrated: " + r.verification +
+                         "; give --inputs, or --no-numeric-check to migrate without it");
+    r.rewritten = r.original;
+    r.fixes.clear();
+    r.applied = 0;
+    r.refused = 1;
+  }
   return r;
 }
 

@@ -79,6 +79,8 @@ struct NamedPattern {
   bool trusted = false;
   std::optional<memory::Pattern> pattern;
   std::vector<nlohmann::json> concreteOps; // when there is no pattern
+  /// The migration to the current nki dialect (`migrate-nki-0.3`): the whole file, not sites.
+  bool migration = false;
 
   /// "accelopt-<op>" when every op is the same kind, else "accelopt-candidate".
   std::string diagnosticName() const;
@@ -90,9 +92,12 @@ std::vector<std::string> defaultPatternDirs(llvm::StringRef executablePath);
 
 /// A pattern file: memory::Pattern JSON plus "description"; named after the file.
 llvm::Expected<NamedPattern> loadPatternFile(llvm::StringRef path);
-/// Every pattern file in `dirs` (a name found in an earlier dir wins), by name.
+/// Every pattern file in `dirs` (a name found in an earlier dir wins) and the migration, by name.
 llvm::Expected<std::vector<NamedPattern>> listPatterns(llvm::ArrayRef<std::string> dirs);
-/// The pattern `name` from `dirs`, or the file `name` when it ends in ".json".
+/// `batch --pattern migrate-nki-0.3`: `migrate` as a batch pattern (docs/migrate.md).
+inline constexpr llvm::StringLiteral kMigrationPattern = "migrate-nki-0.3";
+NamedPattern migrationPattern();
+/// The pattern `name` from `dirs` (or the migration), or the file `name` when it ends in ".json".
 llvm::Expected<NamedPattern> findPattern(llvm::ArrayRef<std::string> dirs, llvm::StringRef name);
 /// The `limit` best remembered patterns (win rate, then id), named "memory-p<id>".
 llvm::Expected<std::vector<NamedPattern>> memoryPatterns(memory::Store &store, size_t limit);
@@ -150,6 +155,8 @@ struct FileResult {
 
 /// Runs the pipeline on one file (or migrates it, options.migrate); never writes anything.
 FileResult processFile(llvm::StringRef path, const BatchOptions &options);
+/// The migration of `text` (an editor's buffer of the file `path`), checked as processFile checks it.
+FileResult migrateText(llvm::StringRef path, std::string text, const BatchOptions &options);
 /// processFile on every file, in parallel (options.jobs); results in the order of `files`.
 std::vector<FileResult> runBatch(llvm::ArrayRef<std::string> files, const BatchOptions &options);
 

@@ -115,6 +115,13 @@ int runBatchCommand() {
   auto patterns = chosenPatterns();
   if (!patterns) return usage(llvm::toString(patterns.takeError()));
   options.patterns = std::move(*patterns);
+  if (llvm::any_of(options.patterns, [](const search::NamedPattern &p) { return p.migration; })) {
+    // The migration rewrites the whole file; other patterns run on the migrated kernels afterwards.
+    if (options.patterns.size() != 1)
+      return usage(std::string(search::kMigrationPattern) + " rewrites whole files; give it alone");
+    options.migrate = true;
+    options.patterns.clear();
+  }
   options.maxSitesPerPattern = MaxSites;
   options.allowReplace = AllowReplace;
 

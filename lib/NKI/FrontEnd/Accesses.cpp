@@ -108,7 +108,35 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
     auto sliceDim = [&](std::optional<IndexVal> loI, std::optional<IndexVal> hiI, int64_t step) {
       a.usesBasic = true;
       IndexDim dim;
-      if (loI && hiI && loI->aranges.empty() && hiI->aranges.empty()) {
+      if (loI && hiI && hiI->minOf && !loI->minOf && loI->aranges.empty() && loI->base.known && step == 1) {
+        // `lo:lo + min(E, n - lo)`: a tile of extent E (the least constant difference) of which each
+        // iteration keeps its first `n - lo` indices, a MaskBound `t + (lo - n) < 0` on this axis.
+        std::optional<int64_t> extent;
+        std::vector<Affine> varying;
+        for (const Affine &c : *hiI->minOf) {
+          Affine diff = c;
+          diff.add(loI->base, -1);
+          if (diff.isConstant())
+            extent = std::min(extent.value_or(diff.constant), diff.constant);
+          else
+            varying.push_back(diff);
+        }
+        dim.base = loI->base;
+        if (extent && *extent > 0) {
+          dim.aranges.push_back({basicAxis, *extent, 1});
+          for (Affine &d : varying) {
+            MaskBound m;
+            m.axis = basicAxis;
+            m.extent = *extent;
+            m.base = d;
+            m.base.scale(-1);
+            addSliceBound(m);
+          }
+        } else {
+          a.exact = false;
+          dim.aranges.push_back({basicAxis, 0, 1});
+        }
+      } else if (loI && hiI && loI->aranges.empty() && hiI->aranges.empty() && !loI->minOf && !hiI->minOf) {
         Affine diff = hiI->base;
         diff.add(loI->base, -1);
         dim.base = loI->base;

@@ -408,6 +408,11 @@ Value KernelBuilder::fromPy(const pycore::PyValue &p, const std::vector<Value> &
 Value KernelBuilder::builtinCall(const std::string &fn, const Expr *e) {
   std::vector<Value> args;
   for (auto *a : e->elts) args.push_back(eval(a));
+  if (fn == "min" && e->keywords.empty())
+    if (std::optional<Value> m = minOfAffines(args)) {
+      m->s = text(e);
+      return *m;
+    }
   std::vector<pycore::PyValue> py;
   for (const Value &a : args) py.push_back(toPy(a));
   pycore::BuiltinResult r = pycore::callBuiltin(fn, py);

@@ -211,6 +211,58 @@ std::optional<MaskBound> KernelBuilder::maskBound(const Value &l, const std::str
   return m;
 }
 
+std::optional<Value> KernelBuilder::minOfAffines(const std::vector<Value> &args) const {
+  if (args.size() < 2) return std::nullopt;
+  auto terms = std::make_shared<std::vector<Affine>>();
+  bool varies = false;
+  for (const Value &a : args) {
+    std::optional<IndexVal> x = a.asIndex();
+    if (!x || !x->aranges.empty() || a.kind == Value::Float) return std::nullopt;
+    if (x->minOf) {
+      terms->insert(terms->end(), x->minOf->begin(), x->minOf->end());
+      varies = true;
+      continue;
+    }
+    if (!x->base.known) return std::nullopt;
+    varies |= !x->base.isConstant();
+    terms->push_back(x->base);
+  }
+  if (!varies) return std::nullopt; // numbers: Python's min
+  IndexVal out;
+  out.base = Affine::unknown();
+  out.minOf = std::move(terms);
+  return Value::index(out);
+}
+
+std::optional<Value> KernelBuilder::minArithmetic(const std::string &op, const Value &l, const Value &r) {
+  std::optional<IndexVal> li = l.asIndex(), ri = r.asIndex();
+  bool left = li->minOf != nullptr;
+  const IndexVal &m = left ? *li : *ri, &o = left ? *ri : *li;
+  if (o.minOf || !o.aranges.empty() || !o.base.known) return std::nullopt;
+  auto terms = std::make_shared<std::vector<Affine>>(*m.minOf);
+  if (op == "+" || (op == "-" && left)) {
+    for (Affine &t : *terms) t.add(o.base, op == "-" ? -1 : 1);
+  } else if (op == "*" && o.base.isConstant() && o.base.constant > 0) {
+    for (Affine &t : *terms) t.scale(o.base.constant);
+  } else {
+    return std::nullopt;
+  }
+  IndexVal out;
+  out.base = Affine::unknown();
+  out.minOf = std::move(terms);
+  return Value::index(out);
+}
+
+void KernelBuilder::addSliceBound(const MaskBound &m) {
+  if (!Cur || (Cur->hasMask && Cur->maskBounds.empty())) return; // a mask the model cannot size
+  Cur->hasMask = true;
+  if (llvm::none_of(Cur->maskBounds, [&](const MaskBound &x) {
+        return x.axis == m.axis && x.extent == m.extent && x.coeff == m.coeff && x.base.constant == m.base.constant &&
+               x.base.terms == m.base.terms;
+      }))
+    Cur->maskBounds.push_back(m);
+}
+
 Value KernelBuilder::binary(const std::string &op, const Value &l, const Value &r, ByteRange range,
                             std::string textual) {
   if (textual.empty()) textual = "(" + l.text() + " " + op + " " + r.text() + ")";
@@ -246,6 +298,12 @@ Value KernelBuilder::binary(const std::string &op, const Value &l, const Value &
   if (op == "+" && l.kind == Value::Str && r.kind == Value::Str) return Value::str(l.s + r.s);
   // Integer/affine arithmetic.
   auto li = l.asIndex(), ri = r.asIndex();
+  if ((li && li->minOf) || (ri && ri->minOf)) {
+    std::optional<Value> m = minArithmetic(op, l, r);
+    if (!m) return Value::integer(SymInt::symbolic(textual));
+    m->s = textual;
+    return *m;
+  }
   bool lInt = l.kind == Value::Int || l.kind == Value::Bool || l.kind == Value::Index;
   bool rInt = r.kind == Value::Int || r.kind == Value::Bool || r.kind == Value::Index;
   if (lInt && rInt && li && ri) {

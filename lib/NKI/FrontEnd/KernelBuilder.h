@@ -40,6 +40,9 @@ struct IndexVal {
   /// The shape the index has as a value (nisa.iota's result): per axis the grid's extent or the largest
   /// arange extent on it, else 1.
   std::vector<int64_t> shape() const;
+  /// `min(a, b, ...)` of affine values that differ between iterations (a partial last tile's bound,
+  /// `lo + min(128, n - lo)`): the value is the least of these, and `base` is unknown.
+  std::shared_ptr<std::vector<Affine>> minOf;
 };
 
 struct Value {
@@ -278,6 +281,12 @@ private:
   Value binary(const std::string &op, const Value &l, const Value &r, ByteRange range, std::string textual = "");
   /// `index < limit` and its variants as a MaskBound; nullopt for a comparison the model cannot size.
   static std::optional<MaskBound> maskBound(const Value &l, const std::string &op, const Value &r);
+  /// `min(...)` of integers some of which are affine in loop counters: an IndexVal with minOf.
+  std::optional<Value> minOfAffines(const std::vector<Value> &args) const;
+  /// `x + c`, `x - c`, `k * x` (k > 0) of such a min, which stays one; nullopt for anything else.
+  static std::optional<Value> minArithmetic(const std::string &op, const Value &l, const Value &r);
+  /// A conjunct a bounded slice puts on the current statement (its tiles are partial in some iterations).
+  void addSliceBound(const MaskBound &m);
 
   Value attribute(const Expr *e);
 

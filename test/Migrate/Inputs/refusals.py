@@ -15,8 +15,9 @@ def kernel(x):
       x[nl.arange(128)[:, None, None], nl.arange(8)[None, :, None], nl.arange(128)[None, None, :]])
   # a strided index into a tensor whose shape the trace does not know (no inputs)
   nl.store(x[nl.arange(128)[:, None], 2 * nl.arange(64)[None, :]], value=t[nl.arange(128)[:, None], nl.arange(64)[None, :]])
-  # a mask that is not None
-  u[nl.arange(128)[:, None], nl.arange(1024)[None, :]] = nl.exp(t, mask=(nl.arange(128)[:, None] < 100))
+  # a mask that keeps the end of the tile, and one on loop variables alone (no slice bounds either)
+  u[nl.arange(128)[:, None], nl.arange(1024)[None, :]] = nl.exp(t, mask=(nl.arange(128)[:, None] >= 28))
+  u[nl.arange(128)[:, None], nl.arange(1024)[None, :]] = nl.exp(t, mask=(nl.program_id(0) < 1))
   # an ISA call whose result is not assigned
   nl.store(out, value=nisa.reciprocal(u))
   return out
