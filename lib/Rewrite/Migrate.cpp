@@ -53,8 +53,10 @@ public:
     forEachStmtIn(M.body());
     renameImports();
     findBlockTensors();
-    for (auto &[name, b] : Blocks)
-      if (b.psum) planPerIterationAllocation(b);
+    for (auto &[name, b] : Blocks) {
+      planPerIterationAllocation(b);
+      rewriteBlockShape(b);
+    }
     findNamedAranges();
     planMasks();
     convertSubscripts();
@@ -82,7 +84,11 @@ private:
     const Expr *shape = nullptr;
     size_t partition = 0;
     bool psum = false;
-    const Stmt *home = nullptr; // PSUM: the loop whose body allocates one tile per iteration
+    const Stmt *home = nullptr; // the loop whose body allocates one tile per iteration
+    /// The block dimensions are gone: one tile per iteration of `home` (always for PSUM; for SBUF when
+    /// every use indexes the blocks by the enclosing loops' variables, so no tile outlives its iteration,
+    /// and folding them into free dimensions would multiply the tile's SBUF footprint).
+    bool perIteration = false;
   };
 
   const syntax::Module &M;
@@ -225,15 +231,20 @@ private:
         }
         const Expr *buffer = s->value->keyword("buffer");
         BlockTensor b{target->name, s, shape, i, buffer && M.text(buffer).contains("psum")};
-        // SBUF: the block dimensions become free dimensions behind the partition dimension.
-        std::vector<std::string> dims = {render(d->elts.front())};
-        for (size_t j = 0; j < shape->elts.size(); ++j)
-          if (j != i && (!b.psum || j > i)) dims.push_back(render(shape->elts[j]));
-        addFine(shape->elts.front()->range.begin, shape->elts.back()->range.end, llvm::join(dims, ", "));
         Blocks[b.name] = b;
         return;
       }
     });
+  }
+
+  /// The allocation's shape: the partition dimension first, then the block dimensions as free
+  /// dimensions (SBUF, folded) or without them (one tile per iteration).
+  void rewriteBlockShape(const BlockTensor &b) {
+    const Expr *d = b.shape->elts[b.partition];
+    std::vector<std::string> dims = {render(d->elts.front())};
+    for (size_t j = 0; j < b.shape->elts.size(); ++j)
+      if (j != b.partition && (!b.perIteration || j > b.partition)) dims.push_back(render(b.shape->elts[j]));
+    addFine(b.shape->elts.front()->range.begin, b.shape->elts.back()->range.end, llvm::join(dims, ", "));
   }
 
   std::vector<const Stmt *> enclosingLoops(const Stmt *s) const {
@@ -266,7 +277,8 @@ private:
         blockNames = names;
       }
       if (why) {
-        problem(e, "PSUM tensor '" + b.name + "' with block dimensions cannot get one tile per iteration: " + why);
+        if (b.psum)
+          problem(e, "PSUM tensor '" + b.name + "' with block dimensions cannot get one tile per iteration: " + why);
         return;
       }
       std::vector<const Stmt *> loops = enclosingLoops(StmtOf.at(e));
@@ -288,11 +300,14 @@ private:
     }
     if (!b.home || !ownsLines(b.alloc) || b.alloc->parent == nullptr ||
         b.alloc->parent->kind != StmtKind::FunctionDef || b.home->body.empty()) {
-      problem(b.shape, "PSUM tensor '" + b.name +
-                           "' with block dimensions: no loop nest enumerates exactly its blocks, so it cannot get "
-                           "one tile per iteration");
+      if (b.psum)
+        problem(b.shape, "PSUM tensor '" + b.name +
+                             "' with block dimensions: no loop nest enumerates exactly its blocks, so it cannot get "
+                             "one tile per iteration");
       b.home = nullptr;
+      return;
     }
+    b.perIteration = true;
   }
 
   /// The statement is alone on its line(s), so that deleting the lines deletes only it.
@@ -309,14 +324,29 @@ private:
   }
 
   void moveAllocations() {
-    for (auto &[name, b] : Blocks) {
-      if (!b.home) continue;
+    // In source order, each ahead of its loop body's first statement and the comment lines above it.
+    std::vector<const BlockTensor *> moved;
+    for (auto &[name, b] : Blocks)
+      if (b.home) moved.push_back(&b);
+    llvm::sort(moved, [](const BlockTensor *x, const BlockTensor *y) {
+      return x->alloc->range.begin < y->alloc->range.begin;
+    });
+    for (const BlockTensor *blockTensor : moved) {
+      const BlockTensor &b = *blockTensor;
+      const std::string &name = b.name;
       uint32_t begin = lineStartOf(b.alloc->range.begin);
       size_t eol = Text.find('\n', b.alloc->range.end);
       uint32_t end = eol == llvm::StringRef::npos ? uint32_t(Text.size()) : uint32_t(eol + 1);
       const Stmt *firstInLoop = b.home->body.front();
       uint32_t at = lineStartOf(firstInLoop->range.begin);
-      std::string line = Text.slice(at, firstInLoop->range.begin).str() + name + " = " + render(b.alloc->value) + "\n";
+      size_t headerEnd = Text.find('\n', b.home->range.begin);
+      while (at > 0 && headerEnd != llvm::StringRef::npos && at > headerEnd + 1) {
+        uint32_t previous = lineStartOf(at - 1);
+        if (!Text.slice(previous, at).trim().startswith("#")) break;
+        at = previous;
+      }
+      std::string line = Text.slice(lineStartOf(firstInLoop->range.begin), firstInLoop->range.begin).str() + name +
+                         " = " + render(b.alloc->value) + "\n";
       Coarse[begin] = {end, ""};
       if (auto it = Coarse.find(at); it != Coarse.end())
         it->second.text += line;
@@ -523,7 +553,7 @@ private:
       }
       std::vector<std::string> order = {texts[b.partition]};
       for (size_t i = 0; i < texts.size(); ++i)
-        if (i != b.partition && (!b.psum || i > b.partition)) order.push_back(texts[i]);
+        if (i != b.partition && (!b.perIteration || i > b.partition)) order.push_back(texts[i]);
       addFine(s->elts.front()->range.begin, s->elts.back()->range.end, llvm::join(order, ", "));
       return;
     }
@@ -646,14 +676,14 @@ private:
     if (shape->size() != elts.size())
       return refuse("'" + s->base->name + "' has " + std::to_string(shape->size()) +
                     " dimensions but is indexed with " + std::to_string(elts.size()));
-    // The current layout of the tensor: block dimensions behind the partition dimension (SBUF) or
-    // gone (PSUM, one tile per iteration; the block indices are its loops' variables).
+    // The current layout of the tensor: block dimensions behind the partition dimension (folded) or
+    // gone (one tile per iteration; the block indices are its loops' variables).
     std::vector<size_t> order(elts.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     if (auto b = Blocks.find(s->base->name); b != Blocks.end()) {
       order = {b->second.partition};
       for (size_t i = 0; i < elts.size(); ++i)
-        if (i != b->second.partition && (!b->second.psum || i > b->second.partition)) order.push_back(i);
+        if (i != b->second.partition && (!b->second.perIteration || i > b->second.partition)) order.push_back(i);
     }
     std::vector<int64_t> stride(elts.size(), 0);
     int64_t step = 1;
