@@ -496,6 +496,16 @@ struct TimingModel::Simulation {
 
   std::vector<StatementCost> statements; ///< indexed by statement id
   bool recordSchedule = false;
+
+  /// scheduler.sink_loads_that_do_not_fit, per tensor: whether it is only written by loads of one
+  /// input nothing writes (`copyOf` that input, `copyLoad` the load's instruction), whether SBUF
+  /// pressure evicted it, and whether its loads are sunk to its readers (set before prepare()).
+  std::vector<uint8_t> inputCopy, evictedCopy, sunk;
+  std::vector<TensorId> copyOf;
+  std::vector<uint64_t> liveOf, peakLiveOf; ///< SBUF bytes per partition live per tensor, and their peak
+  std::vector<uint32_t> copyLoad;
+  bool isSunk(TensorId id) const { return id < sunk.size() && sunk[id]; }
+  double sunkLoad(const Region &r, double ready);
   void schedule(const ScheduledInstruction &entry) {
     if (!recordSchedule) return;
     if (result.schedule.size() >= SimulationResult::kMaxScheduled) {
@@ -604,6 +614,32 @@ llvm::Error TimingModel::Simulation::prepare(const Trace &t, const HardwareDesc 
       if (k >= inst.numReads) tensors[r.tensor].tracked = true;
     }
   }
+  inputCopy.assign(tensorInfos.size(), 0);
+  evictedCopy.assign(tensorInfos.size(), 0);
+  liveOf.assign(tensorInfos.size(), 0);
+  peakLiveOf.assign(tensorInfos.size(), 0);
+  copyOf.assign(tensorInfos.size(), 0);
+  copyLoad.assign(tensorInfos.size(), kNil);
+  sunk.resize(tensorInfos.size(), 0);
+  if (hw.scheduler.sinkLoadsThatDoNotFit) {
+    for (size_t i = 0; i < tensorInfos.size(); ++i) inputCopy[i] = tensors[i].buffer == nki::Buffer::SBUF;
+    for (size_t i = 0; i < instructions.size(); ++i) {
+      const Instruction &inst = instructions[i];
+      auto reads = t.reads(inst);
+      bool load = inst.op == OpKind::Load && reads.size() == 1 && !nki::isOnChip(info(reads[0].tensor).buffer) &&
+                  !tensors[reads[0].tensor].tracked;
+      for (const Region &w : t.writes(inst)) {
+        if (!inputCopy[w.tensor]) continue;
+        if (!load || (copyLoad[w.tensor] != kNil && copyOf[w.tensor] != reads[0].tensor)) {
+          inputCopy[w.tensor] = 0;
+          continue;
+        }
+        copyOf[w.tensor] = reads[0].tensor;
+        if (copyLoad[w.tensor] == kNil) copyLoad[w.tensor] = static_cast<uint32_t>(i);
+      }
+    }
+    for (size_t i = 0; i < tensorInfos.size(); ++i) sunk[i] = sunk[i] && inputCopy[i];
+  }
   hbm.reset(tensorInfos.size());
   for (size_t i = 0; i < tensorInfos.size(); ++i)
     if (!nki::isOnChip(tensorInfos[i].buffer) && tensors[i].tracked) hbm.track(static_cast<TensorId>(i));
@@ -641,21 +677,24 @@ llvm::Error TimingModel::Simulation::prepare(const Trace &t, const HardwareDesc 
     const Instruction &inst = instructions[i];
     auto own = regions.slice(inst.firstRegion, inst.numReads + inst.numWrites);
     for (const Region &r : own) {
-      if (info(r.tensor).buffer != nki::Buffer::SBUF) continue;
+      if (info(r.tensor).buffer != nki::Buffer::SBUF || isSunk(r.tensor)) continue;
       BlockState &b = blocks[blockIndex(r)];
       if (b.residency != Residency::Resident) { // untouched, or dead and written anew
         b.residency = Residency::Resident;
         live += info(r.tensor).bytesPerPartition;
+        liveOf[r.tensor] += info(r.tensor).bytesPerPartition;
+        peakLiveOf[r.tensor] = std::max(peakLiveOf[r.tensor], liveOf[r.tensor]);
       }
     }
     peak = std::max(peak, live);
     for (size_t k = 0; k < own.size(); ++k) {
       const Region &r = own[k];
-      if (info(r.tensor).buffer != nki::Buffer::SBUF) continue;
+      if (info(r.tensor).buffer != nki::Buffer::SBUF || isSunk(r.tensor)) continue;
       BlockState &b = blocks[blockIndex(r)];
       if (regionNextUse[inst.firstRegion + k] == kNever && b.residency == Residency::Resident) {
         b.residency = Residency::Dead;
         live -= info(r.tensor).bytesPerPartition;
+        liveOf[r.tensor] -= info(r.tensor).bytesPerPartition;
       }
     }
   }
@@ -720,6 +759,7 @@ double TimingModel::Simulation::makeSbufSpace(uint64_t bytesPerPartition, uint32
     evictionHeap.pop_back();
 
     TensorId tensor = tensorOfBlock(top.block);
+    if (inputCopy[tensor]) evictedCopy[tensor] = 1;
     if (victim.dirty) {
       // Spill code carries no source location (NKI.md §3.5), so it is not
       // attributed to a statement.
@@ -784,6 +824,28 @@ double TimingModel::Simulation::waitForSbufSpace(uint64_t bytesPerPartition) {
   pendingFree.resize(keep);
   pendingFreeBytes = static_cast<uint64_t>(held);
   return at;
+}
+
+/// The part `r` of a sunk tile, loaded from its input for the instruction that reads it once the
+/// tile's previous reader has finished; returns when it is in SBUF.
+double TimingModel::Simulation::sunkLoad(const Region &r, double ready) {
+  const TensorState &ti = info(r.tensor);
+  const Instruction &load = trace->instructions()[copyLoad[r.tensor]];
+  uint64_t bytes = (r.end - r.begin) * ti.partitions;
+  ready = std::max({ready, dmaFence, blocks[blockIndex(r)].lastReadEnd});
+  auto transfer = dma.run(OpKind::Load, bytes, static_cast<uint32_t>(r.end - r.begin), ti.partitions, bytes, ready);
+  result.dmaQueueBusyNs += transfer.queueWorkNs;
+  ++result.dmaTransfers;
+  result.hbmReadBytes += bytes;
+  result.sbufWriteBytes += bytes;
+  if (load.stmt >= 0) {
+    statement(load).dmaNs += transfer.queueWorkNs / target->dma.queues;
+    ++statement(load).instructions;
+  }
+  schedule({transfer.start, transfer.end, OpKind::Load, std::nullopt, copyLoad[r.tensor], load.stmt, load.line,
+            transfer.stripes, bytes});
+  maxEnd = std::max(maxEnd, transfer.end);
+  return transfer.end;
 }
 
 double TimingModel::Simulation::acquireBlock(const Region &r, bool isWrite, uint32_t position) {
@@ -871,13 +933,19 @@ void TimingModel::Simulation::run() {
     auto pos = static_cast<uint32_t>(position);
     auto reads = trace->reads(inst);
     auto writes = trace->writes(inst);
+    // A sunk load is issued by the tile's readers instead.
+    if (!writes.empty() && std::all_of(writes.begin(), writes.end(), [&](const Region &w) { return isSunk(w.tensor); }))
+      continue;
 
     double ready = barrier;
     bool readsPsum = false;
     for (const Region &r : reads) {
       const TensorState &ti = info(r.tensor);
       readsPsum |= ti.buffer == nki::Buffer::PSUM;
-      if (nki::isOnChip(ti.buffer)) ready = std::max(ready, acquireBlock(r, false, pos));
+      if (isSunk(r.tensor))
+        ready = std::max(ready, sunkLoad(r, barrier));
+      else if (nki::isOnChip(ti.buffer))
+        ready = std::max(ready, acquireBlock(r, false, pos));
     }
     for (const Region &r : writes)
       if (nki::isOnChip(info(r.tensor).buffer)) ready = std::max(ready, acquireBlock(r, true, pos));
@@ -1020,10 +1088,30 @@ TimingModel::~TimingModel() = default;
 TimingModel::TimingModel(TimingModel &&) noexcept = default;
 TimingModel &TimingModel::operator=(TimingModel &&) noexcept = default;
 
+/// At most this many load statements are sunk (a simulation each).
+constexpr unsigned kMaxSunkLoads = 4;
+
 llvm::Expected<SimulationResult> TimingModel::simulate(const Trace &trace) {
+  Scratch->sunk.clear();
   if (llvm::Error err = Scratch->prepare(trace, Hw)) return err;
   Scratch->recordSchedule = RecordSchedule;
   Scratch->run();
+  // The compiler sinks the load of the largest set of loaded tiles that SBUF could not keep when
+  // the other tiles fit without it, then looks again; each step is a simulation of its own.
+  std::vector<uint8_t> sunk(trace.tensors().size(), 0);
+  for (unsigned step = 0; Hw.scheduler.sinkLoadsThatDoNotFit && step < kMaxSunkLoads; ++step) {
+    const Simulation &last = *Scratch;
+    std::optional<TensorId> largest;
+    for (TensorId t = 0; t < last.evictedCopy.size(); ++t)
+      if (last.evictedCopy[t] && !sunk[t] && (!largest || last.peakLiveOf[t] > last.peakLiveOf[*largest])) largest = t;
+    if (!largest ||
+        last.result.peakLiveSbufBytesPerPartition - last.peakLiveOf[*largest] > Hw.memory.sbufUsableBytesPerPartition())
+      break;
+    sunk[*largest] = 1;
+    Scratch->sunk = sunk;
+    if (llvm::Error err = Scratch->prepare(trace, Hw)) return err;
+    Scratch->run();
+  }
   Scratch->result.unmodelled.assign(trace.unmodelled().begin(), trace.unmodelled().end());
   return std::move(Scratch->result);
 }
