@@ -80,6 +80,12 @@ struct SchedulerParams {
   /// A tile loaded from an input that SBUF cannot keep beside the others until its last use is not
   /// kept: its load is sunk to each instruction that reads it, which loads the part it reads.
   bool sinkLoadsThatDoNotFit = false;
+  /// An SBUF tensor written by engines only whose blocks are live one at a time has one buffer: a
+  /// new block waits until the previous block's last access has finished.
+  bool singleBufferEngineTiles = false;
+  /// An elementwise VectorE instruction whose tile only the next engine instruction, elementwise
+  /// on VectorE too, reads is fused into it: one instruction that reads the first one's inputs.
+  bool fuseElementwiseChains = false;
 };
 
 struct DmaParams {

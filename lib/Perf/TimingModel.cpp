@@ -503,6 +503,15 @@ struct TimingModel::Simulation {
   std::vector<uint8_t> inputCopy, evictedCopy, sunk;
   std::vector<TensorId> copyOf;
   std::vector<uint64_t> liveOf, peakLiveOf; ///< SBUF bytes per partition live per tensor, and their peak
+  /// scheduler.single_buffer_engine_tiles: tensors whose blocks only engines access (engineWritten)
+  /// and that are live one at a time share one buffer; a new block waits for the previous one's last
+  /// access.
+  std::vector<uint8_t> engineWritten, oneBuffer;
+  std::vector<double> lastAccessEnd;
+  /// scheduler.fuse_elementwise_chains: per instruction, the one it is fused into (kNil: none) and
+  /// the one fused into it.
+  std::vector<uint32_t> fusedInto, fusedFrom;
+  void findFusedChains();
   std::vector<uint32_t> copyLoad;
   bool isSunk(TensorId id) const { return id < sunk.size() && sunk[id]; }
   double sunkLoad(const Region &r, double ready);
@@ -617,6 +626,15 @@ llvm::Error TimingModel::Simulation::prepare(const Trace &t, const HardwareDesc 
   inputCopy.assign(tensorInfos.size(), 0);
   evictedCopy.assign(tensorInfos.size(), 0);
   liveOf.assign(tensorInfos.size(), 0);
+  engineWritten.assign(tensorInfos.size(), 1);
+  oneBuffer.assign(tensorInfos.size(), 0);
+  lastAccessEnd.assign(tensorInfos.size(), 0);
+  for (const Instruction &inst : instructions)
+    if (isDma(inst.op))
+      for (const Region &w : t.writes(inst)) engineWritten[w.tensor] = 0;
+  for (const Instruction &inst : instructions)
+    if (isDma(inst.op))
+      for (const Region &r : t.reads(inst)) engineWritten[r.tensor] = 0;
   peakLiveOf.assign(tensorInfos.size(), 0);
   copyOf.assign(tensorInfos.size(), 0);
   copyLoad.assign(tensorInfos.size(), kNil);
@@ -699,6 +717,11 @@ llvm::Error TimingModel::Simulation::prepare(const Trace &t, const HardwareDesc 
     }
   }
   for (BlockState &b : blocks) b.residency = Residency::Untouched;
+  findFusedChains();
+  if (hw.scheduler.singleBufferEngineTiles)
+    for (size_t i = 0; i < tensorInfos.size(); ++i)
+      oneBuffer[i] = tensors[i].buffer == nki::Buffer::SBUF && engineWritten[i] && tensorInfos[i].numBlocks > 1 &&
+                     peakLiveOf[i] == tensors[i].bytesPerPartition;
   result.peakLiveSbufBytesPerPartition = peak;
   sbufOversubscribed = peak > hw.memory.sbufUsableBytesPerPartition();
 
@@ -717,6 +740,59 @@ llvm::Error TimingModel::Simulation::prepare(const Trace &t, const HardwareDesc 
   psumBanks.assign(hw.memory.psumBanks, PsumBank{});
   statements.clear();
   return llvm::Error::success();
+}
+
+namespace {
+bool isElementwise(OpKind op) {
+  switch (op) {
+  case OpKind::Activation:
+  case OpKind::TensorTensor:
+  case OpKind::TensorScalar:
+  case OpKind::ScalarTensorTensor:
+  case OpKind::TensorCopy:
+  case OpKind::Reciprocal: return true;
+  default: return false;
+  }
+}
+} // namespace
+
+/// The compiler fuses an elementwise VectorE instruction into the next engine instruction when that
+/// is an elementwise VectorE instruction too and the only reader of the tile the first one writes
+/// (a tile only engines access): one instruction computes both, reading the first one's inputs.
+void TimingModel::Simulation::findFusedChains() {
+  auto instructions = trace->instructions();
+  fusedInto.assign(instructions.size(), kNil);
+  fusedFrom.assign(instructions.size(), kNil);
+  if (!target->scheduler.fuseElementwiseChains) return;
+  auto onVector = [&](const Instruction &inst) {
+    return isElementwise(inst.op) && resolveEngine(*target, inst) == ComputeEngine::Vector &&
+           (inst.engine != nki::Engine::Unknown || target->cost(inst.op).alternativeEngines.empty());
+  };
+  uint32_t prev = kNil;
+  for (uint32_t i = 0; i < instructions.size(); ++i) {
+    const Instruction &inst = instructions[i];
+    if (isDma(inst.op)) continue;
+    if (prev != kNil && onVector(instructions[prev]) && onVector(inst) && instructions[prev].numWrites == 1) {
+      const Instruction &p = instructions[prev];
+      const Region &w = trace->writes(p)[0];
+      uint32_t wIndex = p.firstRegion + p.numReads;
+      bool whole = w.begin == 0 && w.end == info(w.tensor).bytesPerPartition;
+      unsigned readsOfIt = 0;
+      bool lastReader = true;
+      for (unsigned k = 0; k < inst.numReads; ++k) {
+        const Region &r = trace->regions()[inst.firstRegion + k];
+        if (r.tensor != w.tensor || r.block != w.block) continue;
+        ++readsOfIt;
+        lastReader &= regionNextUse[inst.firstRegion + k] == kNever;
+      }
+      if (info(w.tensor).buffer == nki::Buffer::SBUF && engineWritten[w.tensor] && whole &&
+          regionNextUse[wIndex] == i && readsOfIt == 1 && lastReader) {
+        fusedInto[prev] = i;
+        fusedFrom[i] = prev;
+      }
+    }
+    prev = i;
+  }
 }
 
 double TimingModel::Simulation::spillTransfer(OpKind kind, TensorId tensor, double ready, bool rematerialize) {
@@ -860,6 +936,7 @@ double TimingModel::Simulation::acquireBlock(const Region &r, bool isWrite, uint
   }
 
   double readyAt = sbufOversubscribed ? makeSbufSpace(ti.bytesPerPartition, position) : 0;
+  if (oneBuffer[r.tensor]) readyAt = std::max(readyAt, lastAccessEnd[r.tensor]);
   if (target->scheduler.sbufReuseWaits) readyAt = std::max(readyAt, waitForSbufSpace(ti.bytesPerPartition));
   bool overwritesAll = isWrite && r.begin == 0 && r.end == ti.bytesPerPartition;
   if (b.residency == Residency::Spilled && b.inHbm && !overwritesAll) {
@@ -1007,19 +1084,38 @@ void TimingModel::Simulation::run() {
       engineFree[e] = std::max(engineFree[e], end);
       computeFront = std::max(computeFront, end);
       result.engineBusyNs[e] += duration;
-      ++result.engineInstructions[e];
+      if (fusedInto[pos] == kNil) ++result.engineInstructions[e];
       if (inst.stmt >= 0) statement(inst).engineNs += duration;
       accountCompute(inst, engine);
+      // A fused pair neither writes nor reads the tile between them.
+      if (fusedInto[pos] != kNil) result.sbufWriteBytes -= writes[0].end - writes[0].begin;
+      if (uint32_t from = fusedFrom[pos]; from != kNil) {
+        const Region &w = trace->writes(trace->instructions()[from])[0];
+        for (const Region &r : reads)
+          if (r.tensor == w.tensor && r.block == w.block) result.sbufReadBytes -= r.end - r.begin;
+      }
       schedule({end - duration, end, inst.op, engine, pos, inst.stmt, inst.line, 0, 0});
     }
     if (inst.stmt >= 0) ++statement(inst).instructions;
     maxEnd = std::max(maxEnd, end);
+    // The instructions fused into this one read their inputs until it ends.
+    for (uint32_t from = fusedFrom[pos]; from != kNil; from = fusedFrom[from]) {
+      for (const Region &r : trace->reads(trace->instructions()[from])) {
+        if (!nki::isOnChip(info(r.tensor).buffer)) continue;
+        BlockState &b = blocks[blockIndex(r)];
+        b.lastReadEnd = std::max(b.lastReadEnd, end);
+        lastAccessEnd[r.tensor] = std::max(lastAccessEnd[r.tensor], end);
+        if (tensors[r.tensor].tracked && r.begin < r.end)
+          segments.recordRead(b.segments, static_cast<uint32_t>(r.begin), static_cast<uint32_t>(r.end), end);
+      }
+    }
 
     for (const Region &r : reads) {
       if (!tensors[r.tensor].tracked) continue;
       if (nki::isOnChip(info(r.tensor).buffer)) {
         BlockState &b = blocks[blockIndex(r)];
         b.lastReadEnd = std::max(b.lastReadEnd, end);
+        lastAccessEnd[r.tensor] = std::max(lastAccessEnd[r.tensor], end);
         if (r.begin < r.end)
           segments.recordRead(b.segments, static_cast<uint32_t>(r.begin), static_cast<uint32_t>(r.end), end);
       } else if (r.begin < r.end) {
@@ -1030,6 +1126,7 @@ void TimingModel::Simulation::run() {
       if (nki::isOnChip(info(r.tensor).buffer)) {
         BlockState &b = blocks[blockIndex(r)];
         b.lastWriteEnd = std::max(b.lastWriteEnd, end);
+        lastAccessEnd[r.tensor] = std::max(lastAccessEnd[r.tensor], end);
         // A load from an input nobody writes leaves a copy of HBM data behind.
         bool fromInput = inst.op == OpKind::Load && reads.size() == 1 &&
                          !nki::isOnChip(info(reads.front().tensor).buffer) && !tensors[reads.front().tensor].tracked;
