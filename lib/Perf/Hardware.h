@@ -77,6 +77,15 @@ struct SchedulerParams {
   /// The compiler computes an explicit TensorE transpose of loaded data once for the loops the
   /// load's address does not depend on; see TraceBuilder.h.
   bool reuseInvariantTransposes = false;
+  /// A tile loaded from an input that SBUF cannot keep beside the others until its last use is not
+  /// kept: its load is sunk to each instruction that reads it, which loads the part it reads.
+  bool sinkLoadsThatDoNotFit = false;
+  /// An SBUF tensor written by engines only whose blocks are live one at a time has one buffer: a
+  /// new block waits until the previous block's last access has finished.
+  bool singleBufferEngineTiles = false;
+  /// An elementwise VectorE instruction whose tile only the next engine instruction, elementwise
+  /// on VectorE too, reads is fused into it: one instruction that reads the first one's inputs.
+  bool fuseElementwiseChains = false;
 };
 
 struct DmaParams {

@@ -496,6 +496,25 @@ struct TimingModel::Simulation {
 
   std::vector<StatementCost> statements; ///< indexed by statement id
   bool recordSchedule = false;
+
+  /// scheduler.sink_loads_that_do_not_fit, per tensor: whether it is only written by loads of one
+  /// input nothing writes (`copyOf` that input, `copyLoad` the load's instruction), whether SBUF
+  /// pressure evicted it, and whether its loads are sunk to its readers (set before prepare()).
+  std::vector<uint8_t> inputCopy, evictedCopy, sunk;
+  std::vector<TensorId> copyOf;
+  std::vector<uint64_t> liveOf, peakLiveOf; ///< SBUF bytes per partition live per tensor, and their peak
+  /// scheduler.single_buffer_engine_tiles: tensors whose blocks only engines access (engineWritten)
+  /// and that are live one at a time share one buffer; a new block waits for the previous one's last
+  /// access.
+  std::vector<uint8_t> engineWritten, oneBuffer;
+  std::vector<double> lastAccessEnd;
+  /// scheduler.fuse_elementwise_chains: per instruction, the one it is fused into (kNil: none) and
+  /// the one fused into it.
+  std::vector<uint32_t> fusedInto, fusedFrom;
+  void findFusedChains();
+  std::vector<uint32_t> copyLoad;
+  bool isSunk(TensorId id) const { return id < sunk.size() && sunk[id]; }
+  double sunkLoad(const Region &r, double ready);
   void schedule(const ScheduledInstruction &entry) {
     if (!recordSchedule) return;
     if (result.schedule.size() >= SimulationResult::kMaxScheduled) {
@@ -604,6 +623,41 @@ llvm::Error TimingModel::Simulation::prepare(const Trace &t, const HardwareDesc 
       if (k >= inst.numReads) tensors[r.tensor].tracked = true;
     }
   }
+  inputCopy.assign(tensorInfos.size(), 0);
+  evictedCopy.assign(tensorInfos.size(), 0);
+  liveOf.assign(tensorInfos.size(), 0);
+  engineWritten.assign(tensorInfos.size(), 1);
+  oneBuffer.assign(tensorInfos.size(), 0);
+  lastAccessEnd.assign(tensorInfos.size(), 0);
+  for (const Instruction &inst : instructions)
+    if (isDma(inst.op))
+      for (const Region &w : t.writes(inst)) engineWritten[w.tensor] = 0;
+  for (const Instruction &inst : instructions)
+    if (isDma(inst.op))
+      for (const Region &r : t.reads(inst)) engineWritten[r.tensor] = 0;
+  peakLiveOf.assign(tensorInfos.size(), 0);
+  copyOf.assign(tensorInfos.size(), 0);
+  copyLoad.assign(tensorInfos.size(), kNil);
+  sunk.resize(tensorInfos.size(), 0);
+  if (hw.scheduler.sinkLoadsThatDoNotFit) {
+    for (size_t i = 0; i < tensorInfos.size(); ++i) inputCopy[i] = tensors[i].buffer == nki::Buffer::SBUF;
+    for (size_t i = 0; i < instructions.size(); ++i) {
+      const Instruction &inst = instructions[i];
+      auto reads = t.reads(inst);
+      bool load = inst.op == OpKind::Load && reads.size() == 1 && !nki::isOnChip(info(reads[0].tensor).buffer) &&
+                  !tensors[reads[0].tensor].tracked;
+      for (const Region &w : t.writes(inst)) {
+        if (!inputCopy[w.tensor]) continue;
+        if (!load || (copyLoad[w.tensor] != kNil && copyOf[w.tensor] != reads[0].tensor)) {
+          inputCopy[w.tensor] = 0;
+          continue;
+        }
+        copyOf[w.tensor] = reads[0].tensor;
+        if (copyLoad[w.tensor] == kNil) copyLoad[w.tensor] = static_cast<uint32_t>(i);
+      }
+    }
+    for (size_t i = 0; i < tensorInfos.size(); ++i) sunk[i] = sunk[i] && inputCopy[i];
+  }
   hbm.reset(tensorInfos.size());
   for (size_t i = 0; i < tensorInfos.size(); ++i)
     if (!nki::isOnChip(tensorInfos[i].buffer) && tensors[i].tracked) hbm.track(static_cast<TensorId>(i));
@@ -641,25 +695,33 @@ llvm::Error TimingModel::Simulation::prepare(const Trace &t, const HardwareDesc 
     const Instruction &inst = instructions[i];
     auto own = regions.slice(inst.firstRegion, inst.numReads + inst.numWrites);
     for (const Region &r : own) {
-      if (info(r.tensor).buffer != nki::Buffer::SBUF) continue;
+      if (info(r.tensor).buffer != nki::Buffer::SBUF || isSunk(r.tensor)) continue;
       BlockState &b = blocks[blockIndex(r)];
       if (b.residency != Residency::Resident) { // untouched, or dead and written anew
         b.residency = Residency::Resident;
         live += info(r.tensor).bytesPerPartition;
+        liveOf[r.tensor] += info(r.tensor).bytesPerPartition;
+        peakLiveOf[r.tensor] = std::max(peakLiveOf[r.tensor], liveOf[r.tensor]);
       }
     }
     peak = std::max(peak, live);
     for (size_t k = 0; k < own.size(); ++k) {
       const Region &r = own[k];
-      if (info(r.tensor).buffer != nki::Buffer::SBUF) continue;
+      if (info(r.tensor).buffer != nki::Buffer::SBUF || isSunk(r.tensor)) continue;
       BlockState &b = blocks[blockIndex(r)];
       if (regionNextUse[inst.firstRegion + k] == kNever && b.residency == Residency::Resident) {
         b.residency = Residency::Dead;
         live -= info(r.tensor).bytesPerPartition;
+        liveOf[r.tensor] -= info(r.tensor).bytesPerPartition;
       }
     }
   }
   for (BlockState &b : blocks) b.residency = Residency::Untouched;
+  findFusedChains();
+  if (hw.scheduler.singleBufferEngineTiles)
+    for (size_t i = 0; i < tensorInfos.size(); ++i)
+      oneBuffer[i] = tensors[i].buffer == nki::Buffer::SBUF && engineWritten[i] && tensorInfos[i].numBlocks > 1 &&
+                     peakLiveOf[i] == tensors[i].bytesPerPartition;
   result.peakLiveSbufBytesPerPartition = peak;
   sbufOversubscribed = peak > hw.memory.sbufUsableBytesPerPartition();
 
@@ -678,6 +740,59 @@ llvm::Error TimingModel::Simulation::prepare(const Trace &t, const HardwareDesc 
   psumBanks.assign(hw.memory.psumBanks, PsumBank{});
   statements.clear();
   return llvm::Error::success();
+}
+
+namespace {
+bool isElementwise(OpKind op) {
+  switch (op) {
+  case OpKind::Activation:
+  case OpKind::TensorTensor:
+  case OpKind::TensorScalar:
+  case OpKind::ScalarTensorTensor:
+  case OpKind::TensorCopy:
+  case OpKind::Reciprocal: return true;
+  default: return false;
+  }
+}
+} // namespace
+
+/// The compiler fuses an elementwise VectorE instruction into the next engine instruction when that
+/// is an elementwise VectorE instruction too and the only reader of the tile the first one writes
+/// (a tile only engines access): one instruction computes both, reading the first one's inputs.
+void TimingModel::Simulation::findFusedChains() {
+  auto instructions = trace->instructions();
+  fusedInto.assign(instructions.size(), kNil);
+  fusedFrom.assign(instructions.size(), kNil);
+  if (!target->scheduler.fuseElementwiseChains) return;
+  auto onVector = [&](const Instruction &inst) {
+    return isElementwise(inst.op) && resolveEngine(*target, inst) == ComputeEngine::Vector &&
+           (inst.engine != nki::Engine::Unknown || target->cost(inst.op).alternativeEngines.empty());
+  };
+  uint32_t prev = kNil;
+  for (uint32_t i = 0; i < instructions.size(); ++i) {
+    const Instruction &inst = instructions[i];
+    if (isDma(inst.op)) continue;
+    if (prev != kNil && onVector(instructions[prev]) && onVector(inst) && instructions[prev].numWrites == 1) {
+      const Instruction &p = instructions[prev];
+      const Region &w = trace->writes(p)[0];
+      uint32_t wIndex = p.firstRegion + p.numReads;
+      bool whole = w.begin == 0 && w.end == info(w.tensor).bytesPerPartition;
+      unsigned readsOfIt = 0;
+      bool lastReader = true;
+      for (unsigned k = 0; k < inst.numReads; ++k) {
+        const Region &r = trace->regions()[inst.firstRegion + k];
+        if (r.tensor != w.tensor || r.block != w.block) continue;
+        ++readsOfIt;
+        lastReader &= regionNextUse[inst.firstRegion + k] == kNever;
+      }
+      if (info(w.tensor).buffer == nki::Buffer::SBUF && engineWritten[w.tensor] && whole &&
+          regionNextUse[wIndex] == i && readsOfIt == 1 && lastReader) {
+        fusedInto[prev] = i;
+        fusedFrom[i] = prev;
+      }
+    }
+    prev = i;
+  }
 }
 
 double TimingModel::Simulation::spillTransfer(OpKind kind, TensorId tensor, double ready, bool rematerialize) {
@@ -720,6 +835,7 @@ double TimingModel::Simulation::makeSbufSpace(uint64_t bytesPerPartition, uint32
     evictionHeap.pop_back();
 
     TensorId tensor = tensorOfBlock(top.block);
+    if (inputCopy[tensor]) evictedCopy[tensor] = 1;
     if (victim.dirty) {
       // Spill code carries no source location (NKI.md §3.5), so it is not
       // attributed to a statement.
@@ -786,6 +902,28 @@ double TimingModel::Simulation::waitForSbufSpace(uint64_t bytesPerPartition) {
   return at;
 }
 
+/// The part `r` of a sunk tile, loaded from its input for the instruction that reads it once the
+/// tile's previous reader has finished; returns when it is in SBUF.
+double TimingModel::Simulation::sunkLoad(const Region &r, double ready) {
+  const TensorState &ti = info(r.tensor);
+  const Instruction &load = trace->instructions()[copyLoad[r.tensor]];
+  uint64_t bytes = (r.end - r.begin) * ti.partitions;
+  ready = std::max({ready, dmaFence, blocks[blockIndex(r)].lastReadEnd});
+  auto transfer = dma.run(OpKind::Load, bytes, static_cast<uint32_t>(r.end - r.begin), ti.partitions, bytes, ready);
+  result.dmaQueueBusyNs += transfer.queueWorkNs;
+  ++result.dmaTransfers;
+  result.hbmReadBytes += bytes;
+  result.sbufWriteBytes += bytes;
+  if (load.stmt >= 0) {
+    statement(load).dmaNs += transfer.queueWorkNs / target->dma.queues;
+    ++statement(load).instructions;
+  }
+  schedule({transfer.start, transfer.end, OpKind::Load, std::nullopt, copyLoad[r.tensor], load.stmt, load.line,
+            transfer.stripes, bytes});
+  maxEnd = std::max(maxEnd, transfer.end);
+  return transfer.end;
+}
+
 double TimingModel::Simulation::acquireBlock(const Region &r, bool isWrite, uint32_t position) {
   uint32_t index = blockIndex(r);
   BlockState &b = blocks[index];
@@ -798,6 +936,7 @@ double TimingModel::Simulation::acquireBlock(const Region &r, bool isWrite, uint
   }
 
   double readyAt = sbufOversubscribed ? makeSbufSpace(ti.bytesPerPartition, position) : 0;
+  if (oneBuffer[r.tensor]) readyAt = std::max(readyAt, lastAccessEnd[r.tensor]);
   if (target->scheduler.sbufReuseWaits) readyAt = std::max(readyAt, waitForSbufSpace(ti.bytesPerPartition));
   bool overwritesAll = isWrite && r.begin == 0 && r.end == ti.bytesPerPartition;
   if (b.residency == Residency::Spilled && b.inHbm && !overwritesAll) {
@@ -871,13 +1010,19 @@ void TimingModel::Simulation::run() {
     auto pos = static_cast<uint32_t>(position);
     auto reads = trace->reads(inst);
     auto writes = trace->writes(inst);
+    // A sunk load is issued by the tile's readers instead.
+    if (!writes.empty() && std::all_of(writes.begin(), writes.end(), [&](const Region &w) { return isSunk(w.tensor); }))
+      continue;
 
     double ready = barrier;
     bool readsPsum = false;
     for (const Region &r : reads) {
       const TensorState &ti = info(r.tensor);
       readsPsum |= ti.buffer == nki::Buffer::PSUM;
-      if (nki::isOnChip(ti.buffer)) ready = std::max(ready, acquireBlock(r, false, pos));
+      if (isSunk(r.tensor))
+        ready = std::max(ready, sunkLoad(r, barrier));
+      else if (nki::isOnChip(ti.buffer))
+        ready = std::max(ready, acquireBlock(r, false, pos));
     }
     for (const Region &r : writes)
       if (nki::isOnChip(info(r.tensor).buffer)) ready = std::max(ready, acquireBlock(r, true, pos));
@@ -939,19 +1084,38 @@ void TimingModel::Simulation::run() {
       engineFree[e] = std::max(engineFree[e], end);
       computeFront = std::max(computeFront, end);
       result.engineBusyNs[e] += duration;
-      ++result.engineInstructions[e];
+      if (fusedInto[pos] == kNil) ++result.engineInstructions[e];
       if (inst.stmt >= 0) statement(inst).engineNs += duration;
       accountCompute(inst, engine);
+      // A fused pair neither writes nor reads the tile between them.
+      if (fusedInto[pos] != kNil) result.sbufWriteBytes -= writes[0].end - writes[0].begin;
+      if (uint32_t from = fusedFrom[pos]; from != kNil) {
+        const Region &w = trace->writes(trace->instructions()[from])[0];
+        for (const Region &r : reads)
+          if (r.tensor == w.tensor && r.block == w.block) result.sbufReadBytes -= r.end - r.begin;
+      }
       schedule({end - duration, end, inst.op, engine, pos, inst.stmt, inst.line, 0, 0});
     }
     if (inst.stmt >= 0) ++statement(inst).instructions;
     maxEnd = std::max(maxEnd, end);
+    // The instructions fused into this one read their inputs until it ends.
+    for (uint32_t from = fusedFrom[pos]; from != kNil; from = fusedFrom[from]) {
+      for (const Region &r : trace->reads(trace->instructions()[from])) {
+        if (!nki::isOnChip(info(r.tensor).buffer)) continue;
+        BlockState &b = blocks[blockIndex(r)];
+        b.lastReadEnd = std::max(b.lastReadEnd, end);
+        lastAccessEnd[r.tensor] = std::max(lastAccessEnd[r.tensor], end);
+        if (tensors[r.tensor].tracked && r.begin < r.end)
+          segments.recordRead(b.segments, static_cast<uint32_t>(r.begin), static_cast<uint32_t>(r.end), end);
+      }
+    }
 
     for (const Region &r : reads) {
       if (!tensors[r.tensor].tracked) continue;
       if (nki::isOnChip(info(r.tensor).buffer)) {
         BlockState &b = blocks[blockIndex(r)];
         b.lastReadEnd = std::max(b.lastReadEnd, end);
+        lastAccessEnd[r.tensor] = std::max(lastAccessEnd[r.tensor], end);
         if (r.begin < r.end)
           segments.recordRead(b.segments, static_cast<uint32_t>(r.begin), static_cast<uint32_t>(r.end), end);
       } else if (r.begin < r.end) {
@@ -962,6 +1126,7 @@ void TimingModel::Simulation::run() {
       if (nki::isOnChip(info(r.tensor).buffer)) {
         BlockState &b = blocks[blockIndex(r)];
         b.lastWriteEnd = std::max(b.lastWriteEnd, end);
+        lastAccessEnd[r.tensor] = std::max(lastAccessEnd[r.tensor], end);
         // A load from an input nobody writes leaves a copy of HBM data behind.
         bool fromInput = inst.op == OpKind::Load && reads.size() == 1 &&
                          !nki::isOnChip(info(reads.front().tensor).buffer) && !tensors[reads.front().tensor].tracked;
@@ -1020,10 +1185,30 @@ TimingModel::~TimingModel() = default;
 TimingModel::TimingModel(TimingModel &&) noexcept = default;
 TimingModel &TimingModel::operator=(TimingModel &&) noexcept = default;
 
+/// At most this many load statements are sunk (a simulation each).
+constexpr unsigned kMaxSunkLoads = 4;
+
 llvm::Expected<SimulationResult> TimingModel::simulate(const Trace &trace) {
+  Scratch->sunk.clear();
   if (llvm::Error err = Scratch->prepare(trace, Hw)) return err;
   Scratch->recordSchedule = RecordSchedule;
   Scratch->run();
+  // The compiler sinks the load of the largest set of loaded tiles that SBUF could not keep when
+  // the other tiles fit without it, then looks again; each step is a simulation of its own.
+  std::vector<uint8_t> sunk(trace.tensors().size(), 0);
+  for (unsigned step = 0; Hw.scheduler.sinkLoadsThatDoNotFit && step < kMaxSunkLoads; ++step) {
+    const Simulation &last = *Scratch;
+    std::optional<TensorId> largest;
+    for (TensorId t = 0; t < last.evictedCopy.size(); ++t)
+      if (last.evictedCopy[t] && !sunk[t] && (!largest || last.peakLiveOf[t] > last.peakLiveOf[*largest])) largest = t;
+    if (!largest ||
+        last.result.peakLiveSbufBytesPerPartition - last.peakLiveOf[*largest] > Hw.memory.sbufUsableBytesPerPartition())
+      break;
+    sunk[*largest] = 1;
+    Scratch->sunk = sunk;
+    if (llvm::Error err = Scratch->prepare(trace, Hw)) return err;
+    Scratch->run();
+  }
   Scratch->result.unmodelled.assign(trace.unmodelled().begin(), trace.unmodelled().end());
   return std::move(Scratch->result);
 }

@@ -145,7 +145,9 @@ TEST_F(Timing, EngineAgnosticOpsGoWhereTheyFinishFirst) {
   Instruction ts = compute(OpKind::TensorScalar, Engine::Unknown, 1024);
   trace.addInstruction(ts, {}, {whole(trace, a, 0)});
   trace.addInstruction(ts, {}, {whole(trace, a, 1)});
-  SimulationResult r = simulate(Trn1, trace);
+  HardwareDesc twoBuffers = Trn1; // a's two blocks in one buffer would order the ops
+  twoBuffers.scheduler.singleBufferEngineTiles = false;
+  SimulationResult r = simulate(twoBuffers, trace);
   EXPECT_EQ(r.engineInstructions[unsigned(ComputeEngine::Vector)] +
                 r.engineInstructions[unsigned(ComputeEngine::Scalar)],
             2u);
@@ -163,10 +165,12 @@ TEST_F(Timing, IdleSlotsAreFilledByLaterIndependentWork) {
   trace.addInstruction(dma(OpKind::Load, 128, 4096), {{in, 0, 0, 128 * 4096}}, {whole(trace, x, 0)});
   trace.addInstruction(compute(OpKind::Activation, Engine::Scalar, 1024), {whole(trace, x, 0)}, {whole(trace, y, 0)});
   trace.addInstruction(compute(OpKind::Activation, Engine::Scalar, 64), {}, {whole(trace, y, 1)});
-  HardwareDesc inOrder = Trn1;
+  HardwareDesc twoBuffers = Trn1; // y's two blocks in one buffer would order the activations
+  twoBuffers.scheduler.singleBufferEngineTiles = false;
+  HardwareDesc inOrder = twoBuffers;
   inOrder.scheduler.fillIdleSlots = false;
   ASSERT_TRUE(Trn1.scheduler.fillIdleSlots);
-  SimulationResult filled = simulate(Trn1, trace);
+  SimulationResult filled = simulate(twoBuffers, trace);
   SimulationResult strict = simulate(inOrder, trace);
   EXPECT_LT(filled.makespanNs, strict.makespanNs);
 }
@@ -254,7 +258,8 @@ TEST_F(Timing, OversubscribedSbufSpills) {
 TEST_F(Timing, LoadedInputsAreLoadedAgainNotSpilled) {
   // 40 tiles of 8 KiB loaded from a read-only input, then all read again:
   // evicted tiles are dropped and re-loaded from the input (HBM reads, no
-  // spill traffic), as the compiler does with the matmul baseline's rhs.
+  // spill traffic). With sink_loads_that_do_not_fit (trn1) the loads are sunk
+  // to the one reader of each tile: the input is read once.
   Trace trace;
   const uint32_t bpp = 8192, n = 40;
   TensorId in = hbm(trace, uint64_t(n) * 128 * bpp, "in");
@@ -267,9 +272,17 @@ TEST_F(Timing, LoadedInputsAreLoadedAgainNotSpilled) {
   for (uint32_t i = 0; i < n; ++i)
     trace.addInstruction(compute(OpKind::TensorReduce, Engine::Vector, bpp / 4), {whole(trace, t, i)},
                          {whole(trace, out)});
-  SimulationResult r = simulate(Trn1, trace);
+  HardwareDesc kept = Trn1;
+  kept.scheduler.sinkLoadsThatDoNotFit = false;
+  SimulationResult r = simulate(kept, trace);
   EXPECT_EQ(r.spillSaveBytes + r.spillReloadBytes, 0u);
   EXPECT_GT(r.hbmReadBytes, uint64_t(n) * 128 * bpp);
+  ASSERT_TRUE(Trn1.scheduler.sinkLoadsThatDoNotFit);
+  SimulationResult sunk = simulate(Trn1, trace);
+  EXPECT_EQ(sunk.spillSaveBytes + sunk.spillReloadBytes, 0u);
+  EXPECT_EQ(sunk.hbmReadBytes, uint64_t(n) * 128 * bpp);
+  EXPECT_EQ(sunk.peakLiveSbufBytesPerPartition, 4u); // only the sum stays
+  EXPECT_LT(sunk.dmaTransfers, 2 * n + 1);
 }
 
 TEST_F(Timing, WorkingSetThatFitsDoesNotSpill) {
