@@ -368,6 +368,9 @@ pycore::PyValue KernelBuilder::toPy(const Value &v) const {
     return P::seq(std::move(elts), v.isList);
   }
   case Value::Unknown: return P::unknown();
+  case Value::Index: // an integer that differs between iterations (`h * step`, `min(w + h * step, n)`)
+    if (v.idx.aranges.empty()) return P::unknown();
+    break;
   default: break;
   }
   P p;
