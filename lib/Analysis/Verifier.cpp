@@ -2,12 +2,15 @@
 
 #include "Analysis/Dependence.h"
 #include "NKI/Platform.h"
+#include "NKI/PyCore.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <set>
+#include <tuple>
 
 namespace accelopt::analysis {
 
@@ -117,9 +120,42 @@ private:
     return n;
   }
 
+  /// An unmasked access with affine indices whose range is past a dimension's end even at the loop
+  /// iteration that indexes lowest (so no loop-variable `if` can be what keeps it in bounds).
+  void checkBounds(const Statement &st, const Access &a) {
+    if (st.hasMask || !a.exact || a.tensor < 0) return;
+    const Tensor &t = K.tensors[size_t(a.tensor)];
+    if (!t.shapeKnown || a.dims.size() != t.shape.size()) return;
+    for (size_t d = 0; d < a.dims.size(); ++d) {
+      const IndexDim &dim = a.dims[d];
+      if (dim.full || !dim.base.known || !t.shape[d].isKnown()) continue;
+      int64_t base = dim.base.constant; // at the lowest-indexing iteration
+      if (base < 0) continue;           // a Python negative index counts from the end
+      for (auto [loop, coeff] : dim.base.terms) {
+        const Loop *l = K.loopById(loop);
+        if (!l || !l->tripCount.isKnown() || *l->tripCount.value <= 0) return; // unknown, or never runs
+        base += std::min<int64_t>(0, coeff * (*l->tripCount.value - 1));
+      }
+      int64_t lo = base, hi = base;
+      for (const ArangeTerm &r : dim.aranges) {
+        if (r.extent <= 0) return;
+        hi += std::max<int64_t>(0, r.coeff * (r.extent - 1));
+        lo += std::min<int64_t>(0, r.coeff * (r.extent - 1));
+      }
+      int64_t size = *t.shape[d].value;
+      if (hi < size) continue;
+      report(Rule::IndexBounds, a.range,
+             llvm::formatv("out of bounds: indexes dimension {0} of '{1}' (size {2}) at {3}..{4}", d,
+                           tensorName(a.tensor), size, std::max<int64_t>(lo, 0), hi)
+                 .str());
+      return;
+    }
+  }
+
   void checkStatement(const Statement &st) {
     for (const auto &list : {&st.reads, &st.writes})
       for (const Access &a : *list) {
+        checkBounds(st, a);
         if (a.usesBasic && a.usesAdvanced)
           report(Rule::MixedIndexing, a.range,
                  "subscript of '" + tensorName(a.tensor) +
@@ -290,7 +326,22 @@ private:
 } // namespace
 
 std::vector<Diagnostic> verify(const Kernel &kernel, const VerifyOptions &options) {
-  return Verifier(kernel, options).run();
+  std::vector<Diagnostic> out = Verifier(kernel, options).run();
+  if (!kernel.gridInstances) return out;
+  // The other instances of the launch grid: each finding once, at the first instance that has it (their
+  // front-end diagnostics are the kernel's already).
+  std::set<std::tuple<uint32_t, uint32_t, std::string>> seen;
+  for (const Diagnostic &d : out) seen.insert({d.offset, d.endOffset, d.rule});
+  for (size_t i = 0; i < kernel.gridInstances->size(); ++i) {
+    std::string where = "in grid instance " + pycore::LaunchGrid::at(kernel.grid, int64_t(i) + 1).instanceText() + ": ";
+    for (Diagnostic &d : Verifier((*kernel.gridInstances)[i], options).run())
+      if (seen.insert({d.offset, d.endOffset, d.rule}).second) {
+        d.message = where + d.message;
+        out.push_back(std::move(d));
+      }
+  }
+  std::stable_sort(out.begin(), out.end(), [](auto &a, auto &b) { return a.offset < b.offset; });
+  return out;
 }
 
 void printDiagnostic(llvm::raw_ostream &os, const syntax::SourceBuffer &src, const Diagnostic &d, bool withSnippet) {

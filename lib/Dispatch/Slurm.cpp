@@ -416,6 +416,7 @@ llvm::Expected<std::unique_ptr<SlurmEvaluator>> SlurmEvaluator::create(const Slu
   // Everything that changes a verdict; a run with the same context reuses results.
   nlohmann::json context = {{"kernel_path", std::string(absKernel)},
                             {"inputs", nki::formatInputSpecs(inputs)},
+                            {"grid", inputs.grid},
                             {"kernel_name", search.kernelName},
                             {"target", search.target},
                             {"numeric_seeds", search.numericSeeds},
@@ -508,6 +509,7 @@ llvm::Error profileOnSlurm(const SlurmOptions &options, std::vector<CaseProfile>
     t.spec = {{"kind", "profile"},
               {"kernel_path", std::string(kernel)},
               {"inputs", nki::formatInputSpecs(c.inputs)},
+              {"grid", c.inputs.grid},
               {"target", c.target}};
     // The kernel's text is part of the key: an edited kernel is profiled again.
     t.key = memory::sourceHash(*text + "\n" + t.spec.dump()).substr(0, 32);
@@ -546,6 +548,7 @@ llvm::Error runWorker(llvm::StringRef batchFile, unsigned index, llvm::StringRef
   if (task.value("kind", "") == "profile") {
     auto inputs = nki::parseInputSpecs(task.value("inputs", ""));
     if (!inputs) return inputs.takeError();
+    inputs->grid = task.value("grid", std::vector<int64_t>{});
     CaseProfile c;
     c.kernelPath = task.value("kernel_path", "");
     c.inputs = *inputs;
@@ -564,6 +567,7 @@ llvm::Error runWorker(llvm::StringRef batchFile, unsigned index, llvm::StringRef
   if (!candidateText) return candidateText.takeError();
   auto inputs = nki::parseInputSpecs(context->value("inputs", ""));
   if (!inputs) return inputs.takeError();
+  inputs->grid = context->value("grid", std::vector<int64_t>{});
   search::SearchOptions options;
   options.kernelName = context->value("kernel_name", "");
   options.target = context->value("target", "trn1");

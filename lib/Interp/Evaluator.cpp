@@ -258,6 +258,18 @@ public:
         shape.push_back(x.kind == Value::ParDim ? x.i : intArg(x, e));
       }
       nki::DType dt = dtype.value_or(nki::DType::Float32);
+      const bool gridShared = buffer == nki::Buffer::SharedHBM && K.gridSize() > 1;
+      if (gridShared && SharedHbmNext < SharedHbm.size()) {
+        std::shared_ptr<Tensor> t = SharedHbm[SharedHbmNext++];
+        if (t->data.shape() != shape || t->data.dtype() != dt)
+          fail(e->range, "grid instance " + Grid.instanceText() + " allocates shared_hbm tensor " +
+                             std::to_string(SharedHbmNext) + " as " + std::string(nki::dtypeName(dt)) +
+                             formatShape(shape) + ", instance " +
+                             nki::pycore::LaunchGrid::at(K.grid, 0).instanceText() + " as " +
+                             std::string(nki::dtypeName(t->data.dtype())) + formatShape(t->data.shape()) +
+                             ": instances share it");
+        return Value::ofTensor(t);
+      }
       const Value *fillV = slotValue(nki::Slot::Fill);
       llvm::Expected<NDArray> arr = op->numerics.fill ? NDArray::full(shape, dt, *op->numerics.fill)
                                     : fillV           ? NDArray::full(shape, dt, roundToDType(scalarOf(*fillV, e), dt))
@@ -269,6 +281,7 @@ public:
       t->parDim = nki::isHBM(buffer) ? -1 : parDim;
       const Value *nameV = param(op, b, "name");
       t->name = nameV && nameV->kind == Value::Str && !nameV->s.empty() ? nameV->s : "";
+      if (gridShared) SharedHbm.push_back(t), ++SharedHbmNext;
       return Value::ofTensor(t);
     }
     case OpKind::Load:

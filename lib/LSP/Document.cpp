@@ -1,4 +1,5 @@
 #include "LSP/Document.h"
+#include "NKI/PyCore.h"
 
 #include "Analysis/Verifier.h"
 #include "Profile/SimulatorBackend.h"
@@ -50,6 +51,7 @@ llvm::Error Config::update(const json &settingsIn) {
   if (auto e = readStringMap(*settings, "inputs", next.inputs)) return e;
   if (auto e = readStringMap(*settings, "reference", next.references)) return e;
   if (auto e = readStringMap(*settings, "case", next.cases)) return e;
+  if (auto e = readStringMap(*settings, "grid", next.grids)) return e;
   if (auto it = settings->find("suiteCases"); it != settings->end() && !it->is_null()) {
     if (!it->is_boolean()) return configError("\"suiteCases\" must be true or false");
     next.suiteCases = it->get<bool>();
@@ -263,11 +265,21 @@ void Analysis::build(const Config &config, InputResolver &resolver, const perf::
   InputResolver::FileInputs fileInputs = resolver.forFile(config, Uri, Path);
   if (!fileInputs.problem.empty()) addDiagnostic(0, 0, 2, fileInputs.problem, "accelopt-config");
 
+  std::vector<int64_t> grid;
+  if (const std::string *text = Config::lookupFile(config.grids, Uri, Path)) {
+    nki::pycore::ParsedGrid g = nki::pycore::parseGrid(*text);
+    if (!g.error.empty())
+      addDiagnostic(0, 0, 2, "\"grid\": " + g.error, "accelopt-config");
+    else
+      grid = g.dims;
+  }
+  if (fileInputs.specs && !grid.empty()) fileInputs.specs->grid = grid; // rewrites re-trace with the inputs
   auto makeFile = [&](const nki::InputSpecs *specs, const std::string &kernelName) -> llvm::Expected<nki::KernelFile> {
     auto source = syntax::SourceBuffer::fromText(Path, Text);
     if (!source) return source.takeError();
     nki::FrontEndOptions opts;
     opts.inputs = specs;
+    opts.grid = grid;
     opts.kernelName = kernelName;
     return nki::buildKernelFile(std::move(*source), opts);
   };

@@ -31,7 +31,8 @@ using json = nlohmann::json;
 ///   {"target": "trn1", "memory": path,
 ///    "inputs": {"<file or kernel name>": "a=f32[128,512]"},
 ///    "reference": {"<file>": "ref.py"},
-///    "case": {"<file>": "<suite case name>"}, "suiteCases": true}
+///    "case": {"<file>": "<suite case name>"}, "suiteCases": true,
+///    "grid": {"<file>": "2,3"}}  (the launch grid, as --grid)
 /// A <file> key matches the document's URI, its path, or a path suffix
 /// ("kernels/softmax.py", "softmax.py"). Relative reference paths are resolved
 /// against the workspace root, else the document's directory.
@@ -41,6 +42,7 @@ struct Config {
   std::map<std::string, std::string> inputs;
   std::map<std::string, std::string> references;
   std::map<std::string, std::string> cases;
+  std::map<std::string, std::string> grids;
   bool suiteCases = true; // find input shapes of suite kernels by path
   std::string rootPath;   // workspace root (from initialize)
 

@@ -4,6 +4,10 @@
 // tensors and accesses into the kernel IR.
 #include "NKI/FrontEnd.h"
 #include "NKI/FrontEnd/KernelBuilder.h"
+#include "Syntax/AstWalks.h"
+
+#include <functional>
+#include <set>
 
 #include <functional>
 #include <set>
@@ -12,7 +16,9 @@ namespace accelopt::nki {
 
 using frontend::KernelBuilder;
 using syntax::Expr;
+using syntax::ExprKind;
 using syntax::Stmt;
+namespace PyStmt = syntax;
 
 namespace {
 
@@ -47,6 +53,164 @@ llvm::Expected<KernelFile> buildKernelFile(std::unique_ptr<syntax::SourceBuffer>
   return buildKernelFile(syntax::Module::parse(std::move(source)), options);
 }
 
+namespace {
+
+/// A launch `name[g0, g1](...)` in the file (under `if __name__ == "__main__":`, in a host function):
+/// its extents when the file computes them from integers it spells (literals, module constants, the
+/// host function's own assignments, nl.nc(n)) and the shapes of the arrays it passes (`a.shape[0] //
+/// 128`, with `a` the kernel argument the input shapes give).
+struct FileLaunch {
+  const Expr *at = nullptr;
+  std::vector<int64_t> dims;
+  bool known = false;
+};
+
+using Names = std::map<std::string, const Expr *>; // a name bound once -> its value (null: bound again)
+
+void collectAssigns(const std::vector<const Stmt *> &body, Names &out) {
+  syntax::forEachStmt(body, [&](const Stmt *s) {
+    if (s->kind != PyStmt::StmtKind::Assign || s->targets.size() != 1 || s->targets[0]->kind != ExprKind::Name) return;
+    auto [it, added] = out.emplace(s->targets[0]->name, s->value);
+    if (!added) it->second = nullptr;
+  });
+}
+
+FileLaunch launchInFile(const syntax::Module &m, const Stmt &kernel, const InputSpecs *inputs) {
+  const std::string &name = kernel.name;
+  Names constants;
+  for (const Stmt *s : m.body())
+    if (s->kind == PyStmt::StmtKind::Assign && s->targets.size() == 1 && s->targets[0]->kind == ExprKind::Name)
+      constants[s->targets[0]->name] = s->value;
+  Names locals;                                    // the enclosing host function's
+  std::map<std::string, const InputSpec *> arrays; // names the launch passes for kernel arguments
+  std::function<std::optional<int64_t>(const Expr *, int)> value = [&](const Expr *e,
+                                                                       int depth) -> std::optional<int64_t> {
+    if (!e || depth > 16) return std::nullopt;
+    switch (e->kind) {
+    case ExprKind::Int: return e->intValue;
+    case ExprKind::Name: {
+      if (auto it = locals.find(e->name); it != locals.end()) return value(it->second, depth + 1);
+      auto it = constants.find(e->name);
+      return it == constants.end() ? std::nullopt : value(it->second, depth + 1);
+    }
+    case ExprKind::Subscript: { // a.shape[k]
+      const Expr *b = e->base;
+      if (!b || b->kind != ExprKind::Attribute || b->name != "shape" || !b->base || b->base->kind != ExprKind::Name ||
+          e->elts.size() != 1)
+        return std::nullopt;
+      auto arr = arrays.find(b->base->name);
+      auto k = value(e->elts[0], depth + 1);
+      if (arr == arrays.end() || !k) return std::nullopt;
+      int64_t rank = int64_t(arr->second->shape.size());
+      int64_t at = *k < 0 ? *k + rank : *k;
+      return at >= 0 && at < rank ? std::optional<int64_t>(arr->second->shape[size_t(at)]) : std::nullopt;
+    }
+    case ExprKind::Call: // nl.nc(2): a logical-core axis of that extent
+      if (e->base && e->base->kind == ExprKind::Attribute && e->base->name == "nc" && e->elts.size() == 1)
+        return value(e->elts[0], depth + 1);
+      return std::nullopt;
+    case ExprKind::BinOp: {
+      auto l = value(e->elts[0], depth + 1), r = value(e->elts[1], depth + 1);
+      if (!l || !r || std::abs(*l) > (1 << 30) || std::abs(*r) > (1 << 30)) return std::nullopt;
+      if (e->name == "+") return *l + *r;
+      if (e->name == "-") return *l - *r;
+      if (e->name == "*") return *l * *r;
+      if (e->name == "//" && *r > 0 && *l >= 0) return *l / *r;
+      return std::nullopt;
+    }
+    default: return std::nullopt;
+    }
+  };
+  FileLaunch out;
+  for (const Stmt *s : m.body()) {
+    locals.clear();
+    if (s->kind == PyStmt::StmtKind::FunctionDef)
+      collectAssigns(s->body, locals);
+    else if (s->kind != PyStmt::StmtKind::Assign) // `if __name__ == "__main__":` and other blocks
+      collectAssigns({s}, locals);
+    syntax::forEachExpr(s, [&](const Expr *e) {
+      if (out.at || e->kind != ExprKind::Call || !e->base || e->base->kind != ExprKind::Subscript) return;
+      const Expr *sub = e->base;
+      if (!sub->base || sub->base->kind != ExprKind::Name || sub->base->name != name) return;
+      out.at = e;
+      out.known = true;
+      // The names it passes stand for the kernel's arguments (by position, then by keyword).
+      arrays.clear();
+      auto bindArray = [&](const std::string &param, const Expr *arg) {
+        if (!inputs || !arg || arg->kind != ExprKind::Name) return;
+        for (const InputSpec &spec : *inputs)
+          if (spec.name == param && !spec.isScalar && spec.literal.empty()) arrays[arg->name] = &spec;
+      };
+      for (size_t k = 0; k < e->elts.size() && k < kernel.params.size(); ++k)
+        bindArray(kernel.params[k].name, e->elts[k]);
+      for (const syntax::Keyword &kw : e->keywords) bindArray(kw.name, kw.value);
+      std::vector<const Expr *> elts = sub->elts;
+      if (elts.size() == 1 && elts[0]->kind == ExprKind::Tuple) elts = elts[0]->elts;
+      for (const Expr *x : elts) {
+        auto v = value(x, 0);
+        if (!v || *v <= 0) out.known = false;
+        out.dims.push_back(v.value_or(0));
+      }
+    });
+  }
+  return out;
+}
+
+} // namespace
+
+/// The kernel `fn` traced as instance 0 of its launch grid (given, else the file's launch), and, when
+/// the trace reads the program id, every other instance: their diagnostics join instance 0's.
+static Kernel buildGrid(const syntax::Module &m, const std::map<std::string, std::string> &aliases,
+                        const FrontEndOptions &options, const Stmt *fn) {
+  std::vector<int64_t> dims = options.grid;
+  if (dims.empty() && options.inputs) dims = options.inputs->grid;
+  std::optional<Diagnostic> launchNote;
+  if (dims.empty()) {
+    FileLaunch launch = launchInFile(m, *fn, options.inputs);
+    if (launch.at && launch.known)
+      dims = launch.dims;
+    else if (launch.at)
+      launchNote = Diagnostic{Diagnostic::Warning, launch.at->base->range.begin, launch.at->base->range.end,
+                              "the launch grid of '" + m.text(launch.at->base).str() +
+                                  "' is not known at trace time; give it with --grid G0[,G1]",
+                              ruleId(Rule::TraceTime)};
+  }
+  pycore::LaunchGrid grid;
+  grid.dims = dims;
+  int64_t size = grid.size();
+  if (size > pycore::kMaxGridInstances) grid.dims.clear();
+  KernelBuilder builder(m, aliases, options.inputs, grid);
+  Kernel k = builder.build(fn);
+  k.grid = grid.dims;
+  if (launchNote && builder.readLaunchGrid()) k.diagnostics.push_back(*launchNote);
+  if (size > pycore::kMaxGridInstances)
+    k.diagnostics.push_back({Diagnostic::Error, fn->headerRange.begin, fn->headerRange.end,
+                             "the launch grid " + pycore::gridText(dims) + " has more than " +
+                                 std::to_string(pycore::kMaxGridInstances) +
+                                 " instances; accelopt traces each one (give a smaller --grid)",
+                             ruleId(Rule::Inputs)});
+  if (!builder.readLaunchGrid() || k.gridSize() <= 1) return k;
+  // Each diagnostic once, at the first instance that has it (by place and rule).
+  std::set<std::tuple<uint32_t, uint32_t, std::string>> seen;
+  for (const Diagnostic &d : k.diagnostics) seen.insert({d.offset, d.endOffset, d.rule});
+  auto others = std::make_shared<std::vector<Kernel>>();
+  for (int64_t flat = 1; flat < k.gridSize(); ++flat) {
+    pycore::LaunchGrid at = pycore::LaunchGrid::at(k.grid, flat);
+    KernelBuilder b(m, aliases, options.inputs, at);
+    Kernel ki = b.build(fn);
+    for (const Diagnostic &d : ki.diagnostics)
+      if (d.severity != Diagnostic::Note && seen.insert({d.offset, d.endOffset, d.rule}).second) {
+        Diagnostic copy = d;
+        copy.message = "in grid instance " + at.instanceText() + ": " + d.message;
+        k.diagnostics.push_back(std::move(copy));
+      }
+    ki.grid = k.grid;
+    others->push_back(std::move(ki));
+  }
+  k.gridInstances = std::move(others);
+  return k;
+}
+
 llvm::Expected<KernelFile> buildKernelFile(std::unique_ptr<syntax::Module> module, const FrontEndOptions &options) {
   KernelFile file;
   std::string path = module->source().path().str();
@@ -71,8 +235,7 @@ llvm::Expected<KernelFile> buildKernelFile(std::unique_ptr<syntax::Module> modul
     if (!isKernel) continue;
     foundAny = true;
     if (!options.kernelName.empty() && fn->name != options.kernelName) continue;
-    KernelBuilder builder(m, aliases, options.inputs);
-    file.kernels.push_back(builder.build(fn));
+    file.kernels.push_back(buildGrid(m, aliases, options, fn));
   }
   if (!foundAny)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),

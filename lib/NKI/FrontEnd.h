@@ -27,7 +27,12 @@ struct InputSpec {
   std::vector<int64_t> shape;
   std::string init; // how random inputs are drawn ("normal(0,1)", ...), from a suite manifest
 };
-using InputSpecs = std::vector<InputSpec>;
+/// The kernel's arguments and the launch grid it runs in (`--grid 2,3`, a reference's `grid`): empty
+/// `grid` = not given (the file's own `kernel[2, 3](...)` launch, else one instance).
+struct InputSpecs : std::vector<InputSpec> {
+  using std::vector<InputSpec>::vector;
+  std::vector<int64_t> grid;
+};
 
 /// Parses "a=f32[32,128],b=bf16[40,128],eps=0.001".
 llvm::Expected<InputSpecs> parseInputSpecs(llvm::StringRef text);
@@ -44,6 +49,7 @@ struct KernelFile {
 struct FrontEndOptions {
   const InputSpecs *inputs = nullptr; // shapes of the arguments, when known
   std::string kernelName;             // select one kernel ("" = all)
+  std::vector<int64_t> grid;          // the launch grid; empty: the inputs' grid, else the file's launch
 };
 
 /// Builds the IR. Fails (with "file:line:col: error: ..." text) on syntax errors,

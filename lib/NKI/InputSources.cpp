@@ -1,4 +1,5 @@
 #include "NKI/InputSources.h"
+#include "NKI/PyCore.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -77,7 +78,13 @@ for x in inputs:
         out.append({"scalar": int(x) if is_int else float(x)})
     else:
         out.append({"literal": accelopt_literal(x)})
-print(json.dumps(out))
+grid = getattr(mod, "grid", None)  # the launch grid: a tuple, an int, or a function returning one
+if callable(grid):
+    grid = grid()
+if isinstance(grid, (int, np.integer)):
+    grid = [grid]
+grid = [int(g) for g in grid] if isinstance(grid, (tuple, list)) else []
+print(json.dumps({"inputs": out, "grid": grid}))
 )PY";
 
 // Writes the reference's inputs (after transform_to_nki_inputs) and forward()'s
@@ -187,11 +194,18 @@ llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
   auto out = runPython(ReferenceProbe, {referencePath.str()}, referencePath, timeoutSeconds);
   if (!out) return out.takeError();
   nlohmann::json items;
+  std::vector<int64_t> grid;
   try {
-    items = nlohmann::json::parse(*out);
+    nlohmann::json probe = nlohmann::json::parse(*out);
+    items = probe.at("inputs");
+    for (const auto &g : probe.at("grid")) grid.push_back(g.get<int64_t>());
   } catch (const std::exception &e) {
     return error(referencePath + ": error: unexpected output from the reference probe");
   }
+  for (int64_t g : grid)
+    if (g <= 0 || g > pycore::kMaxGridInstances)
+      return error(referencePath + ": error: the reference's launch grid " + pycore::gridText(grid) +
+                   " needs positive extents of at most " + std::to_string(pycore::kMaxGridInstances) + " instances");
   // Fewer inputs than parameters: the kernel's defaults apply to the rest (kernel(a) of `def kernel(a,
   // scale=None)`); a parameter left without either is the front end's `inputs` error.
   if (items.size() > paramNames.size())
@@ -219,6 +233,7 @@ llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
     }
     specs.push_back(std::move(s));
   }
+  specs.grid = std::move(grid);
   return specs;
 }
 

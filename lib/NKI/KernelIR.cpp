@@ -85,6 +85,12 @@ std::string Tensor::shapeString() const {
   return out + "]";
 }
 
+int64_t Kernel::gridSize() const {
+  int64_t n = 1;
+  for (int64_t d : grid) n *= d;
+  return n;
+}
+
 std::optional<NodeRef> Kernel::resolve(std::string_view ref) const {
   auto parseId = [&](char prefix) -> std::optional<int> {
     if (ref.size() < 2 || ref[0] != prefix) return std::nullopt;

@@ -10,6 +10,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -222,6 +223,12 @@ struct Kernel {
   std::vector<NodeRef> body;
   std::vector<Diagnostic> diagnostics;
   bool shapesKnown = true;
+  /// The launch grid's extents (`kernel[2, 3]`, --grid); empty: one instance. This IR is instance 0's.
+  std::vector<int64_t> grid;
+  /// The IR of instances 1.. (row-major) when the trace reads nl.program_id; null when every instance
+  /// traces alike (then the grid's work is instance 0's times the grid's size).
+  std::shared_ptr<const std::vector<Kernel>> gridInstances;
+  int64_t gridSize() const;
 
   const Loop *loopById(int id) const { return id >= 0 && id < int(loops.size()) ? &loops[id] : nullptr; }
   /// Resolves "L3", "S12", or a unique induction variable name; null if none/ambiguous.

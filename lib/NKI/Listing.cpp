@@ -67,6 +67,11 @@ void printListing(llvm::raw_ostream &os, const Kernel &k) {
   os << "kernel " << k.name << "  (" << k.source->path() << ":" << lineOf(k, k.def->range.begin) << ")";
   if (!k.shapesKnown) os << "  [input shapes unknown: trip counts and shapes are symbolic]";
   os << "\n";
+  if (!k.grid.empty()) {
+    os << "grid: " << k.gridSize() << " instances [";
+    for (size_t d = 0; d < k.grid.size(); ++d) os << (d ? ", " : "") << k.grid[d];
+    os << "]" << (k.gridInstances ? "; the listing is instance 0's (nl.program_id 0)" : "") << "\n";
+  }
   printNodes(os, k, k.body, 0);
   os << "tensors:\n";
   printTensorTable(os, k);
@@ -88,6 +93,7 @@ nlohmann::json kernelToJson(const Kernel &k) {
   j["name"] = k.name;
   j["line"] = lineOf(k, k.def->range.begin);
   j["shapes_known"] = k.shapesKnown;
+  j["grid"] = k.grid;
   j["loops"] = nlohmann::json::array();
   for (const Loop &l : k.loops) {
     nlohmann::json lj = {

@@ -632,6 +632,78 @@ ArangeBounds dsBounds(std::span<const PyValue> args) {
   return out;
 }
 
+LaunchGrid LaunchGrid::at(const std::vector<int64_t> &dims, int64_t flat) {
+  LaunchGrid g;
+  g.dims = dims;
+  g.instance.assign(dims.size(), 0);
+  for (size_t k = dims.size(); k-- > 0;) {
+    g.instance[k] = flat % dims[k];
+    flat /= dims[k];
+  }
+  return g;
+}
+
+int64_t LaunchGrid::size() const {
+  int64_t n = 1;
+  for (int64_t d : dims) // saturates past kMaxGridInstances
+    n = d > kMaxGridInstances ? kMaxGridInstances + 1 : std::min(n * std::max<int64_t>(d, 1), kMaxGridInstances + 1);
+  return n;
+}
+
+std::string LaunchGrid::axisError(std::string_view callee, int64_t axis) const {
+  if (dims.empty() || axis < ndim()) return "";
+  return std::string(callee) + "(" + std::to_string(axis) + ") but the launch grid " + gridText(dims) + " has " +
+         std::to_string(dims.size()) + (dims.size() == 1 ? " axis" : " axes");
+}
+
+static std::string tupleText(const std::vector<int64_t> &v) {
+  std::string s = "(";
+  for (size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + std::to_string(v[k]);
+  return s + (v.size() == 1 ? ",)" : ")");
+}
+
+std::string LaunchGrid::instanceText() const {
+  return tupleText(instance.empty() ? std::vector<int64_t>(dims.size()) : instance);
+}
+
+std::string gridText(const std::vector<int64_t> &dims) { return tupleText(dims); }
+
+ParsedGrid parseGrid(std::string_view text) {
+  ParsedGrid out;
+  std::string_view t = text;
+  auto trim = [](std::string_view v) {
+    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+    while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+    return v;
+  };
+  t = trim(t);
+  if (t.size() >= 2 && ((t.front() == '[' && t.back() == ']') || (t.front() == '(' && t.back() == ')')))
+    t = trim(t.substr(1, t.size() - 2));
+  int64_t total = 1;
+  while (!t.empty()) {
+    size_t comma = t.find(',');
+    std::string_view item = trim(t.substr(0, comma));
+    t = comma == std::string_view::npos ? std::string_view() : trim(t.substr(comma + 1));
+    if (item.empty() && t.empty() && !out.dims.empty()) break; // "(2,)"
+    int64_t v = 0;
+    bool ok = !item.empty() && item.size() <= 9;
+    for (char c : item) ok = ok && c >= '0' && c <= '9', v = v * 10 + (c - '0');
+    if (!ok || v <= 0) {
+      out.error = "bad launch grid '" + std::string(text) + "': expected positive extents, e.g. 2,3";
+      return out;
+    }
+    out.dims.push_back(v);
+    total *= v;
+    if (total > kMaxGridInstances) {
+      out.error = "launch grid '" + std::string(text) + "' has more than " + std::to_string(kMaxGridInstances) +
+                  " instances (accelopt traces each one)";
+      return out;
+    }
+  }
+  if (out.dims.empty()) out.error = "bad launch grid '" + std::string(text) + "': expected positive extents, e.g. 2,3";
+  return out;
+}
+
 AxisArg launchAxis(std::string_view callee, std::span<const PyValue> args, bool optional) {
   AxisArg out;
   if (args.empty()) {

@@ -241,20 +241,39 @@ std::optional<int> mgridFieldAxis(std::string_view field);
 /// nl.ds(start, size): the slice start:start+size. `start` is the first value, `extent` the size.
 ArangeBounds dsBounds(std::span<const PyValue> args);
 
-/// The launch grid a kernel runs in. accelopt runs one instance (no SPMD grid): program_id is 0 and
-/// num_programs is 1 along every axis. Front end and interpreter say so with this note.
+/// Said where a kernel reads nl.program_id / nl.num_programs but no launch grid is known: one instance runs.
 inline constexpr std::string_view kOneInstanceNote =
-    "an SPMD kernel: accelopt checks, runs and models one instance of its launch grid (nl.program_id is 0, "
-    "nl.num_programs is 1); the other instances are not";
+    "an SPMD kernel launched without a grid: accelopt checks, runs and models one instance (nl.program_id is 0, "
+    "nl.num_programs is 1); give the grid with --grid G0[,G1] or launch the kernel in the file (kernel[G0, G1](...))";
+/// At most this many grid instances are traced (each instance is traced and profiled on its own).
+inline constexpr int64_t kMaxGridInstances = 1024;
+
+/// The launch grid `kernel[g0, g1](...)` and the instance being traced or run: nl.program_id(axis) is
+/// `instance[axis]`, nl.num_programs(axis) is `dims[axis]`.
 struct LaunchGrid {
-  std::vector<int64_t> dims; // empty: a single instance
+  std::vector<int64_t> dims;     // empty: a single instance, no grid
+  std::vector<int64_t> instance; // per axis; empty: instance 0
+  /// Instance `flat` of `dims` in row-major order (the last axis fastest).
+  static LaunchGrid at(const std::vector<int64_t> &dims, int64_t flat);
+  int64_t size() const; // instances in the grid (1 without one)
   int64_t programId(int64_t axis) const {
-    (void)axis;
-    return 0;
+    return axis >= 0 && size_t(axis) < instance.size() ? instance[size_t(axis)] : 0;
   }
   int64_t numPrograms(int64_t axis) const { return axis >= 0 && size_t(axis) < dims.size() ? dims[size_t(axis)] : 1; }
   int64_t ndim() const { return int64_t(dims.size()); }
+  /// An error for an axis past a given grid's rank (nl.program_id(1) in a kernel launched as kernel[4]).
+  std::string axisError(std::string_view callee, int64_t axis) const;
+  /// "(1, 0)".
+  std::string instanceText() const;
 };
+/// "(2, 3)" for a grid's extents.
+std::string gridText(const std::vector<int64_t> &dims);
+/// "2,3", "[2, 3]" or "(2, 3)": positive extents; an error message otherwise.
+struct ParsedGrid {
+  std::vector<int64_t> dims;
+  std::string error;
+};
+ParsedGrid parseGrid(std::string_view text);
 
 /// The axis argument of nl.program_id(axis) / nl.num_programs(axes): an error unless it is a
 /// non-negative integer (unknown: std::nullopt, no error).

@@ -225,6 +225,11 @@ static llvm::Expected<HardwareDesc> parseTarget(llvm::StringRef jsonText, llvm::
     hw.profiler.fp32TensorAccessFactor = reader.number(p, "fp32_tensor_access_factor", "profiler.", 0);
   }
 
+  // Optional: targets written before the launch section run a launch grid on one core.
+  if (doc.contains("launch"))
+    if (const json *l = reader.section(doc, "launch", ""))
+      hw.launch.gridCores = static_cast<unsigned>(reader.number(l, "grid_cores", "launch.", 1, 64));
+
   // Optional: targets written before the scheduler section keep in-order engines.
   if (auto sched = doc.find("scheduler"); sched != doc.end()) {
     if (!sched->is_object()) {

@@ -57,6 +57,13 @@ struct InstructionCost {
   std::vector<ComputeEngine> alternativeEngines;
 };
 
+/// How a launch grid (`kernel[4, 2](...)`) runs.
+struct LaunchParams {
+  /// Physical NeuronCores the grid's instances are spread over (round-robin in row-major order); each
+  /// core runs its instances one after the other.
+  unsigned gridCores = 1;
+};
+
 /// How the compiler's instruction scheduler is modelled.
 struct SchedulerParams {
   /// An engine instruction may run in an idle slot of its engine before
@@ -131,6 +138,7 @@ struct HardwareDesc {
   MemoryParams memory;
   ProfilerParams profiler;
   SchedulerParams scheduler;
+  LaunchParams launch;
 
   const EngineParams &engine(ComputeEngine e) const { return engines[static_cast<unsigned>(e)]; }
   const InstructionCost &cost(OpKind op) const { return costs[static_cast<unsigned>(op)]; }

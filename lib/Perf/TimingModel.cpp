@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace accelopt::perf {
 
@@ -1307,6 +1308,64 @@ std::string renderTimeline(const SimulationResult &result, llvm::StringRef kerne
                       {"makespan_ns", result.makespanNs},
                       {"truncated", result.scheduleTruncated}};
   return out.dump() + "\n";
+}
+
+SimulationResult combineGrid(std::vector<SimulationResult> instances, int64_t gridSize, const HardwareDesc &hw) {
+  if (instances.empty() || gridSize <= 1) return instances.empty() ? SimulationResult() : std::move(instances[0]);
+  const bool alike = instances.size() == 1;
+  const int64_t cores = std::min<int64_t>(std::max(1u, hw.launch.gridCores), gridSize);
+  SimulationResult out = std::move(instances[0]);
+  std::vector<double> coreNs(size_t(cores), 0.0);
+  std::map<int32_t, size_t> statementAt;
+  for (size_t k = 0; k < out.statements.size(); ++k) statementAt[out.statements[k].stmt] = k;
+  const SimulationResult first = alike ? out : SimulationResult();
+  coreNs[0] = out.makespanNs;
+  for (int64_t i = 1; i < gridSize; ++i) {
+    const SimulationResult &r = alike ? first : instances[size_t(i)];
+    coreNs[size_t(i % cores)] += r.makespanNs;
+    for (unsigned e = 0; e < kNumComputeEngines; ++e) {
+      out.engineBusyNs[e] += r.engineBusyNs[e];
+      out.engineInstructions[e] += r.engineInstructions[e];
+    }
+    out.dmaQueueBusyNs += r.dmaQueueBusyNs;
+    out.dmaTransfers += r.dmaTransfers;
+    out.hbmReadBytes += r.hbmReadBytes;
+    out.hbmWriteBytes += r.hbmWriteBytes;
+    out.psumReadBytes += r.psumReadBytes;
+    out.psumWriteBytes += r.psumWriteBytes;
+    out.sbufReadBytes += r.sbufReadBytes;
+    out.sbufWriteBytes += r.sbufWriteBytes;
+    out.spillSaveBytes += r.spillSaveBytes;
+    out.spillReloadBytes += r.spillReloadBytes;
+    out.hardwareFlops += r.hardwareFlops;
+    out.transposeFlops += r.transposeFlops;
+    out.peakLiveSbufBytesPerPartition = std::max(out.peakLiveSbufBytesPerPartition, r.peakLiveSbufBytesPerPartition);
+    out.psumOverflows += r.psumOverflows;
+    for (const StatementCost &c : r.statements) {
+      auto [it, added] = statementAt.emplace(c.stmt, out.statements.size());
+      if (added) {
+        out.statements.push_back(c);
+        continue;
+      }
+      StatementCost &into = out.statements[it->second];
+      into.instructions += c.instructions;
+      into.engineNs += c.engineNs;
+      into.dmaNs += c.dmaNs;
+    }
+    for (const UnmodelledWork &w : r.unmodelled) {
+      bool known = false;
+      for (const UnmodelledWork &have : out.unmodelled) known |= have.stmt == w.stmt && have.reason == w.reason;
+      if (!known) out.unmodelled.push_back(w);
+    }
+  }
+  // Engine busy time per core, so that the active-time percentages stay fractions of the makespan.
+  for (double &busy : out.engineBusyNs) busy /= double(cores);
+  out.dmaQueueBusyNs /= double(cores);
+  out.makespanNs = *std::max_element(coreNs.begin(), coreNs.end());
+  std::stable_sort(out.statements.begin(), out.statements.end(), [](const StatementCost &a, const StatementCost &b) {
+    return a.engineNs + a.dmaNs > b.engineNs + b.dmaNs;
+  });
+  return out;
 }
 
 } // namespace accelopt::perf

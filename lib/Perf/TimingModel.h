@@ -85,6 +85,12 @@ struct SimulationResult {
   double makespanMs() const { return makespanNs * 1e-6; }
 };
 
+/// A launch grid's run from its instances' simulations (`instances` in row-major order, or one
+/// simulation standing for every instance when they trace alike): traffic and flops add up; instance i
+/// runs on core i % hw.launch.gridCores after that core's earlier instances, and the makespan is the
+/// busiest core's. Engine busy time is averaged over the cores used; the schedule is instance 0's.
+SimulationResult combineGrid(std::vector<SimulationResult> instances, int64_t gridSize, const HardwareDesc &hw);
+
 /// Engine cycles of one compute instruction by the NKI.md §3.5 formulas,
 /// without the engine's static overhead. `readsPsum`: an input is in PSUM.
 double computeCycles(const HardwareDesc &hw, const Instruction &inst, ComputeEngine engine, bool readsPsum);

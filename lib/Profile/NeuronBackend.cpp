@@ -278,6 +278,7 @@ llvm::Expected<NeuronMeasurement> NeuronBackend::measure(const nki::Kernel &kern
   nlohmann::ordered_json jobJson = {{"kernel_file", kernelFile},
                                     {"kernel_name", kernel.name},
                                     {"inputs", inputs},
+                                    {"grid", kernel.grid},
                                     {"dir", dir->path()},
                                     {"neff", neff},
                                     {"warmup", o.warmup},

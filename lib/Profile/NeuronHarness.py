@@ -98,7 +98,8 @@ def main():
         timed = i >= job["warmup"]
         ntff = os.path.join(job["dir"], ("run%d.ntff" % len(traces)) if timed else "warmup.ntff")
         run = nki.baremetal(kernel, save_neff_name=job["neff"], save_trace_name=ntff, **options)
-        result = run(*args)
+        # The launch grid (kernel[g0, g1](...)) when the kernel has one.
+        result = run[tuple(job["grid"])](*args) if job.get("grid") else run(*args)
         if outputs is None:
             outputs = result
         if timed:

@@ -23,6 +23,29 @@ llvm::Expected<perf::KernelEstimate> SimulatorBackend::estimate(const nki::Kerne
 }
 
 llvm::Expected<perf::KernelEstimate> SimulatorBackend::estimate(const nki::Kernel &kernel) const {
+  auto first = estimateInstance(kernel);
+  if (!first || kernel.gridSize() <= 1) return first;
+  // A launch grid: every instance's work (each instance's own IR when its trace reads the program id).
+  perf::KernelEstimate e = std::move(*first);
+  std::vector<perf::SimulationResult> sims;
+  sims.push_back(std::move(e.simulation));
+  if (kernel.gridInstances)
+    for (const nki::Kernel &instance : *kernel.gridInstances) {
+      auto other = estimateInstance(instance);
+      if (!other) return other.takeError();
+      e.instructions += other->instructions;
+      e.traceMs += other->traceMs;
+      e.simulateMs += other->simulateMs;
+      sims.push_back(std::move(other->simulation));
+    }
+  else
+    e.instructions *= size_t(kernel.gridSize());
+  e.simulation = perf::combineGrid(std::move(sims), kernel.gridSize(), Hw);
+  e.profile = perf::summarize(e.simulation, Hw);
+  return e;
+}
+
+llvm::Expected<perf::KernelEstimate> SimulatorBackend::estimateInstance(const nki::Kernel &kernel) const {
   perf::KernelEstimate e;
   auto start = std::chrono::steady_clock::now();
   auto trace = perf::buildTrace(kernel, perf::traceOptionsFor(Hw));

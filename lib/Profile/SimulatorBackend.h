@@ -24,11 +24,13 @@ public:
   llvm::Expected<perf::KernelEstimate> estimate(const nki::Kernel &kernel,
                                                 const nki::InputSpecs &inputs) const override;
   /// The same, for a kernel on its own.
+  /// The whole launch grid's estimate (perf::combineGrid over its instances).
   llvm::Expected<perf::KernelEstimate> estimate(const nki::Kernel &kernel) const;
   /// Keep each simulation's schedule in the estimate (for `profile --timeline`).
   void recordSchedules(bool record) { RecordSchedules = record; }
 
 private:
+  llvm::Expected<perf::KernelEstimate> estimateInstance(const nki::Kernel &kernel) const;
   perf::HardwareDesc Hw;
   bool RecordSchedules = false;
   // Timing models keep scratch buffers between simulations; idle ones are

@@ -1,5 +1,7 @@
 #include "Command.h"
 
+#include "NKI/PyCore.h"
+
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -27,7 +29,11 @@ InputOptions::InputOptions(cl::SubCommand &sub)
       manifest("manifest", cl::desc("Suite manifest (default: nkibench/manifest.json)"), cl::value_desc("FILE"),
                cl::sub(sub), cl::cat(category()), cl::Hidden),
       nkibench("nkibench", cl::desc("NKIBench checkout (default: the vendored nkibench/upstream)"),
-               cl::value_desc("DIR"), cl::sub(sub), cl::cat(category()), cl::Hidden) {}
+               cl::value_desc("DIR"), cl::sub(sub), cl::cat(category()), cl::Hidden),
+      grid("grid",
+           cl::desc("Launch grid the kernel runs in, as kernel[G0, G1](...) (default: the reference's `grid`, else "
+                    "the file's own launch, else one instance)"),
+           cl::value_desc("G0[,G1...]"), cl::sub(sub), cl::cat(category())) {}
 
 FormatOption::FormatOption(cl::SubCommand &sub)
     : format("format", cl::desc("Output format"),
@@ -85,6 +91,12 @@ llvm::Expected<nki::KernelFile> InputOptions::load(llvm::StringRef file) const {
     if (!ref) return ref.takeError();
     specs = std::move(*ref);
     resolvedReference = reference;
+  }
+  if (!grid.empty()) {
+    nki::pycore::ParsedGrid g = nki::pycore::parseGrid(grid);
+    if (!g.error.empty()) return error("error: --grid: " + g.error);
+    opts.grid = g.dims;
+    if (specs) specs->grid = g.dims;
   }
   resolvedInputs = specs;
   opts.inputs = resolvedInputs ? &*resolvedInputs : nullptr;

@@ -27,10 +27,10 @@ struct RegisterCommand {
   RegisterCommand(cl::SubCommand &sub, std::function<int()> run) { commands().push_back({&sub, std::move(run)}); }
 };
 
-/// --kernel, --inputs, --reference, --case, --manifest, --nkibench for one subcommand.
+/// --kernel, --inputs, --reference, --case, --manifest, --nkibench, --grid for one subcommand.
 /// Define it in the same translation unit as its SubCommand (static init order).
 struct InputOptions {
-  cl::opt<std::string> kernel, inputs, reference, caseName, manifest, nkibench;
+  cl::opt<std::string> kernel, inputs, reference, caseName, manifest, nkibench, grid;
   explicit InputOptions(cl::SubCommand &sub);
 
   nki::SuiteLocation suite() const { return {manifest, nkibench}; }

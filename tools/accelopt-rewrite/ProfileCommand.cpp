@@ -137,6 +137,7 @@ int runProfile() {
       out["kernel"] = k.name;
       out["file"] = file->source().path().str();
       out["target"] = (*backend)->hardware().name;
+      if (!k.grid.empty()) out["grid"] = k.grid;
       if (!Inputs.caseName.empty()) out["case"] = Inputs.caseName.getValue();
       if (measured) {
         out["runs"] = measured->latenciesMs;
@@ -160,7 +161,7 @@ int runProfile() {
         id += std::to_string(s.stmt);
         stmts.push_back({{"stmt", id},
                          {"line", s.line},
-                         {"op", k.stmts[s.stmt].callee},
+                         {"op", s.stmt >= 0 && size_t(s.stmt) < k.stmts.size() ? k.stmts[s.stmt].callee : ""},
                          {"instructions", s.instructions},
                          {"engine_ms", s.engineNs * 1e-6},
                          {"dma_ms", s.dmaNs * 1e-6}});
@@ -174,6 +175,13 @@ int runProfile() {
     if (!first) os << "\n";
     first = false;
     os << "kernel " << k.name << "  (" << file->source().path() << ", target " << (*backend)->hardware().name << ")\n";
+    if (!k.grid.empty()) {
+      unsigned cores = std::min<int64_t>((*backend)->hardware().launch.gridCores, k.gridSize());
+      os << "grid: " << k.gridSize() << " instances [";
+      for (size_t d = 0; d < k.grid.size(); ++d) os << (d ? ", " : "") << k.grid[d];
+      os << "], " << (cores > 1 ? "spread over " + std::to_string(cores) + " cores, " : std::string("on one core, "))
+         << "each core's one after the other; the profile is the whole grid's\n";
+    }
     os << p.renderText();
     if (measured)
       os << renderNeuronMeasurement(*measured, neuron->options());

@@ -223,7 +223,7 @@ Value KernelEvaluator::callIntrinsic(const nki::pycore::IntrinsicInfo &intrinsic
   }
   case Intrinsic::ProgramId:
   case Intrinsic::NumPrograms: {
-    if (!ReportedSpmd) {
+    if (!ReportedSpmd && K.grid.empty()) {
       ReportedSpmd = true;
       Warnings.push_back(File.source().location(e->range.begin) +
                          ": warning: " + std::string(nki::pycore::kOneInstanceNote));
@@ -231,6 +231,7 @@ Value KernelEvaluator::callIntrinsic(const nki::pycore::IntrinsicInfo &intrinsic
     bool id = intrinsic.id == Intrinsic::ProgramId;
     nki::pycore::AxisArg axis = nki::pycore::launchAxis(intrinsic.name, py, /*optional=*/!id);
     if (!axis.error.empty()) fail(e->range, axis.error);
+    if (std::string bad = Grid.axisError(intrinsic.name, *axis.axis); !bad.empty()) fail(e->range, bad);
     return Value::integer(id ? Grid.programId(*axis.axis) : Grid.numPrograms(*axis.axis));
   }
   case Intrinsic::ProgramNdim:

@@ -67,8 +67,12 @@ protected:
   std::vector<std::weak_ptr<Tensor>> Stamped;
   void releaseStamps();
   int CallDepth = 0;
-  nki::pycore::LaunchGrid Grid; // one instance: nl.program_id is 0
-  bool ReportedSpmd = false;    // its note, once per run
+  nki::pycore::LaunchGrid Grid; // the instance running (K.grid's; none: one instance)
+  bool ReportedSpmd = false;    // the no-grid note, once per run
+  /// shared_hbm tensors the kernel allocates: one per allocation for the whole grid, the n-th allocation
+  /// of every instance being the same tensor (NKI: visible to all instances).
+  std::vector<std::shared_ptr<Tensor>> SharedHbm;
+  size_t SharedHbmNext = 0; // this instance's next allocation
 
   struct ReturnSignal {
     Value value;

@@ -93,11 +93,26 @@ RunResult KernelEvaluator::run(std::vector<KernelArg> args) {
       local[param.name] = arg->isInt ? Value::integer(int64_t(arg->scalar)) : Value::number(arg->scalar);
     }
   }
-  Env = &local;
+  // Every instance of the launch grid, in row-major order, one after the other (as trn1 runs them on
+  // one NeuronCore): each binds the same arguments and shares the shared_hbm tensors it allocates.
+  const Scope params = local;
   Value ret = Value::none();
-  try {
-    execBlock(def->body);
-  } catch (ReturnSignal &r) { ret = std::move(r.value); }
+  for (int64_t flat = 0; flat < std::max<int64_t>(K.gridSize(), 1); ++flat) {
+    if (flat > 0) {
+      localPtr = std::make_shared<Scope>(params);
+      Frame = localPtr;
+    }
+    Grid = K.grid.empty() ? nki::pycore::LaunchGrid() : nki::pycore::LaunchGrid::at(K.grid, flat);
+    SharedHbmNext = 0;
+    Env = localPtr.get();
+    ret = Value::none();
+    try {
+      execBlock(def->body);
+    } catch (ReturnSignal &r) { ret = std::move(r.value); } catch (RuntimeError &err) {
+      if (K.gridSize() > 1) err.message = "in grid instance " + Grid.instanceText() + ": " + err.message;
+      throw;
+    }
+  }
   releaseStamps(); // before the outputs are copied
   RunResult result;
   auto collect = [&](const Value &v) {

@@ -468,24 +468,27 @@ Value KernelBuilder::callIntrinsic(const pycore::IntrinsicInfo &intrinsic, const
   case Intrinsic::ProgramId:
   case Intrinsic::NumPrograms:
   case Intrinsic::ProgramNdim: {
-    // The launch grid the interpreter runs (pycore::LaunchGrid: one instance, program 0), so that what is
-    // checked and modelled is what runs; said once per kernel, since a grid's other instances are not.
+    // The instance of the launch grid being traced (program ids are constants of this instance's IR);
+    // without a grid, one instance, said once per kernel.
+    ReadGrid = true;
     std::optional<int64_t> axis;
     if (intrinsic.id == Intrinsic::ProgramNdim) {
       if (!args.empty()) diag(Diagnostic::Error, e->range, std::string(intrinsic.usage), Rule::CallArgs);
     } else {
       pycore::AxisArg a = pycore::launchAxis(intrinsic.name, py, intrinsic.id == Intrinsic::NumPrograms);
       if (!a.error.empty()) diag(Diagnostic::Error, e->range, a.error, Rule::CallArgs);
+      if (a.axis)
+        if (std::string bad = Grid.axisError(intrinsic.name, *a.axis); !bad.empty())
+          diag(Diagnostic::Error, e->range, bad, Rule::CallArgs);
       axis = a.axis;
     }
-    if (!ReportedSpmd) {
+    if (!ReportedSpmd && Grid.dims.empty()) {
       ReportedSpmd = true;
       diag(Diagnostic::Warning, e->range, std::string(pycore::kOneInstanceNote), Rule::TraceTime);
     }
-    pycore::LaunchGrid grid;
-    if (intrinsic.id == Intrinsic::ProgramNdim) return Value::integer(grid.ndim());
+    if (intrinsic.id == Intrinsic::ProgramNdim) return Value::integer(Grid.ndim());
     if (!axis) return Value::integer(SymInt::symbolic(text(e)));
-    return Value::integer(intrinsic.id == Intrinsic::ProgramId ? grid.programId(*axis) : grid.numPrograms(*axis));
+    return Value::integer(intrinsic.id == Intrinsic::ProgramId ? Grid.programId(*axis) : Grid.numPrograms(*axis));
   }
   case Intrinsic::Ds: {
     // nl.ds(start, size): the slice start:start+size; the start may be affine in loop variables.

@@ -182,10 +182,12 @@ struct Value {
 class KernelBuilder {
 public:
   KernelBuilder(const syntax::Module &m, const std::map<std::string, std::string> &moduleAliases,
-                const InputSpecs *inputs)
-      : M(m), Aliases(moduleAliases), Inputs(inputs) {}
+                const InputSpecs *inputs, pycore::LaunchGrid grid = {})
+      : M(m), Aliases(moduleAliases), Inputs(inputs), Grid(std::move(grid)) {}
 
   Kernel build(const Stmt *def);
+  /// The trace read nl.program_id or nl.num_programs (so other grid instances may trace differently).
+  bool readLaunchGrid() const { return ReadGrid; }
 
 private:
   const syntax::Module &M;
@@ -194,8 +196,10 @@ private:
   std::set<std::pair<std::string, uint32_t>> ReportedUndefinedNames;
   bool EvaluatingLiteral = false;             // an input given as a Python literal: its names are not the file's
   bool ReportedSpmd = false;                  // the one-instance launch grid, said once per kernel
+  bool ReadGrid = false;                      // nl.program_id / nl.num_programs was called
   std::map<std::string, std::string> Aliases; // local name -> canonical dotted prefix
   const InputSpecs *Inputs;
+  pycore::LaunchGrid Grid; // the instance traced
   Kernel K;
   Dialect KernelDialect = Dialect::Neuronxcc; // from the file's imports (NKI/Dialect.h)
   std::map<std::string, Value> Env;

@@ -152,6 +152,24 @@ TEST(PyCoreIntrinsics, TableAndArguments) {
   EXPECT_EQ(one.programId(0), 0);
   EXPECT_EQ(one.numPrograms(2), 1);
   EXPECT_EQ(one.ndim(), 0);
+  EXPECT_EQ(one.size(), 1);
+  // Row-major instances: the last axis fastest.
+  LaunchGrid g = LaunchGrid::at({2, 3}, 4);
+  EXPECT_EQ(g.programId(0), 1);
+  EXPECT_EQ(g.programId(1), 1);
+  EXPECT_EQ(g.numPrograms(1), 3);
+  EXPECT_EQ(g.size(), 6);
+  EXPECT_EQ(g.instanceText(), "(1, 1)");
+  EXPECT_EQ(LaunchGrid::at({4}, 3).instanceText(), "(3,)");
+  EXPECT_EQ(g.axisError("nl.program_id", 1), "");
+  EXPECT_EQ(LaunchGrid::at({4}, 0).axisError("nl.program_id", 1),
+            "nl.program_id(1) but the launch grid (4,) has 1 axis");
+  EXPECT_EQ(parseGrid("2,3").dims, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(parseGrid("[4]").dims, (std::vector<int64_t>{4}));
+  EXPECT_EQ(parseGrid("(8, )").dims, (std::vector<int64_t>{8}));
+  EXPECT_FALSE(parseGrid("2,-1").error.empty());
+  EXPECT_FALSE(parseGrid("").error.empty());
+  EXPECT_FALSE(parseGrid("2048").error.empty());
 }
 
 TEST(PyCoreBinder, PositionalKeywordsDefaultsAndErrors) {
