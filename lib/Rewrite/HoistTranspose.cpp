@@ -15,16 +15,6 @@ using namespace nki;
 
 namespace {
 
-/// The loops from `outer` down to the loop directly around statement `s`.
-std::vector<int> loopsBetween(const Kernel &k, int outer, int s) {
-  std::vector<int> out;
-  for (int l = k.stmts[s].parent; l != -1; l = k.loops[l].parent) {
-    out.insert(out.begin(), l);
-    if (l == outer) break;
-  }
-  return out;
-}
-
 class HoistTranspose final : public Op {
 public:
   HoistTranspose()
@@ -108,23 +98,9 @@ public:
       if (boundInside.count(n) && !blockIvs.count(n))
         return refuse(llvm::formatv("the x operand uses '{0}', which {1} binds", n, loopLabel(k, *loop)).str());
 
-    int64_t blocks = 1;
-    for (int c : blockLoops) {
-      const Loop &bl = k.loops[c];
-      if (!bl.tripCount.isKnown()) return refuse(unknownTripReason(k, c));
-      if (!singleStopArg(bl) || k.source->slice(bl.headerRange).contains('\n'))
-        return refuse(
-            llvm::formatv("{0} is not a one-line loop over <kind>(N) (its counter indexes the buffer)", loopLabel(k, c))
-                .str());
-      bool headerUsesInside = false;
-      forEachExpr(bl.syntax->value, [&](const syntax::Expr *e) {
-        if (e->kind == syntax::ExprKind::Name && boundInside.count(e->name)) headerUsesInside = true;
-      });
-      if (headerUsesInside)
-        return refuse(
-            llvm::formatv("the bounds of {0} use a name {1} binds", loopLabel(k, c), loopLabel(k, *loop)).str());
-      blocks *= *bl.tripCount.value;
-    }
+    llvm::Expected<int64_t> blockCountOrWhy = blockCount(k, blockLoops, *loop, boundInside);
+    if (!blockCountOrWhy) return refuse(llvm::toString(blockCountOrWhy.takeError()));
+    int64_t blocks = *blockCountOrWhy;
     int64_t bytes = blocks * rows * dtypeBytes(t.dtype);
     int64_t capacity = analysis::VerifyOptions{}.sbufBytesPerPartition;
     if (bytes > capacity)

@@ -151,6 +151,38 @@ std::string unknownTripReason(const Kernel &k, int loop) {
   return "the trip count of " + loopLabel(k, loop) + " is unknown; give input shapes (--inputs or --case)";
 }
 
+std::vector<int> loopsBetween(const Kernel &k, int outer, int s) {
+  std::vector<int> out;
+  for (int l = k.stmts[s].parent; l != -1; l = k.loops[l].parent) {
+    out.insert(out.begin(), l);
+    if (l == outer) break;
+  }
+  return out;
+}
+
+llvm::Expected<int64_t> blockCount(const Kernel &k, llvm::ArrayRef<int> blockLoops, int outOf,
+                                   const std::set<std::string> &boundInside) {
+  auto reason = [](std::string why) { return llvm::createStringError(llvm::inconvertibleErrorCode(), why); };
+  int64_t blocks = 1;
+  for (int c : blockLoops) {
+    const Loop &bl = k.loops[c];
+    if (!bl.tripCount.isKnown()) return reason(unknownTripReason(k, c));
+    if (!singleStopArg(bl) || k.source->slice(bl.headerRange).contains('\n'))
+      return reason(
+          llvm::formatv("{0} is not a one-line loop over <kind>(N) (its counter indexes the buffer)", loopLabel(k, c))
+              .str());
+    bool headerUsesInside = false;
+    forEachExpr(bl.syntax->value, [&](const syntax::Expr *e) {
+      if (e->kind == syntax::ExprKind::Name && boundInside.count(e->name)) headerUsesInside = true;
+    });
+    if (headerUsesInside)
+      return reason(
+          llvm::formatv("the bounds of {0} use a name {1} binds", loopLabel(k, c), loopLabel(k, outOf)).str());
+    blocks *= *bl.tripCount.value;
+  }
+  return blocks;
+}
+
 static std::string accessKind(const Access &a) {
   return a.isAccumulate ? "accumulation into" : a.isWrite ? "write of" : "read of";
 }

@@ -100,6 +100,14 @@ std::optional<Conflict> writeBetween(const nki::Kernel &k, int earlier, int late
 
 /// The refusal of an op that needs the trip count of `loop` when it is unknown.
 std::string unknownTripReason(const nki::Kernel &k, int loop);
+
+/// The loops from `outer` down to the loop directly around statement `s`.
+std::vector<int> loopsBetween(const nki::Kernel &k, int outer, int s);
+/// Loops whose counters index the blocks of a buffer computed before loop `out_of` (stage, hoist_transpose):
+/// the number of blocks, or why a loop cannot index one (unknown trip count, a header that is not one line
+/// over <kind>(N), bounds that use a name bound inside `outOf`, in `boundInside`).
+llvm::Expected<int64_t> blockCount(const nki::Kernel &k, llvm::ArrayRef<int> blockLoops, int outOf,
+                                   const std::set<std::string> &boundInside);
 /// "write of 'x' (S11) at f:46:9 and read of 'x' (S12) at f:49:21"
 std::string describeConflict(const nki::Kernel &k, const Conflict &c);
 std::vector<Note> conflictNotes(const nki::Kernel &k, const Conflict &c);

@@ -14,16 +14,6 @@ using namespace nki;
 
 namespace {
 
-/// The loops from `outer` down to the loop directly around statement `s`.
-std::vector<int> chainTo(const Kernel &k, int outer, int s) {
-  std::vector<int> out;
-  for (int l = k.stmts[s].parent; l != -1; l = k.loops[l].parent) {
-    out.insert(out.begin(), l);
-    if (l == outer) break;
-  }
-  return out;
-}
-
 /// An unmasked nl.load of a 2-D tile from HBM: binding a new tile or filling a block of a buffer.
 struct Load {
   const syntax::Expr *call = nullptr;
@@ -97,7 +87,7 @@ public:
                         {{wa.range.begin, wa.range.end, "write of '" + A.name + "' here"}});
 
     // The names the address uses, through the trace-time assignments of the crossed loops.
-    std::vector<int> chain = chainTo(k, *loop, *stmt);
+    std::vector<int> chain = loopsBetween(k, *loop, *stmt);
     std::set<int> inChain(chain.begin(), chain.end());
     std::map<std::string, int> ivLoop;
     for (int c : loopsIn(k, *loop)) ivLoop[k.loops[c].iv] = c;
@@ -143,23 +133,9 @@ public:
     std::set<std::string> boundInside{l.iv};
     for (auto &[n, v] : ivLoop) boundInside.insert(n);
     for (auto &[n, v] : binders) boundInside.insert(n);
-    int64_t blocks = 1;
-    for (int c : blockLoops) {
-      const Loop &bl = k.loops[c];
-      if (!bl.tripCount.isKnown()) return refuse(unknownTripReason(k, c));
-      if (!singleStopArg(bl) || k.source->slice(bl.headerRange).contains('\n'))
-        return refuse(
-            llvm::formatv("{0} is not a one-line loop over <kind>(N) (its counter indexes the buffer)", loopLabel(k, c))
-                .str());
-      bool insideName = false;
-      forEachExpr(bl.syntax->value, [&](const syntax::Expr *e) {
-        if (e->kind == syntax::ExprKind::Name && boundInside.count(e->name)) insideName = true;
-      });
-      if (insideName)
-        return refuse(
-            llvm::formatv("the bounds of {0} use a name {1} binds", loopLabel(k, c), loopLabel(k, *loop)).str());
-      blocks *= *bl.tripCount.value;
-    }
+    llvm::Expected<int64_t> blockCountOrWhy = blockCount(k, blockLoops, *loop, boundInside);
+    if (!blockCountOrWhy) return refuse(llvm::toString(blockCountOrWhy.takeError()));
+    int64_t blocks = *blockCountOrWhy;
 
     if (!load->write && blockLoops.empty())
       return refuse(
