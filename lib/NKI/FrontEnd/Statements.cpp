@@ -76,6 +76,8 @@ std::optional<Value> KernelBuilder::inlineCall(const Stmt *s, const Expr *e, std
   bool scalarOnly = true;
   syntax::forEachStmt(def.body, [&](const Stmt *x) {
     if (x->kind != PyStmt::StmtKind::Assign && x->kind != PyStmt::StmtKind::Return && !isNoOp(x)) scalarOnly = false;
+    // A store into a subscript (`out_tile[0, :, :] = q * cos`) writes a tile.
+    if (llvm::any_of(x->targets, [](const Expr *t) { return t->kind == ExprKind::Subscript; })) scalarOnly = false;
   });
   for (const Stmt *x : def.body)
     syntax::forEachExpr(x, [&](const Expr *c) {
@@ -90,14 +92,18 @@ std::optional<Value> KernelBuilder::inlineCall(const Stmt *s, const Expr *e, std
     });
   if (scalarOnly) return std::nullopt;
   if (moduleLevel) {
-    // Module-level functions are traced in place only when they do tile work (an NKI call); the others
-    // compute trace-time values and are run where they are called (scalarHelperCall).
-    bool callsNki = false;
+    // Module-level functions are traced in place only when they do tile work (a kernel decorator, an NKI
+    // call, a store into a subscript); the others compute trace-time values and are run where they are
+    // called (scalarHelperCall).
+    bool tileWork = llvm::any_of(def.decorators, [&](const Expr *d) { return isKernelDecorator(d, Aliases); });
+    syntax::forEachStmt(def.body, [&](const Stmt *y) {
+      tileWork |= llvm::any_of(y->targets, [](const Expr *t) { return t->kind == ExprKind::Subscript; });
+    });
     for (const Stmt *x : def.body)
       syntax::forEachExpr(x, [&](const Expr *c) {
-        callsNki |= c->kind == ExprKind::Call && c->base && lookupOp(canonical(c->base)) != nullptr;
+        tileWork |= c->kind == ExprKind::Call && c->base && lookupOp(canonical(c->base)) != nullptr;
       });
-    if (!callsNki) return std::nullopt;
+    if (!tileWork) return std::nullopt;
   }
   if (InlineCalls >= kMaxInlineCalls || InlineDepth >= kMaxInlineDepth) {
     if (InlineCalls <= kMaxInlineCalls) // one warning; later calls of nested functions all stay opaque
