@@ -5,6 +5,8 @@
 #include "NKI/PyCore.h"
 #include "Syntax/AstWalks.h"
 
+#include "llvm/Support/Regex.h"
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -177,6 +179,18 @@ private:
     syntax::forEachStmt(M.body(), [&](const Stmt *s) {
       if (s->kind != StmtKind::Import && s->kind != StmtKind::ImportFrom) return;
       llvm::StringRef text = M.text(s->range);
+      // `from neuronxcc import nki [as x]` becomes `import nki [as x]`.
+      static const llvm::Regex fromParent(
+          "^from[ \t]+neuronxcc[ \t]+import[ \t]+nki([ \t]+as[ \t]+([A-Za-z_][A-Za-z0-9_]*))?[ "
+          "\t]*$");
+      llvm::SmallVector<llvm::StringRef, 3> groups;
+      if (fromParent.match(text, &groups)) {
+        std::string alias = groups.size() > 2 && !groups[2].empty() && groups[2].str() != nki::kCurrentPackage
+                                ? " as " + groups[2].str()
+                                : "";
+        addFine(s->range.begin, s->range.end, "import " + std::string(nki::kCurrentPackage) + alias);
+        return;
+      }
       for (size_t at = text.find(legacy); at != llvm::StringRef::npos; at = text.find(legacy, at + 1)) {
         size_t end = at + legacy.size();
         if (end < text.size() && (llvm::isAlnum(text[end]) || text[end] == '_')) continue;
