@@ -104,7 +104,20 @@ private:
   std::map<uint32_t, Edit> Coarse; // statement edits; the fine edits inside are rendered into them
   std::vector<MigrationProblem> Problems;
   std::set<const Expr *> Consumed; // removed-API calls the edits replace
-  std::map<std::string, BlockTensor> Blocks;
+  /// Tensors with block dimensions, by the function that allocates them and their name (a file may hold
+  /// several kernels that reuse names).
+  std::map<std::pair<const Stmt *, std::string>, BlockTensor> Blocks;
+
+  static const Stmt *functionOf(const Stmt *s) {
+    while (s && s->kind != StmtKind::FunctionDef) s = s->parent;
+    return s;
+  }
+  /// The block tensor a name refers to where expression `e` uses it.
+  std::map<std::pair<const Stmt *, std::string>, BlockTensor>::iterator blockNamed(const Expr *e,
+                                                                                   const std::string &name) {
+    auto at = StmtOf.find(e);
+    return Blocks.find({at == StmtOf.end() ? nullptr : functionOf(at->second), name});
+  }
   /// `ix = nl.arange(128)[:, None]`, assigned once: its uses become slices and the line goes.
   struct NamedArange {
     ArangeIndex index;
@@ -220,10 +233,10 @@ private:
   }
 
   void findBlockTensors() {
-    std::map<std::string, int> assignments;
+    std::map<std::pair<const Stmt *, std::string>, int> assignments;
     syntax::forEachStmt(M.body(), [&](const Stmt *s) {
       for (const Expr *t : s->targets)
-        if (t->kind == ExprKind::Name) ++assignments[t->name];
+        if (t->kind == ExprKind::Name) ++assignments[{functionOf(s), t->name}];
     });
     syntax::forEachStmt(M.body(), [&](const Stmt *s) {
       if (s->kind != StmtKind::Assign || s->targets.size() != 1 || !s->value || s->value->kind != ExprKind::Call)
@@ -239,13 +252,13 @@ private:
           addFine(d->range.begin, d->range.end, render(d->elts.front()));
           return;
         }
-        if (target->kind != ExprKind::Name || assignments[target->name] != 1) {
+        if (target->kind != ExprKind::Name || assignments[{functionOf(s), target->name}] != 1) {
           problem(d, "a tensor with block dimensions must be assigned once to a name to be migrated");
           return;
         }
         const Expr *buffer = s->value->keyword("buffer");
         BlockTensor b{target->name, s, shape, i, buffer && M.text(buffer).contains("psum")};
-        Blocks[b.name] = b;
+        Blocks[{functionOf(s), b.name}] = b;
         return;
       }
     });
@@ -276,7 +289,9 @@ private:
     std::optional<std::vector<std::string>> blockNames;
     bool first = true;
     for (const Expr *e : Exprs) {
-      if (e->kind != ExprKind::Name || e->name != b.name || StmtOf.at(e) == b.alloc) continue;
+      if (e->kind != ExprKind::Name || e->name != b.name || StmtOf.at(e) == b.alloc ||
+          functionOf(StmtOf.at(e)) != functionOf(b.alloc))
+        continue;
       const Expr *parent = ParentOf.at(e);
       const char *why = "it is used without a subscript";
       if (parent && parent->kind == ExprKind::Subscript && parent->base == e && parent->elts.size() > b.partition) {
@@ -557,7 +572,7 @@ private:
         }
       }
     }
-    auto block = s->base && s->base->kind == ExprKind::Name ? Blocks.find(s->base->name) : Blocks.end();
+    auto block = s->base && s->base->kind == ExprKind::Name ? blockNamed(s, s->base->name) : Blocks.end();
     if (block != Blocks.end()) {
       const BlockTensor &b = block->second;
       if (s->elts.size() != b.shape->elts.size()) {
@@ -694,7 +709,7 @@ private:
     // gone (one tile per iteration; the block indices are its loops' variables).
     std::vector<size_t> order(elts.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    if (auto b = Blocks.find(s->base->name); b != Blocks.end()) {
+    if (auto b = blockNamed(s, s->base->name); b != Blocks.end()) {
       order = {b->second.partition};
       for (size_t i = 0; i < elts.size(); ++i)
         if (i != b->second.partition && (!b->second.perIteration || i > b->second.partition)) order.push_back(i);
@@ -910,7 +925,7 @@ private:
   void boundWholeTile(const Stmt *s, const Expr *name) {
     if (NamedAranges.count(name->name)) return;
     std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(name->name) : std::nullopt;
-    if (!shape || Blocks.count(name->name)) return;
+    if (!shape || blockNamed(name, name->name) != Blocks.end()) return;
     std::string suffix = wholeTileBounds(s, *shape);
     if (!suffix.empty()) addFine(name->range.end, name->range.end, suffix);
   }
