@@ -164,6 +164,23 @@ public:
     if (!Pieces.empty() && Pieces.back().end > end) map.insert(end, Pieces.back().end, Pieces.back().times);
   }
 
+  /// The same over a region's row runs (Region::run), or its whole range.
+  template <typename Fn> static void forEachRun(const Region &r, Fn fn) {
+    if (!r.run) return fn(r.begin, r.end);
+    for (uint64_t row = r.begin; row < r.end; row += r.pitch) fn(row, std::min(row + r.run, r.end));
+  }
+  double latest(const Region &r, bool includeReads) const {
+    double t = 0;
+    forEachRun(r, [&](uint64_t b, uint64_t e) { t = std::max(t, latest(r.tensor, b, e, includeReads)); });
+    return t;
+  }
+  void recordRead(const Region &r, double t) {
+    forEachRun(r, [&](uint64_t b, uint64_t e) { recordRead(r.tensor, b, e, t); });
+  }
+  void recordWrite(const Region &r, double t) {
+    forEachRun(r, [&](uint64_t b, uint64_t e) { recordWrite(r.tensor, b, e, t); });
+  }
+
   void recordRead(TensorId tensor, uint64_t begin, uint64_t end, double t) {
     HbmMap &map = *Maps[tensor];
     takeOverlapping(map, begin, end);
@@ -430,6 +447,7 @@ struct TimingModel::Simulation {
     uint16_t partitions = 0;
     nki::Buffer buffer = nki::Buffer::Unknown;
     bool tracked = false; ///< written somewhere, so accesses must be ordered
+    bool read = false;    ///< read somewhere
   };
 
   struct BlockState {
@@ -619,9 +637,10 @@ llvm::Error TimingModel::Simulation::prepare(const Trace &t, const HardwareDesc 
       if (r.tensor >= tensorInfos.size())
         return instructionError(i, "tensor " + llvm::Twine(r.tensor) + " was never declared");
       const TensorInfo &ti = tensorInfos[r.tensor];
-      if (r.block >= ti.numBlocks || r.begin > r.end || r.end > ti.bytesPerPartition)
+      if (r.block >= ti.numBlocks || r.begin > r.end || r.end > ti.bytesPerPartition ||
+          (r.run && (r.pitch < r.run || nki::isOnChip(ti.buffer))))
         return instructionError(i, "region outside tensor " + llvm::Twine(r.tensor) + " (" + ti.name + ")");
-      if (k >= inst.numReads) tensors[r.tensor].tracked = true;
+      (k >= inst.numReads ? tensors[r.tensor].tracked : tensors[r.tensor].read) = true;
     }
   }
   inputCopy.assign(tensorInfos.size(), 0);
@@ -661,7 +680,10 @@ llvm::Error TimingModel::Simulation::prepare(const Trace &t, const HardwareDesc 
   }
   hbm.reset(tensorInfos.size());
   for (size_t i = 0; i < tensorInfos.size(); ++i)
-    if (!nki::isOnChip(tensorInfos[i].buffer) && tensors[i].tracked) hbm.track(static_cast<TensorId>(i));
+    // An HBM tensor the kernel only writes (an output) orders nothing: its stores are disjoint tiles
+    // the compiler does not chain (NKI.md §3.5: semaphores on real dependences).
+    if (!nki::isOnChip(tensorInfos[i].buffer) && tensors[i].tracked && tensors[i].read)
+      hbm.track(static_cast<TensorId>(i));
 
   // Backward pass: each on-chip access learns the position of the next access
   // to its block (the Belady key), each block its last access.
@@ -1033,13 +1055,13 @@ void TimingModel::Simulation::run() {
       if (!tensors[r.tensor].tracked || r.begin == r.end) continue;
       ready = std::max(ready, nki::isOnChip(info(r.tensor).buffer)
                                   ? segments.latest(blocks[blockIndex(r)].segments, r.begin, r.end, false)
-                                  : hbm.latest(r.tensor, r.begin, r.end, false));
+                                  : hbm.latest(r, false));
     }
     for (const Region &r : writes) {
-      if (r.begin == r.end) continue;
+      if (r.begin == r.end || (!nki::isOnChip(info(r.tensor).buffer) && !hbm.tracked(r.tensor))) continue;
       ready = std::max(ready, nki::isOnChip(info(r.tensor).buffer)
                                   ? segments.latest(blocks[blockIndex(r)].segments, r.begin, r.end, true)
-                                  : hbm.latest(r.tensor, r.begin, r.end, true));
+                                  : hbm.latest(r, true));
     }
 
     double end;
@@ -1120,7 +1142,7 @@ void TimingModel::Simulation::run() {
         if (r.begin < r.end)
           segments.recordRead(b.segments, static_cast<uint32_t>(r.begin), static_cast<uint32_t>(r.end), end);
       } else if (r.begin < r.end) {
-        hbm.recordRead(r.tensor, r.begin, r.end, end);
+        hbm.recordRead(r, end);
       }
     }
     for (const Region &r : writes) {
@@ -1141,8 +1163,8 @@ void TimingModel::Simulation::run() {
         }
         if (r.begin < r.end)
           segments.recordWrite(b.segments, static_cast<uint32_t>(r.begin), static_cast<uint32_t>(r.end), end);
-      } else if (r.begin < r.end) {
-        hbm.recordWrite(r.tensor, r.begin, r.end, end);
+      } else if (r.begin < r.end && hbm.tracked(r.tensor)) {
+        hbm.recordWrite(r, end);
       }
     }
 

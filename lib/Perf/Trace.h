@@ -71,6 +71,10 @@ struct Region {
   uint32_t block = 0;
   uint64_t begin = 0;
   uint64_t end = 0;
+  /// HBM: when nonzero, the region is the runs [begin + k * pitch, + run) up to end (a tile of
+  /// some columns of each row), not the whole range.
+  uint32_t run = 0;
+  uint32_t pitch = 0;
 };
 
 struct Instruction {

@@ -56,6 +56,9 @@ struct Form {
   }
 };
 
+/// Rows above this are tracked as one range (conservative, bounded work per access).
+constexpr int64_t kMaxHbmRuns = 256;
+
 /// One region of one instruction, compiled: block and first byte are affine
 /// in the loop counters, the length is fixed.
 struct RegionForm {
@@ -65,6 +68,7 @@ struct RegionForm {
   int64_t span = 0;
   uint32_t numBlocks = 1;
   uint64_t bytesPerPartition = 0;
+  uint32_t run = 0, pitch = 0; ///< HBM rows: Region::run and Region::pitch
 
   Region eval(const int64_t *counters) const {
     Region r;
@@ -76,6 +80,10 @@ struct RegionForm {
     int64_t last = first + span;
     r.begin = static_cast<uint64_t>(std::clamp<int64_t>(first, 0, limit));
     r.end = static_cast<uint64_t>(std::clamp<int64_t>(last, static_cast<int64_t>(r.begin), limit));
+    if (run && r.begin == static_cast<uint64_t>(first)) {
+      r.run = run;
+      r.pitch = pitch;
+    }
     return r;
   }
 };
@@ -533,7 +541,7 @@ private:
     int par = hbm ? -1 : std::clamp(view.parDim, 0, std::max(0, rank - 1));
 
     // Free (or, for HBM, all) dimensions: linear element offsets in the row.
-    int64_t stride = 1, spanElems = 0;
+    int64_t stride = 1, spanElems = 0, runElems = 0;
     for (int d = rank - 1; d > par; --d) {
       nki::IndexDim full;
       full.full = true;
@@ -544,9 +552,18 @@ private:
       if (useBase) f.begin.add(dim.base, stride * elemBytes);
       f.begin.constant += lo * stride * elemBytes;
       spanElems += (hi - lo) * stride;
+      if (d == rank - 1) runElems = hi - lo + 1;
       stride *= (*shape)[d];
     }
     f.span = (spanElems + 1) * elemBytes;
+    // A tile of some columns of several rows of an HBM tensor touches one run per row: tiles side by
+    // side in a row are disjoint although their first-to-last ranges overlap.
+    int64_t pitchBytes = rank >= 2 ? (*shape)[rank - 1] * elemBytes : 0;
+    if (hbm && runElems * elemBytes < pitchBytes && f.span > pitchBytes && pitchBytes <= UINT32_MAX &&
+        f.span / pitchBytes < kMaxHbmRuns) {
+      f.run = static_cast<uint32_t>(runElems * elemBytes);
+      f.pitch = static_cast<uint32_t>(pitchBytes);
+    }
     if (hbm) return f;
 
     // Block dimensions, then the instance of a tile made inside a loop.

@@ -24,7 +24,7 @@ def kernel(xT, w):
 
   out = nl.ndarray((M, N), dtype=xT.dtype, buffer=nl.shared_hbm)
 
-  w_tile = nl.load(w[0:K, 0:N])                            # loaded once
+  w_tile = nl.load(w[0:K, 0:N])                          # loop-invariant, reloaded
   for m in nl.affine_range(M // TILE_M):
     xT_tile = nl.load(xT[0:K, m * TILE_M:(m + 1) * TILE_M])   # [128 (k), 128 (m)]
     res_psum = nisa.nc_matmul(xT_tile, w_tile)               # [128 (m), 512 (n)]

@@ -2,6 +2,10 @@
 # ratio before/after latency lies in the pair's expected range (`expect.ratio`
 # of the `after` case, justified in `expect.why`), and where the pair names the
 # rewrite ops that make `after`, applying them to `before` gives `after`'s code.
+# A compiler-effect pair names its target option (`expect.effect`, a boolean of
+# lib/Perf/targets/trn1.json): with the option turned off the ratio must leave
+# the range (the option decides the pair). `expect.after_gbps` bounds the HBM
+# bytes per ns the after kernel moves (a DMA throughput reached).
 #
 # usage: pairs_direction.py ACCELOPT SRCROOT [--swap]
 #   --swap  judges each pair with before and after exchanged (must fail for
@@ -19,12 +23,31 @@ with open(os.path.join(root, "nkibench", "manifest.json")) as f:
 by_name = {c["name"]: c for c in cases}
 
 
-def latency(name):
-    out = subprocess.run([accelopt, "profile", "--case", name, "--format", "json"], check=True,
-                         capture_output=True, text=True).stdout
+def profile(name, target="trn1"):
+    out = subprocess.run([accelopt, "profile", "--case", name, "--format", "json", "--target", target],
+                         check=True, capture_output=True, text=True).stdout
     profile = json.loads(out)
     assert profile["backend"] == "sim-trn1", profile["backend"]
-    return profile["latency"]
+    return profile
+
+
+def latency(name, target="trn1"):
+    return profile(name, target)["latency"]
+
+
+def without(option, tmp):
+    # trn1 with one boolean option turned off.
+    with open(os.path.join(root, "lib", "Perf", "targets", "trn1.json")) as f:
+        target = json.load(f)
+    node = target
+    for key in option.split("."):
+        node = node[key]
+    assert node["value"] is True, option
+    node["value"] = False
+    path = os.path.join(tmp, "target.json")
+    with open(path, "w") as f:
+        json.dump(target, f)
+    return path
 
 
 def code(path):
@@ -57,9 +80,31 @@ for after in cases:
             same = code(out) == code(os.path.join(root, "nkibench", after["kernel"]))
         rewritten = ", ops %s: %s" % ("+".join(o["op"] for o in ops), "same code" if same else "DIFFERENT code")
         ok = ok and same
+    effect = after["expect"].get("effect")
+    if effect:
+        with tempfile.TemporaryDirectory() as tmp:
+            target = without(effect, tmp)
+            rb, ra = latency(before["name"], target), latency(after["name"], target)
+        if swap:
+            rb, ra = ra, rb
+        outside = not lo <= rb / ra <= hi
+        rewritten += ", without %s: ratio %.3f, %s" % (effect, rb / ra, "outside" if outside else "INSIDE")
+        ok = ok and outside
+    gbps = after["expect"].get("after_gbps")
+    if gbps:
+        p = profile(after["name"])
+        rate = (p["hbm_read_bytes"] + p["hbm_write_bytes"]) / (p["latency"] * 1e6)
+        inside = gbps[0] <= rate <= gbps[1]
+        rewritten += ", after moves %.0f GB/s, expected [%.0f, %.0f]" % (rate, gbps[0], gbps[1])
+        ok = ok and inside
     checked += 1
     wrong += not ok
     print("pair %s: before %.4f ms, after %.4f ms, ratio %.3f, expected [%.2f, %.2f]%s: %s" %
           (pair, tb, ta, ratio, lo, hi, rewritten, "ok" if ok else "WRONG"))
+# Every rewrite op (a page in rewrites/) is proven by a pair.
+documented = sorted(f[:-3] for f in os.listdir(os.path.join(root, "rewrites")) if f.endswith(".md") and f != "README.md")
+proven = {o["op"] for c in cases for o in c.get("expect", {}).get("ops", [])}
+missing = [op for op in documented if op not in proven]
+print("rewrite ops: %d, without a pair: %s" % (len(documented), ", ".join(missing) or "none"))
 print("pairs: %d checked, %d wrong" % (checked, wrong))
-sys.exit(1 if wrong else 0)
+sys.exit(1 if wrong or missing else 0)

@@ -210,6 +210,46 @@ TEST_F(Timing, HbmRoundTripOrdersTheLoadAfterTheStore) {
   EXPECT_LT(independent.makespanNs, roundTrip.makespanNs - Trn1.dma.fixedLatencyNs);
 }
 
+TEST_F(Timing, HbmTilesSideBySideInRowsAreDisjoint) {
+  // Scratch [128 rows, 2 tiles]: tile c is the run [c * bpp, (c + 1) * bpp) of every row. The
+  // ranges from first to last byte of the two tiles overlap; their runs do not.
+  auto build = [](uint32_t loadedColumn, bool runs) {
+    Trace trace;
+    const uint32_t bpp = 4096, pitch = 2 * bpp;
+    TensorId scratch = trace.addTensor({nki::Buffer::PrivateHBM, 1, 1, 128 * uint64_t(pitch), "_scratch"});
+    TensorId t = sbuf(trace, 2, bpp);
+    auto column = [&](uint32_t c) {
+      Region r{scratch, 0, c * bpp, 127 * uint64_t(pitch) + (c + 1) * bpp};
+      if (runs) {
+        r.run = bpp;
+        r.pitch = pitch;
+      }
+      return r;
+    };
+    trace.addInstruction(compute(OpKind::Memset, Engine::Vector, 1024), {}, {whole(trace, t, 0)});
+    trace.addInstruction(dma(OpKind::Store, 128, bpp), {whole(trace, t, 0)}, {column(0)});
+    trace.addInstruction(dma(OpKind::Load, 128, bpp), {column(loadedColumn)}, {whole(trace, t, 1)});
+    return trace;
+  };
+  SimulationResult roundTrip = simulate(Trn1, build(0, true));
+  SimulationResult beside = simulate(Trn1, build(1, true));
+  SimulationResult hull = simulate(Trn1, build(1, false));
+  EXPECT_NEAR(roundTrip.makespanNs, hull.makespanNs, 1e-6);
+  EXPECT_LT(beside.makespanNs, roundTrip.makespanNs - Trn1.dma.fixedLatencyNs);
+
+  Trace malformed;
+  TensorId scratch = malformed.addTensor({nki::Buffer::PrivateHBM, 1, 1, 1 << 20, "_scratch"});
+  TensorId t = sbuf(malformed, 1, 4096);
+  Region r{scratch, 0, 0, 1 << 19};
+  r.run = 8192;
+  r.pitch = 4096; // a run longer than the row
+  malformed.addInstruction(dma(OpKind::Load, 128, 4096), {r}, {whole(malformed, t, 0)});
+  TimingModel model(Trn1);
+  auto result = model.simulate(malformed);
+  ASSERT_FALSE(bool(result));
+  EXPECT_NE(llvm::toString(result.takeError()).find("region outside tensor 0"), std::string::npos);
+}
+
 /// `blocks` SBUF tiles of 8 KiB per partition written by memsets and stored.
 /// `allLiveAtOnce`: every tile is written before the first store (working set
 /// = all tiles); otherwise each tile is stored right after it is written.

@@ -1,0 +1,17 @@
+# The same with the scratch laid out tile by tile (`t` is [8, 128, 256]): each tile is one
+# contiguous range of `t`.
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def kernel(x):
+  out = nl.ndarray((128, 2048), dtype=x.dtype, buffer=nl.shared_hbm)
+  t = nl.ndarray((8, 128, 256), dtype=x.dtype, buffer=nl.hbm)
+  for j in nl.affine_range(8):
+    e = nl.exp(nl.load(x[0:128, j * 256:(j + 1) * 256]))
+    nl.store(t[j, 0:128, 0:256], value=e)
+  for j in nl.affine_range(8):
+    y = nl.load(t[j, 0:128, 0:256])
+    nl.store(out[0:128, j * 256:(j + 1) * 256], value=nl.multiply(y, 2.0))
+  return out
