@@ -616,6 +616,18 @@ public:
       check(bnAggr(out.asTile(), data.asTile()));
       return finish(std::move(out), nki::Buffer::SBUF);
     }
+    case OpKind::Dropout: {
+      NDArray data = operand(nki::Slot::Data);
+      int rateAt = -1;
+      for (size_t i = 0; i < op->params.size() && rateAt < 0; ++i)
+        if (op->params[i].role == nki::Role::Operand) rateAt = int(i);
+      const Value *rateV = rateAt >= 0 && b.given[size_t(rateAt)] ? &b.values[size_t(rateAt)] : nullptr;
+      PerPartition rate = perPartition(rateV, e, keep, 0.0f);
+      NDArray out = alloc(data.shape());
+      // Each call draws its own pattern: the seed counts the dropout calls of the run.
+      check(dropout(out.asTile(), data.asTile(), rate, ++DropoutCalls));
+      return finish(std::move(out), nki::Buffer::SBUF);
+    }
     case OpKind::Broadcast: break;
     }
     fail(e->range, std::string(op->name) + " is not supported by the interpreter");

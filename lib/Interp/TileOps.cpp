@@ -704,6 +704,28 @@ llvm::Error reciprocal(Tile out, ConstTile in) {
   return llvm::Error::success();
 }
 
+llvm::Error dropout(Tile out, ConstTile in, PerPartition rate, uint64_t seed) {
+  if (llvm::Error err = checkSameShape("dropout", out, in, "data")) return err;
+  if (llvm::Error err = rate.checkFor(out.rows, "dropout", "rate")) return err;
+  for (int64_t r = 0; r < out.rows; ++r) {
+    float p = rate.at(r);
+    if (!(p >= 0.0f && p <= 1.0f))
+      return shapeError("dropout", "drop probability " + std::to_string(p) + " of partition " + std::to_string(r) +
+                                       " is outside [0, 1]");
+    const float *x = in.row(r);
+    for (int64_t c = 0; c < out.cols; ++c) {
+      // splitmix64 of (seed, r, c): a uniform draw in [0, 1).
+      uint64_t z = seed + 0x9e3779b97f4a7c15ULL * uint64_t(r * out.cols + c + 1);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      z ^= z >> 31;
+      double u = double(z >> 11) * 0x1.0p-53;
+      out.row(r)[c] = u < double(p) ? 0.0f : x[c];
+    }
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error select(Tile out, ConstTile predicate, ConstTile onTrue, ConstTile onFalse) {
   constexpr std::string_view kName = "where";
   for (auto [tile, role] : {std::pair{predicate, "condition"}, {onTrue, "x"}, {onFalse, "y"}})

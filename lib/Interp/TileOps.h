@@ -130,6 +130,12 @@ llvm::Error copy(Tile out, ConstTile in);
 /// nisa.reciprocal: out = 1 / in.
 llvm::Error reciprocal(Tile out, ConstTile in);
 
+/// nl.dropout / nisa.dropout: out = in, or 0 where element (r, c) is dropped with probability
+/// rate.at(r). The device draws from its RNG; the interpreter draws from a fixed hash of `seed` and the
+/// element's position, so a run repeats exactly: a rate of 0 keeps every element, 1 drops every one.
+/// A rate outside [0, 1] is an error.
+llvm::Error dropout(Tile out, ConstTile in, PerPartition rate, uint64_t seed);
+
 /// nl.where: out = predicate != 0 ? onTrue : onFalse, each operand the output's shape or a
 /// (P,1) / (1,F) / (1,1) broadcast (a NaN predicate counts as true, as in the logical operators).
 llvm::Error select(Tile out, ConstTile predicate, ConstTile onTrue, ConstTile onFalse);

@@ -152,6 +152,15 @@ constexpr P whereParams[] = {{"condition", Role::Tile, true, PMax, 0, OnChip, Sl
 // nl.tile_size.bn_stats_fmax bounds bn_stats' free size.
 constexpr P bnStatsParams[] = {
     {"data", Role::Tile, true, PMax, 512, OnChip, Slot::Data}, {"mask", Role::Mask}, {"dtype", Role::DType}};
+// nl.dropout(x, rate) / nisa.dropout(data, prob): the drop probability is a scalar or a (P,1) tile.
+constexpr P dropoutParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
+                               {"rate", Role::Operand, true},
+                               {"dtype", Role::DType},
+                               {"mask", Role::Mask}};
+constexpr P isaDropoutParams[] = {{"data", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
+                                  {"prob", Role::Operand, true},
+                                  {"mask", Role::Mask},
+                                  {"dtype", Role::DType}};
 constexpr P bnAggrParams[] = {
     {"data", Role::Tile, true, PMax, 0, OnChip, Slot::Data}, {"mask", Role::Mask}, {"dtype", Role::DType}};
 
@@ -298,6 +307,10 @@ const OpInfo opTable[] = {
      "per partition (mean, variance) from bn_stats triples, fp32",
      {},
      2},
+    {"nl.dropout", OpKind::Dropout, Engine::Vector, dropoutParams, ShapeRule::SameAsInput, Buffer::SBUF,
+     Instr::TensorScalar, "zero each element with probability rate (VectorE; no rescaling of the kept ones)"},
+    {"nisa.dropout", OpKind::Dropout, Engine::Vector, isaDropoutParams, ShapeRule::SameAsInput, Buffer::SBUF,
+     Instr::TensorScalar, "zero each element with probability prob (VectorE; no rescaling of the kept ones)"},
     ELEMENTWISE_UNARY("exp", Exp, "e**x"),
     ELEMENTWISE_UNARY("log", Log, "ln x"),
     ELEMENTWISE_UNARY("sqrt", Sqrt, "sqrt x"),

@@ -33,6 +33,7 @@ enum class OpKind : uint8_t {
   Select,       // elementwise predicate ? x : y (nl.where)
   BnStats,      // per-partition (count, mean, variance*count) of even and odd free elements
   BnAggr,       // combines (count, mean, variance*count) triples into (mean, variance)
+  Dropout,      // zeroes each element with a drop probability (a scalar or a (P,1) tile)
 };
 
 enum class Role : uint8_t {

@@ -534,6 +534,89 @@ BuiltinResult callMath(std::string_view name, std::span<const PyValue> args) {
 }
 
 // ---------------------------------------------------------------------------
+// Tile attributes and methods
+// ---------------------------------------------------------------------------
+
+bool isKnownTileMember(std::string_view name) {
+  static constexpr std::string_view kMembers[] = {"shape", "dtype", "reshape", "view", "broadcast_to", "ap"};
+  return std::find(std::begin(kMembers), std::end(kMembers), name) != std::end(kMembers);
+}
+
+std::string unknownTileMemberMessage(std::string_view name) {
+  return "unknown NKI API 'tile." + std::string(name) +
+         "' (a tile method accelopt does not know); it is not checked, run or modelled";
+}
+
+// ---------------------------------------------------------------------------
+// numpy on host scalars
+// ---------------------------------------------------------------------------
+
+namespace {
+
+struct NumpyFunction {
+  std::string_view name;
+  unsigned arity;
+  double (*fn)(double, double);
+  bool keepsInt; // of int arguments, an int (np.abs(-3) is 3)
+};
+
+constexpr NumpyFunction kNumpyFunctions[] = {
+    {"np.floor", 1, [](double x, double) { return std::floor(x); }, false},
+    {"np.ceil", 1, [](double x, double) { return std::ceil(x); }, false},
+    {"np.trunc", 1, [](double x, double) { return std::trunc(x); }, false},
+    {"np.rint", 1, [](double x, double) { return std::nearbyint(x); }, false},
+    {"np.sqrt", 1, [](double x, double) { return std::sqrt(x); }, false},
+    {"np.exp", 1, [](double x, double) { return std::exp(x); }, false},
+    {"np.log", 1, [](double x, double) { return std::log(x); }, false},
+    {"np.log2", 1, [](double x, double) { return std::log2(x); }, false},
+    {"np.sin", 1, [](double x, double) { return std::sin(x); }, false},
+    {"np.cos", 1, [](double x, double) { return std::cos(x); }, false},
+    {"np.tanh", 1, [](double x, double) { return std::tanh(x); }, false},
+    {"np.abs", 1, [](double x, double) { return std::fabs(x); }, true},
+    {"np.absolute", 1, [](double x, double) { return std::fabs(x); }, true},
+    {"np.maximum", 2, [](double x, double y) { return std::isnan(x) || x > y ? x : y; }, true},
+    {"np.minimum", 2, [](double x, double y) { return std::isnan(x) || x < y ? x : y; }, true},
+};
+
+const NumpyFunction *lookupNumpy(std::string_view name) {
+  for (const auto &f : kNumpyFunctions)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+} // namespace
+
+bool isNumpyScalarFunction(std::string_view name) { return lookupNumpy(name) != nullptr; }
+
+BuiltinResult callNumpyScalar(std::string_view name, std::span<const PyValue> args) {
+  const NumpyFunction *f = lookupNumpy(name);
+  if (!f) return raise(hostNumpyMessage(name));
+  std::string fn(name);
+  if (args.size() != f->arity)
+    return raise(fn + "() takes " + std::to_string(f->arity) + (f->arity == 1 ? " argument" : " arguments") + " (" +
+                 std::to_string(args.size()) + " given)");
+  if (anyUnknown(args)) return unknownResult();
+  for (const PyValue &a : args)
+    if (!a.isNumber()) return raise(fn + "() of a " + typeName(a) + ": " + hostNumpyMessage(name));
+  bool allInt = std::all_of(args.begin(), args.end(), [](const PyValue &a) { return a.isIntLike(); });
+  if (f->keepsInt && allInt) {
+    int64_t x = args[0].i, y = f->arity == 2 ? args[1].i : 0;
+    if (f->arity == 1) {
+      if (x == INT64_MIN) return raise(fn + "() of an integer that does not fit in 64 bits");
+      return value(PyValue::integer(x < 0 ? -x : x));
+    }
+    return value(PyValue::integer(name == "np.maximum" ? std::max(x, y) : std::min(x, y)));
+  }
+  return value(PyValue::floating(f->fn(args[0].number(), f->arity == 2 ? args[1].number() : 0.0)));
+}
+
+std::string hostNumpyMessage(std::string_view name) {
+  return "'" + std::string(name) +
+         "' computes a host numpy array at trace time; accelopt evaluates numpy only on scalars, so it "
+         "cannot check, run or model what the kernel does with it";
+}
+
+// ---------------------------------------------------------------------------
 // NKI intrinsics
 // ---------------------------------------------------------------------------
 

@@ -196,6 +196,35 @@ bool mathReturnsInt(std::string_view canonicalName);
 BuiltinResult callMath(std::string_view canonicalName, std::span<const PyValue> args);
 
 // ---------------------------------------------------------------------------
+// Tile attributes and methods
+// ---------------------------------------------------------------------------
+
+/// Whether `.name` of a tile is an attribute or method both evaluators know (shape, dtype, reshape,
+/// view, broadcast_to, ap); any other (`t.indirect(...)`) is an NKI API accelopt does not know.
+bool isKnownTileMember(std::string_view name);
+
+/// The one message for an unknown tile member: `check` reports it as an `unknown-api` warning at the
+/// attribute, `run` refuses with it there, and `profile` leaves the statement's work out of the trace.
+std::string unknownTileMemberMessage(std::string_view name);
+
+// ---------------------------------------------------------------------------
+// numpy on host scalars
+// ---------------------------------------------------------------------------
+
+/// Whether `canonicalName` ("np.floor") is a numpy function the core evaluates on Python scalars at
+/// trace time (np.floor(x * 0.5)); numpy array builders (np.arange, np.fromfunction) are not.
+bool isNumpyScalarFunction(std::string_view canonicalName);
+
+/// Calls numpy function `canonicalName` on scalar `args` as numpy does: IEEE results, never an exception
+/// (np.sqrt(-1) is nan); np.floor/ceil/trunc/sqrt/exp/log give floats; np.abs/maximum/minimum of ints
+/// stay ints. A non-scalar argument (a list, an array) is an error naming the function.
+BuiltinResult callNumpyScalar(std::string_view canonicalName, std::span<const PyValue> args);
+
+/// The one refusal of numpy code the core does not evaluate (an array built on the host at trace time),
+/// said alike by `check`, `run` and `profile` at the call.
+std::string hostNumpyMessage(std::string_view canonicalName);
+
+// ---------------------------------------------------------------------------
 // NKI intrinsics
 // ---------------------------------------------------------------------------
 

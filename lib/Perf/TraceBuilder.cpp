@@ -185,9 +185,10 @@ private:
   // --- shapes -------------------------------------------------------------
 
   llvm::Error checkShapes() const {
-    // Code CPython would stop on (a module never imported) has no trace: say so, never estimate 0 ms.
+    // Code CPython would stop on (a module never imported) or accelopt refuses by name has no trace: say so,
+    // never estimate 0 ms.
     for (const nki::Diagnostic &d : K.diagnostics)
-      if (d.severity == nki::Diagnostic::Error && d.rule == nki::Rule::Imports)
+      if (d.severity == nki::Diagnostic::Error && (d.rule == nki::Rule::Imports || d.rule == nki::Rule::Unsupported))
         return fail((K.source ? K.source->location(d.offset) : K.name) + ": error: " + d.message +
                     "; nothing to estimate");
     auto needShapes = [&](const llvm::Twine &what) { return unknownSize(what.str()); };

@@ -368,7 +368,8 @@ struct KernelContext {
   std::string name;
   uint32_t defOffset = 0;
   std::optional<nki::InputSpecs> inputs;
-  std::string inputsLabel; // "case X", "--inputs"
+  std::string inputsLabel;   // "case X", "--inputs"
+  std::vector<int64_t> grid; // --grid; empty: the inputs' or the file's
   bool numeric = false;
   std::string verification; // for the summary
   std::optional<profile::NumericBaseline> baseline;
@@ -392,6 +393,7 @@ llvm::Expected<nki::KernelFile> parseText(llvm::StringRef path, llvm::StringRef 
   nki::FrontEndOptions fe;
   fe.inputs = k.specs();
   fe.kernelName = k.name;
+  fe.grid = k.grid;
   return nki::buildKernelFile(std::move(*src), fe);
 }
 
@@ -409,7 +411,7 @@ bool sameNames(const nki::Kernel &k, const nki::InputSpecs &specs) {
   return a == b;
 }
 
-void resolveInputs(KernelContext &ctx, const nki::Kernel &k, llvm::StringRef path, const BatchOptions &options) {
+void findInputs(KernelContext &ctx, const nki::Kernel &k, llvm::StringRef path, const BatchOptions &options) {
   if (options.inputs && sameNames(k, *options.inputs)) {
     ctx.inputs = options.inputs;
     ctx.inputsLabel = "--inputs";
@@ -428,6 +430,13 @@ void resolveInputs(KernelContext &ctx, const nki::Kernel &k, llvm::StringRef pat
       ctx.inputsLabel = "case " + c.name + ", by file name";
       return;
     }
+}
+
+/// The kernel's inputs, and the launch grid --grid gives (it overrides the inputs' own).
+void resolveInputs(KernelContext &ctx, const nki::Kernel &k, llvm::StringRef path, const BatchOptions &options) {
+  findInputs(ctx, k, path, options);
+  ctx.grid = options.grid;
+  if (ctx.inputs && !options.grid.empty()) ctx.inputs->grid = options.grid;
 }
 
 profile::NumericCheckOptions numericOptions(const BatchOptions &options) {

@@ -119,6 +119,8 @@ struct BatchOptions {
   /// Suite cases: a kernel gets a case's shapes when the case's kernel is this
   /// file, or has the same file name and the same parameter names (a copy).
   std::vector<nki::SuiteCase> suite;
+  /// The launch grid every kernel runs in (--grid); empty: its inputs' grid, else the file's own launch.
+  std::vector<int64_t> grid;
   /// Migrate each file's NKI 0.1 kernels to the current dialect (`migrate`) instead of applying
   /// `patterns`: a file is migrated whole or, when anything resists, left as it is.
   bool migrate = false;

@@ -2,6 +2,7 @@
 
 #include "NKI/FrontEnd.h"
 #include "NKI/InputSources.h"
+#include "NKI/PyCore.h"
 
 namespace accelopt::cli {
 
@@ -23,6 +24,10 @@ FileBatchOptions::FileBatchOptions(cl::SubCommand &sub, llvm::StringRef what, do
                  cl::value_desc("SPEC"), cl::sub(sub), cl::cat(category())),
       manifest("manifest", cl::desc("Suite manifest (default: nkibench/manifest.json)"), cl::value_desc("FILE"),
                cl::sub(sub), cl::cat(category()), cl::Hidden),
+      grid("grid",
+           cl::desc("Launch grid every kernel runs in, as kernel[G0, G1](...) (default: its inputs' `grid`, else "
+                    "the file's own launch, else one instance)"),
+           cl::value_desc("G0[,G1...]"), cl::sub(sub), cl::cat(category())),
       seeds("seeds", cl::desc("Seeds of the numeric check (default 2)"), cl::init(2), cl::sub(sub),
             cl::cat(category())),
       rtol("rtol", cl::desc("Relative tolerance (default 1e-2)"), cl::init(1e-2), cl::sub(sub), cl::cat(category())),
@@ -48,6 +53,11 @@ llvm::Error FileBatchOptions::fill(search::BatchOptions &options) const {
     auto specs = nki::parseInputSpecs(inputsSpec);
     if (!specs) return usage("--inputs: " + llvm::toString(specs.takeError()));
     options.inputs = std::move(*specs);
+  }
+  if (!grid.empty()) {
+    nki::pycore::ParsedGrid g = nki::pycore::parseGrid(grid);
+    if (!g.error.empty()) return usage("--grid: " + g.error);
+    options.grid = g.dims;
   }
   if (auto suite = nki::loadSuite({manifest, ""})) {
     options.suite = std::move(*suite);

@@ -1,6 +1,6 @@
 // The options `batch` and `migrate` share: how the results are written (--in-place, --diff,
 // --export-fixes), how many files run at once (-j), where the inputs come from (--inputs,
-// --manifest) and the numeric check (--seeds, --rtol, --atol, --timeout, --no-numeric-check).
+// --manifest), the launch grid (--grid) and the numeric check (--seeds, --rtol, --atol, --timeout, --no-numeric-check).
 #pragma once
 
 #include "Command.h"
@@ -17,7 +17,7 @@ struct FileBatchOptions {
   cl::opt<std::string> exportFixes;
   cl::opt<bool> inPlace, diff;
   cl::opt<unsigned> jobs;
-  cl::opt<std::string> inputsSpec, manifest;
+  cl::opt<std::string> inputsSpec, manifest, grid;
   cl::opt<unsigned> seeds;
   cl::opt<double> rtol, atol, timeout;
   cl::opt<bool> noNumericCheck;

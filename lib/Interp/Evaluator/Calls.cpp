@@ -42,8 +42,7 @@ Value KernelEvaluator::call(const Expr *e, View *dest) {
     Value v = eval(e->elts.empty() ? nullptr : e->elts[0]);
     return v;
   }
-  if (name == "np.float32" || name == "np.float16" || name == "np.int32" || name == "np.uint16" || name == "np.uint8" ||
-      name == "np.int8" || name == "np.float64" || name == "nl.float32") {
+  if ((name.rfind("np.", 0) == 0 && nki::pycore::dtypeOfPath(name)) || name == "nl.float32") {
     Value v = eval(e->elts.empty() ? nullptr : e->elts[0]);
     if (name.find("int") != std::string::npos && v.isNumber()) return Value::integer(int64_t(v.num()));
     if (v.isNumber()) return Value::number(double(float(v.num())));
@@ -90,6 +89,14 @@ Value KernelEvaluator::call(const Expr *e, View *dest) {
     if (!r.ok()) fail(e->range, r.error);
     return fromPy(r.value, args, e);
   }
+  if (nki::pycore::isNumpyScalarFunction(name) && e->keywords.empty()) {
+    auto args = positional(e);
+    std::vector<nki::pycore::PyValue> py;
+    for (const Value &a : args) py.push_back(toPy(a, e));
+    nki::pycore::BuiltinResult r = nki::pycore::callNumpyScalar(name, py);
+    if (!r.ok()) fail(e->range, r.error);
+    return fromPy(r.value, args, e);
+  }
   if (std::string_view buffer = nki::allocatorBuffer(name); !buffer.empty()) {
     for (const Expr *a : e->elts) eval(a);
     for (const auto &kw : e->keywords) eval(kw.value);
@@ -98,6 +105,7 @@ Value KernelEvaluator::call(const Expr *e, View *dest) {
   if (KernelDialect == nki::Dialect::Nki)
     if (const nki::DialectApi *api = nki::currentDialectApi(name)) return dialectCall(*api, e);
   const nki::OpInfo *op = nki::lookupOp(name);
+  if (!op && name.rfind("np.", 0) == 0) fail(e->range, nki::pycore::hostNumpyMessage(name));
   if (!op) fail(e->base->range, "'" + name + "' is not supported by the interpreter");
   return nkiCall(op, e, dest);
 }

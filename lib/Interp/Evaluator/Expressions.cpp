@@ -352,6 +352,7 @@ Value KernelEvaluator::attribute(const Expr *e) {
       nki::DType dt = (base.kind == Value::TensorV ? base.tensor : base.view->tensor)->data.dtype();
       return Value::path("dtype." + std::string(nki::dtypeName(dt)));
     }
+    if (!nki::pycore::isKnownTileMember(e->name)) fail(e->range, nki::pycore::unknownTileMemberMessage(e->name));
     Value m = base;
     m.kind = Value::Method;
     m.s = e->name;

@@ -58,6 +58,7 @@ protected:
   std::vector<std::shared_ptr<Scope>> Captured; // frames closures captured: cleared at the end (cycles)
   std::vector<std::string> Warnings;
   RunStats Stats;
+  uint64_t DropoutCalls = 0; // seeds each dropout call's draws (TileOps dropout)
   std::chrono::steady_clock::time_point Start;
   std::vector<AffineFrame> Frames;
   uint32_t CurrentSerial = 0;

@@ -87,7 +87,7 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
     return e->elts.empty() ? Value::unknown() : eval(e->elts[0]);
   if (name.size() > 5 && name.substr(name.size() - 5) == ".type")
     return e->elts.empty() ? Value::unknown() : eval(e->elts[0]); // np.dtype(np.float32).type(1e-5)
-  if (name == "np.float32" || name == "np.int32" || name == "np.uint16" || name == "np.float16")
+  if (name.rfind("np.", 0) == 0 && pycore::dtypeOfPath(name))     // np.float32(x): a host scalar
     return e->elts.empty() ? Value::unknown() : eval(e->elts[0]);
   if (std::string_view info = dtypeInfoKind(name); !info.empty()) {
     // nl.finfo(dt) / np.iinfo(dt): an object with the dtype's limits (min, max, eps, tiny, bits).
@@ -113,7 +113,19 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
     return obj;
   }
   if (name.rfind("np.", 0) == 0) {
-    for (auto *a : e->elts) eval(a);
+    std::vector<Value> args;
+    for (auto *a : e->elts) args.push_back(eval(a));
+    for (auto &kw : e->keywords) eval(kw.value);
+    if (pycore::isNumpyScalarFunction(name) && e->keywords.empty()) {
+      std::vector<pycore::PyValue> py;
+      for (const Value &a : args) py.push_back(toPy(a));
+      pycore::BuiltinResult r = pycore::callNumpyScalar(name, py);
+      if (r.ok() && r.value.kind != pycore::PyValue::Kind::Unknown) return fromPy(r.value, args, e);
+      if (!r.ok()) diag(Diagnostic::Error, e->range, r.error, Rule::Unsupported);
+    } else if (!lookupOp(name) && !hostCodeCall(fn, e) && name != "np.identity" && name != "np.eye") {
+      // np.identity / np.eye: host constants the interpreter builds (nl.shared_constant's argument).
+      diag(Diagnostic::Error, e->range, pycore::hostNumpyMessage(name), Rule::Unsupported);
+    }
     return Value::unknown(text(e));
   }
   if (pycore::isMathFunction(name)) {

@@ -425,6 +425,8 @@ Value KernelBuilder::attribute(const Expr *e) {
       m.s = e->name;
       return m;
     }
+    if (!pycore::isKnownTileMember(e->name))
+      diag(Diagnostic::Warning, e->range, pycore::unknownTileMemberMessage(e->name), Rule::UnknownApi);
   }
   if (base.kind == Value::Seq && !base.isList && !base.elts.empty() &&
       std::all_of(base.elts.begin(), base.elts.end(), [](const Value &x) { return x.kind == Value::Index; })) {

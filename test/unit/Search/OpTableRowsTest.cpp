@@ -57,7 +57,7 @@ std::string argumentFor(const OpInfo &op, const nki::ParamInfo &p) {
   if (!p.required) return "";
   switch (p.role) {
   case Role::Func: return functionArgument(op, p);
-  case Role::Operand: return "2.0";
+  case Role::Operand: return op.kind == OpKind::Dropout ? "0.0" : "2.0"; // a drop probability keeps all
   case Role::Shape: return "(8, 8)";
   case Role::DType: return "nl.float32";
   case Role::Int: return "1";
@@ -139,6 +139,7 @@ RowKernel kernelFor(const OpInfo &op) {
   case OpKind::Memset:
   case OpKind::Iota:
   case OpKind::Select:
+  case OpKind::Dropout:
     callStatement("r = " + callOf(op));
     body.push_back("nl.store(out, value=r)");
     break;
@@ -199,6 +200,7 @@ std::optional<float> expectedAt(const OpInfo &op, int64_t r, int64_t c) {
     return x;
   case OpKind::TensorScalar: return x + 2.0f;
   case OpKind::Select: return x > 0.75f ? x : y;
+  case OpKind::Dropout: return x; // drop probability 0
   case OpKind::BnStats:
   case OpKind::BnAggr: {
     // Population statistics of row r's even (parity 0) and odd elements, or of all of them.
