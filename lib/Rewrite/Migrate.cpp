@@ -21,9 +21,18 @@ using syntax::ExprKind;
 using syntax::Stmt;
 using syntax::StmtKind;
 
+/// The names the file being migrated binds by its imports (`import neuronxcc.nki.isa as ni`), canonical.
+thread_local const std::map<std::string, std::string> *FileAliases = nullptr;
+
 std::string canonicalCallee(const Expr *call) {
   if (call->kind != ExprKind::Call || !call->base) return "";
-  std::string path = nki::pycore::canonicalPath(call->base->dottedName());
+  std::string dotted = call->base->dottedName();
+  if (FileAliases) {
+    size_t dot = dotted.find('.');
+    if (auto it = FileAliases->find(dotted.substr(0, dot)); it != FileAliases->end())
+      dotted = it->second + (dot == std::string::npos ? "" : dotted.substr(dot));
+  }
+  std::string path = nki::pycore::canonicalPath(dotted);
   // `from neuronxcc.nki.language import par_dim` binds the bare name.
   return path == "par_dim" ? "nl.par_dim" : path;
 }
@@ -53,6 +62,18 @@ public:
       : M(m), Text(m.source().text()), Allocation(allocation), ShapeOf(shapeOf) {}
 
   Migration run() {
+    std::map<std::string, std::string> aliases;
+    syntax::forEachStmt(M.body(), [&](const Stmt *s) {
+      if (s->kind == StmtKind::Import || s->kind == StmtKind::ImportFrom)
+        for (auto &[local, path] : nki::pycore::importBindings(*s)) aliases[local] = path;
+    });
+    FileAliases = &aliases;
+    Migration out = migrate();
+    FileAliases = nullptr;
+    return out;
+  }
+
+  Migration migrate() {
     forEachStmtIn(M.body());
     renameImports();
     findBlockTensors();
@@ -591,7 +612,9 @@ private:
     auto block = s->base && s->base->kind == ExprKind::Name ? blockNamed(s, s->base->name) : Blocks.end();
     if (block != Blocks.end()) {
       const BlockTensor &b = block->second;
-      if (s->elts.size() != b.shape->elts.size()) {
+      // `t[k]` indexes the blocks only: the tile's own dimensions are whole.
+      if (s->elts.size() <= b.partition) texts.resize(b.shape->elts.size(), ":");
+      if (texts.size() != b.shape->elts.size()) {
         problem(s, "'" + b.name + "' has " + std::to_string(b.shape->elts.size()) +
                        " dimensions with its block dimensions but is indexed with " + std::to_string(s->elts.size()));
         return;
