@@ -51,6 +51,7 @@ bool containsCallTo(const Expr *e, llvm::StringRef canonical) {
 struct ArangeIndex {
   std::string lo;                    // "" for 0
   std::vector<const Expr *> loTerms; // the summands of lo as written
+  std::vector<std::string> grid;     // every grid dimension's extent as written (nl.mgrid fields)
   std::string extent;
   size_t dim = 0, rank = 1;
   const Expr *call = nullptr;
@@ -491,6 +492,7 @@ private:
         a.extent = render(g->elts[k]->elts[1]);
         a.dim = k, a.rank = g->elts.size();
         a.call = g;
+        for (const Expr *x : g->elts) a.grid.push_back(render(x->elts[1]));
         NamedAranges[{fn, t->elts[k]->name}] = {a, s};
       }
     });
@@ -592,7 +594,16 @@ private:
         size_t nextDim = k + 1 < at.size() ? idx[at[k + 1]]->dim : rank;
         size_t end = k + 1 < at.size() ? at[k + 1] : idx.size();
         size_t gap = nextDim - a.dim - 1, integers = end - at[k] - 1;
-        bool ordered = a.rank == rank && (k > 0 || a.dim == 0) && nextDim > a.dim;
+        // A grid dimension of extent 1 that no element spans (`ix, iw, iy = nl.mgrid[0:128, 0:1, 0:n]`
+        // indexing `t[ix, iy]`) adds nothing.
+        if (gap != integers && a.grid.size() == rank) {
+          size_t units = 0;
+          for (size_t d = a.dim + 1; d < nextDim; ++d) units += a.grid[d] == "1";
+          if (units == gap) gap = 0;
+        }
+        // Fields of one nl.mgrid may leave its leading dimensions out (`t[iw, iy]` of `ix, iw, iy`).
+        bool leading = k > 0 || a.dim == 0 || (a.grid.size() == rank && integers == 0 && at.front() == 0);
+        bool ordered = a.rank == rank && leading && nextDim > a.dim;
         if (!ordered || (gap != 0 && gap != integers)) {
           // Laid out across the grid in another order than the subscript: an access pattern.
           convertToAccessPattern(s, s->elts[at[k]]);
