@@ -46,6 +46,27 @@ std::set<std::string> functionsWrappedAsKernels(const syntax::Module &m,
   return names;
 }
 
+/// The module-level functions of a file that imports NKI that no function of the file calls.
+std::set<std::string> entryFunctions(const syntax::Module &m, const std::map<std::string, std::string> &aliases) {
+  bool importsNki = false;
+  for (const auto &[alias, module] : aliases) {
+    llvm::StringRef root = llvm::StringRef(module).split('.').first; // canonical: nki, nl, nisa
+    importsNki |= root == "nki" || root == "nl" || root == "nisa";
+  }
+  std::set<std::string> names, called;
+  if (!importsNki) return names;
+  for (const Stmt *fn : m.functions()) {
+    names.insert(fn->name);
+    syntax::forEachStmt(fn->body, [&](const Stmt *s) {
+      syntax::forEachExpr(s, [&](const Expr *e) {
+        if (e->kind == ExprKind::Call && e->base && e->base->kind == ExprKind::Name) called.insert(e->base->name);
+      });
+    });
+  }
+  for (const std::string &c : called) names.erase(c);
+  return names;
+}
+
 } // namespace
 
 llvm::Expected<KernelFile> buildKernelFile(std::unique_ptr<syntax::SourceBuffer> source,
@@ -228,11 +249,17 @@ llvm::Expected<KernelFile> buildKernelFile(std::unique_ptr<syntax::Module> modul
   KernelBuilder::recordModuleImports(m, aliases);
   bool foundAny = false;
   std::set<std::string> wrapped = functionsWrappedAsKernels(m, aliases);
+  auto isKernel = [&](const Stmt *fn) {
+    // Decorated, wrapped by a call in the file, or named by --kernel (a helper kernel others call).
+    bool kernel = wrapped.count(fn->name) || (!options.kernelName.empty() && fn->name == options.kernelName);
+    for (const Expr *d : fn->decorators) kernel |= frontend::isKernelDecorator(d, aliases);
+    return kernel;
+  };
+  bool anyMarked = llvm::any_of(m.functions(), isKernel);
+  std::set<std::string> entries;
+  if (!anyMarked && options.entryFunctionsAsKernels) entries = entryFunctions(m, aliases);
   for (const Stmt *fn : m.functions()) {
-    // A kernel: decorated, wrapped by a call in the file, or named by --kernel (a helper kernel others call).
-    bool isKernel = wrapped.count(fn->name) || (!options.kernelName.empty() && fn->name == options.kernelName);
-    for (const Expr *d : fn->decorators) isKernel |= frontend::isKernelDecorator(d, aliases);
-    if (!isKernel) continue;
+    if (!isKernel(fn) && !entries.count(fn->name)) continue;
     foundAny = true;
     if (!options.kernelName.empty() && fn->name != options.kernelName) continue;
     file.kernels.push_back(buildGrid(m, aliases, options, fn));

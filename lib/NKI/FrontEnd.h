@@ -50,6 +50,9 @@ struct FrontEndOptions {
   const InputSpecs *inputs = nullptr; // shapes of the arguments, when known
   std::string kernelName;             // select one kernel ("" = all)
   std::vector<int64_t> grid;          // the launch grid; empty: the inputs' grid, else the file's launch
+  /// A file with no decorated or wrapped kernel that imports NKI: its module-level functions no other
+  /// function of the file calls are its kernels (plain functions a harness wraps elsewhere; `migrate`).
+  bool entryFunctionsAsKernels = false;
 };
 
 /// Builds the IR. Fails (with "file:line:col: error: ..." text) on syntax errors,

@@ -21,9 +21,18 @@ using syntax::ExprKind;
 using syntax::Stmt;
 using syntax::StmtKind;
 
+/// The names the file being migrated binds by its imports (`import neuronxcc.nki.isa as ni`), canonical.
+thread_local const std::map<std::string, std::string> *FileAliases = nullptr;
+
 std::string canonicalCallee(const Expr *call) {
   if (call->kind != ExprKind::Call || !call->base) return "";
-  std::string path = nki::pycore::canonicalPath(call->base->dottedName());
+  std::string dotted = call->base->dottedName();
+  if (FileAliases) {
+    size_t dot = dotted.find('.');
+    if (auto it = FileAliases->find(dotted.substr(0, dot)); it != FileAliases->end())
+      dotted = it->second + (dot == std::string::npos ? "" : dotted.substr(dot));
+  }
+  std::string path = nki::pycore::canonicalPath(dotted);
   // `from neuronxcc.nki.language import par_dim` binds the bare name.
   return path == "par_dim" ? "nl.par_dim" : path;
 }
@@ -40,7 +49,9 @@ bool containsCallTo(const Expr *e, llvm::StringRef canonical) {
 
 /// One element of a 0.1 subscript spelled with nl.arange: `lo + nl.arange(n)[None, :]`.
 struct ArangeIndex {
-  std::string lo; // "" for 0
+  std::string lo;                    // "" for 0
+  std::vector<const Expr *> loTerms; // the summands of lo as written
+  std::vector<std::string> grid;     // every grid dimension's extent as written (nl.mgrid fields)
   std::string extent;
   size_t dim = 0, rank = 1;
   const Expr *call = nullptr;
@@ -52,6 +63,18 @@ public:
       : M(m), Text(m.source().text()), Allocation(allocation), ShapeOf(shapeOf) {}
 
   Migration run() {
+    std::map<std::string, std::string> aliases;
+    syntax::forEachStmt(M.body(), [&](const Stmt *s) {
+      if (s->kind == StmtKind::Import || s->kind == StmtKind::ImportFrom)
+        for (auto &[local, path] : nki::pycore::importBindings(*s)) aliases[local] = path;
+    });
+    FileAliases = &aliases;
+    Migration out = migrate();
+    FileAliases = nullptr;
+    return out;
+  }
+
+  Migration migrate() {
     forEachStmtIn(M.body());
     renameImports();
     findBlockTensors();
@@ -123,7 +146,14 @@ private:
     ArangeIndex index;
     const Stmt *def;
   };
-  std::map<std::string, NamedArange> NamedAranges;
+  /// By the function that defines them (a file may hold several kernels that reuse names) and name.
+  std::map<std::pair<const Stmt *, std::string>, NamedArange> NamedAranges;
+  const NamedArange *namedArange(const Expr *name) const {
+    if (name->kind != ExprKind::Name) return nullptr;
+    auto at = StmtOf.find(name);
+    auto it = NamedAranges.find({at == StmtOf.end() ? nullptr : functionOf(at->second), name->name});
+    return it == NamedAranges.end() ? nullptr : &it->second;
+  }
   std::set<const Expr *> ConvertedNames; // Name uses of NamedAranges turned into slices
   std::set<const Expr *> ApTargets;      // assignment targets that became `t.ap(...)`
   /// One conjunct of a `mask=` that keeps a prefix of grid dimension `dim`: index t kept when t < bound.
@@ -135,7 +165,8 @@ private:
   };
   std::map<const Stmt *, std::vector<MaskBoundText>> Masks; // statements whose call's mask= is converted
   std::set<const Expr *> MaskArgs;                          // those mask= values
-  std::map<std::string, const Stmt *> NamedMasks;           // `inside = (...) & (...)`, assigned once
+  std::map<const Stmt *, std::string> Guards;     // `if <loop condition>:` and the new indentation, before a statement
+  std::map<std::string, const Stmt *> NamedMasks; // `inside = (...) & (...)`, assigned once
 
   void problem(const Expr *e, std::string msg) { Problems.push_back({e->range.begin, std::move(msg)}); }
 
@@ -388,13 +419,14 @@ private:
 
   std::optional<ArangeIndex> arangeIndex(const Expr *e) {
     if (e->kind == ExprKind::Name)
-      if (auto it = NamedAranges.find(e->name); it != NamedAranges.end()) return it->second.index;
+      if (const NamedArange *n = namedArange(e)) return n->index;
     if (e->kind == ExprKind::BinOp && e->name == "+" && e->elts.size() == 2)
       for (int side = 0; side < 2; ++side) {
         const Expr *other = e->elts[size_t(1 - side)];
         if (containsCallTo(other, "nl.arange")) continue;
         if (auto a = arangeIndex(e->elts[size_t(side)])) {
           a->lo = a->lo.empty() ? render(other) : render(other) + " + " + a->lo;
+          a->loTerms.push_back(other);
           return a;
         }
       }
@@ -423,20 +455,24 @@ private:
   }
 
   void findNamedAranges() {
+    std::map<std::pair<const Stmt *, std::string>, int> perFunction;
     std::map<std::string, int> assignments;
     syntax::forEachStmt(M.body(), [&](const Stmt *s) {
       for (const Expr *t : s->targets) {
         assignments[t->kind == ExprKind::Name ? t->name : ""] += 1;
+        perFunction[{functionOf(s), t->kind == ExprKind::Name ? t->name : ""}] += 1;
         if (t->kind == ExprKind::Tuple)
           for (const Expr *x : t->elts)
-            if (x->kind == ExprKind::Name) assignments[x->name] += 1;
+            if (x->kind == ExprKind::Name) assignments[x->name] += 1, perFunction[{functionOf(s), x->name}] += 1;
       }
     });
     syntax::forEachStmt(M.body(), [&](const Stmt *s) {
       if (s->kind != StmtKind::Assign || s->targets.size() != 1 || !s->value) return;
       const Expr *t = s->targets.front();
+      const Stmt *fn = functionOf(s);
+      if (t->kind == ExprKind::Name && perFunction[{fn, t->name}] == 1)
+        if (auto a = arangeIndex(s->value)) NamedAranges[{fn, t->name}] = {*a, s};
       if (t->kind == ExprKind::Name && assignments[t->name] == 1) {
-        if (auto a = arangeIndex(s->value)) NamedAranges[t->name] = {*a, s};
         if (isMaskExpr(s->value) && mentionsArange(s->value)) NamedMasks[t->name] = s;
       }
       // `ip, jf = nl.mgrid[0:128, 0:512]`: field k is an arange on grid dimension k.
@@ -446,8 +482,9 @@ private:
         return;
       for (size_t k = 0; k < g->elts.size(); ++k) {
         const Expr *x = g->elts[k], *name = t->elts[k];
-        if (name->kind != ExprKind::Name || assignments[name->name] != 1 || x->kind != ExprKind::Slice || !x->elts[1] ||
-            x->elts[2] || (x->elts[0] && !(x->elts[0]->kind == ExprKind::Int && x->elts[0]->intValue == 0)))
+        if (name->kind != ExprKind::Name || perFunction[{fn, name->name}] != 1 || x->kind != ExprKind::Slice ||
+            !x->elts[1] || x->elts[2] ||
+            (x->elts[0] && !(x->elts[0]->kind == ExprKind::Int && x->elts[0]->intValue == 0)))
           return;
       }
       for (size_t k = 0; k < g->elts.size(); ++k) {
@@ -455,7 +492,8 @@ private:
         a.extent = render(g->elts[k]->elts[1]);
         a.dim = k, a.rank = g->elts.size();
         a.call = g;
-        NamedAranges[t->elts[k]->name] = {a, s};
+        for (const Expr *x : g->elts) a.grid.push_back(render(x->elts[1]));
+        NamedAranges[{fn, t->elts[k]->name}] = {a, s};
       }
     });
   }
@@ -496,11 +534,12 @@ private:
 
   /// The definitions of named aranges whose every use became a slice (or another named arange).
   void dropNamedAranges() {
-    for (auto &[name, n] : NamedAranges) {
+    for (auto &[key, n] : NamedAranges) {
+      const std::string &name = key.second;
       bool allConverted = true;
       for (const Expr *e : Exprs)
-        if (e->kind == ExprKind::Name && e->name == name && !definesNamedArange(StmtOf.at(e)) &&
-            !ConvertedNames.count(e)) {
+        if (e->kind == ExprKind::Name && e->name == name && functionOf(StmtOf.at(e)) == key.first &&
+            !definesNamedArange(StmtOf.at(e)) && !ConvertedNames.count(e)) {
           problem(e, "'" + name + "' (an nl.arange) is used outside a subscript index; it has no slice equivalent");
           allConverted = false;
         }
@@ -555,7 +594,16 @@ private:
         size_t nextDim = k + 1 < at.size() ? idx[at[k + 1]]->dim : rank;
         size_t end = k + 1 < at.size() ? at[k + 1] : idx.size();
         size_t gap = nextDim - a.dim - 1, integers = end - at[k] - 1;
-        bool ordered = a.rank == rank && (k > 0 || a.dim == 0) && nextDim > a.dim;
+        // A grid dimension of extent 1 that no element spans (`ix, iw, iy = nl.mgrid[0:128, 0:1, 0:n]`
+        // indexing `t[ix, iy]`) adds nothing.
+        if (gap != integers && a.grid.size() == rank) {
+          size_t units = 0;
+          for (size_t d = a.dim + 1; d < nextDim; ++d) units += a.grid[d] == "1";
+          if (units == gap) gap = 0;
+        }
+        // Fields of one nl.mgrid may leave its leading dimensions out (`t[iw, iy]` of `ix, iw, iy`).
+        bool leading = k > 0 || a.dim == 0 || (a.grid.size() == rank && integers == 0 && at.front() == 0);
+        bool ordered = a.rank == rank && leading && nextDim > a.dim;
         if (!ordered || (gap != 0 && gap != integers)) {
           // Laid out across the grid in another order than the subscript: an access pattern.
           convertToAccessPattern(s, s->elts[at[k]]);
@@ -575,7 +623,9 @@ private:
     auto block = s->base && s->base->kind == ExprKind::Name ? blockNamed(s, s->base->name) : Blocks.end();
     if (block != Blocks.end()) {
       const BlockTensor &b = block->second;
-      if (s->elts.size() != b.shape->elts.size()) {
+      // `t[k]` indexes the blocks only: the tile's own dimensions are whole.
+      if (s->elts.size() <= b.partition) texts.resize(b.shape->elts.size(), ":");
+      if (texts.size() != b.shape->elts.size()) {
         problem(s, "'" + b.name + "' has " + std::to_string(b.shape->elts.size()) +
                        " dimensions with its block dimensions but is indexed with " + std::to_string(s->elts.size()));
         return;
@@ -597,7 +647,8 @@ private:
   struct Affine {
     std::vector<std::string> constant; // rendered terms, summed
     int64_t number = 0;                // integer terms, summed
-    std::map<size_t, int64_t> coef;    // grid dimension -> coefficient
+    /// grid dimension -> coefficient: integer multiples of factors as written ("" for 1), `sz_f1 * i_f2`
+    std::map<size_t, std::map<std::string, int64_t>> coef;
     std::map<size_t, std::string> extent;
     std::vector<const Expr *> calls; // the nl.arange calls it consumes
     size_t rank = 0;                 // 0: no arange
@@ -607,8 +658,7 @@ private:
   bool mentionsArange(const Expr *e) const {
     bool found = false;
     syntax::forEachExpr(e, [&](const Expr *x) {
-      found |= (x->kind == ExprKind::Call && canonicalCallee(x) == "nl.arange") ||
-               (x->kind == ExprKind::Name && NamedAranges.count(x->name));
+      found |= (x->kind == ExprKind::Call && canonicalCallee(x) == "nl.arange") || namedArange(x) != nullptr;
     });
     return found;
   }
@@ -623,7 +673,8 @@ private:
     into.rank = std::max(into.rank, x.rank);
     into.constant.insert(into.constant.end(), x.constant.begin(), x.constant.end());
     into.number += x.number;
-    for (const auto &[d, c] : x.coef) into.coef[d] += c;
+    for (const auto &[d, c] : x.coef)
+      for (const auto &[f, k] : c) into.coef[d][f] += k;
     for (const auto &[d, n] : x.extent)
       if (!into.extent.emplace(d, n).second && into.extent[d] != n) return false;
     into.calls.insert(into.calls.end(), x.calls.begin(), x.calls.end());
@@ -646,7 +697,8 @@ private:
       if (!l || !r) return std::nullopt;
       if (e->name == "-") {
         if (!r->constant.empty()) r->constant = {"-" + parenthesized(llvm::join(r->constant, " + "))};
-        for (auto &[d, c] : r->coef) c = -c;
+        for (auto &[d, c] : r->coef)
+          for (auto &[f, k] : c) k = -k;
         r->number = -r->number;
       }
       if (!addAffine(*l, *r)) return std::nullopt;
@@ -655,24 +707,39 @@ private:
     if (e->kind == ExprKind::BinOp && e->elts.size() == 2 && e->name == "*")
       for (int side = 0; side < 2; ++side) {
         const Expr *k = e->elts[size_t(side)];
-        if (k->kind != ExprKind::Int) continue;
+        if (k->kind == ExprKind::Int) {
+          auto x = affineIndex(e->elts[size_t(1 - side)]);
+          if (!x) return std::nullopt;
+          if (!x->constant.empty())
+            x->constant = {std::to_string(k->intValue) + " * " + parenthesized(llvm::join(x->constant, " + "))};
+          for (auto &[d, c] : x->coef)
+            for (auto &[f, n] : c) n *= k->intValue;
+          x->number *= k->intValue;
+          return x;
+        }
+        if (mentionsArange(k)) continue;
+        // A factor the trace evaluates (`sz_f1 * i_f2`): it multiplies every term as written.
         auto x = affineIndex(e->elts[size_t(1 - side)]);
         if (!x) return std::nullopt;
-        if (!x->constant.empty())
-          x->constant = {std::to_string(k->intValue) + " * " + parenthesized(llvm::join(x->constant, " + "))};
-        for (auto &[d, c] : x->coef) c *= k->intValue;
-        x->number *= k->intValue;
+        std::string factor = parenthesized(render(k));
+        if (x->number) x->constant.push_back(std::to_string(x->number)), x->number = 0;
+        if (!x->constant.empty()) x->constant = {factor + " * " + parenthesized(llvm::join(x->constant, " + "))};
+        for (auto &[d, c] : x->coef) {
+          std::map<std::string, int64_t> scaled;
+          for (const auto &[f, n] : c) scaled[f.empty() ? factor : f + " * " + factor] += n;
+          c = std::move(scaled);
+        }
         return x;
       }
     auto single = arangeIndex(e);
     if (!single) return std::nullopt;
     if (!single->lo.empty()) a.constant.push_back(single->lo);
-    a.coef[single->dim] = 1;
+    a.coef[single->dim][""] = 1;
     a.extent[single->dim] = single->extent;
     a.calls.push_back(single->call);
     a.rank = single->rank;
     syntax::forEachExpr(e, [&](const Expr *x) {
-      if (x->kind == ExprKind::Name && NamedAranges.count(x->name)) a.calls.push_back(x);
+      if (namedArange(x)) a.calls.push_back(x);
     });
     return a;
   }
@@ -719,16 +786,22 @@ private:
     for (auto it = order.rbegin(); it != order.rend(); ++it) stride[*it] = step, step *= (*shape)[*it];
     std::vector<std::string> pattern, offset;
     for (size_t d = 0; d < rank; ++d) {
-      int64_t total = 0;
+      std::map<std::string, int64_t> total;
       std::string extent;
       for (size_t i : order) {
         auto c = elts[i].coef.find(d);
         if (c == elts[i].coef.end()) continue;
-        total += c->second * stride[i];
+        for (const auto &[f, n] : c->second) total[f] += n * stride[i];
         extent = elts[i].extent.at(d);
       }
       if (extent.empty()) return refuse("grid dimension " + std::to_string(d) + " is spanned by no arange");
-      pattern.push_back("[" + std::to_string(total) + ", " + extent + "]");
+      std::vector<std::string> terms;
+      for (const auto &[f, n] : total)
+        if (n && f.empty())
+          terms.insert(terms.begin(), std::to_string(n));
+        else if (n)
+          terms.push_back(n == 1 ? f : std::to_string(n) + " * " + f);
+      pattern.push_back("[" + (terms.empty() ? std::string("0") : llvm::join(terms, " + ")) + ", " + extent + "]");
     }
     int64_t number = 0;
     for (size_t i : order) {
@@ -789,11 +862,13 @@ private:
       out.atoms.push_back({1, e});
       return out;
     }
-    if (e->kind == ExprKind::Subscript || e->kind == ExprKind::Name)
-      if (auto a = arangeIndex(e); a && a->lo.empty()) {
-        out.aranges.push_back({*a, 1});
-        return out;
-      }
+    if (auto a = arangeIndex(e)) {
+      // `i_p = p * 128 + nl.arange(128)[:, None]`: its start's terms, and the arange from 0.
+      for (const Expr *t : a->loTerms) out.add(linearText(t), 1);
+      a->lo.clear(), a->loTerms.clear();
+      out.aranges.push_back({*a, 1});
+      return out;
+    }
     out.ok = false;
     return out;
   }
@@ -820,9 +895,14 @@ private:
 
   /// The conjuncts of `mask=e` (comparisons joined by `&`), each keeping a prefix of one grid
   /// dimension; false (and a problem) for any other mask.
-  bool maskConjuncts(const Expr *e, std::vector<MaskBoundText> &out) {
+  bool maskConjuncts(const Expr *e, std::vector<MaskBoundText> &out, std::vector<std::string> &guards) {
     if (e->kind == ExprKind::BinOp && e->name == "&" && e->elts.size() == 2)
-      return maskConjuncts(e->elts[0], out) && maskConjuncts(e->elts[1], out);
+      return maskConjuncts(e->elts[0], out, guards) && maskConjuncts(e->elts[1], out, guards);
+    // A condition on loop variables only: the statement runs or not per iteration, `if <cond>:`.
+    if (e->kind == ExprKind::Compare && !mentionsArange(e)) {
+      guards.push_back(render(e));
+      return true;
+    }
     auto refuse = [&](const std::string &why) {
       problem(e, "this mask has no bounded-slice equivalent: " + why + "; bound the slices with min() by hand");
       return false;
@@ -872,8 +952,10 @@ private:
       if (auto named = mask->kind == ExprKind::Name ? NamedMasks.find(mask->name) : NamedMasks.end();
           named != NamedMasks.end())
         condition = named->second->value;
-      if (!maskConjuncts(condition, bounds)) return;
+      std::vector<std::string> guards;
+      if (!maskConjuncts(condition, bounds, guards)) return;
       Masks[s] = bounds;
+      if (!guards.empty()) guardStatement(s, guards);
       // Whole tiles named as operands (or the new tile `t = nisa.op(...)`) are sliced to what the mask keeps.
       for (const Arg &a : argumentsOf(call))
         if (a.value != mask && a.value->kind == ExprKind::Name) boundWholeTile(s, a.value);
@@ -885,6 +967,26 @@ private:
       problem(mask, "a mask= on a call inside another expression has no bounded-slice equivalent; assign the "
                     "call's result first");
     }
+  }
+
+  /// `if a and b:` in front of a statement whose mask= holds conditions on loop variables (the
+  /// statement's first line moves into the block; its continuation lines are inside brackets).
+  void guardStatement(const Stmt *s, const std::vector<std::string> &guards) {
+    const Expr *target = s->targets.size() == 1 ? s->targets.front() : nullptr;
+    if (target && target->kind == ExprKind::Name && s->kind == StmtKind::Assign) {
+      problem(s->value->keyword("mask"), "this mask is a condition on loop variables, and its statement defines '" +
+                                             target->name + "': assign into a tile allocated first");
+      return;
+    }
+    if (!ownsLines(s) || (s->parent && s->parent->kind != StmtKind::For && s->parent->kind != StmtKind::FunctionDef &&
+                          s->parent->kind != StmtKind::If && s->parent->kind != StmtKind::While)) {
+      problem(s->value->keyword("mask"), "this mask is a condition on loop variables; its statement must be alone on "
+                                         "its line to be wrapped in `if`");
+      return;
+    }
+    std::string indent = Text.slice(lineStartOf(s->range.begin), s->range.begin).str();
+    std::string unit = !indent.empty() && indent[0] == '\t' ? "\t" : "    ";
+    Guards[s] = "if " + llvm::join(guards, " and ") + ":\n" + indent + unit;
   }
 
   /// `lo + min(E, K)`'s `min(E, K)` for an arange of grid dimension `dim` and extent `extent` in a
@@ -923,7 +1025,7 @@ private:
   }
 
   void boundWholeTile(const Stmt *s, const Expr *name) {
-    if (NamedAranges.count(name->name)) return;
+    if (namedArange(name)) return;
     std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(name->name) : std::nullopt;
     if (!shape || blockNamed(name, name->name) != Blocks.end()) return;
     std::string suffix = wholeTileBounds(s, *shape);
@@ -1017,6 +1119,8 @@ private:
       if (s->kind == StmtKind::Assign && s->value && s->value->kind == ExprKind::Call &&
           canonicalCallee(s->value) == "nl.load")
         destinationCalls.insert(s->value), loadIntoAccessPattern(s);
+      else if (s->kind == StmtKind::Assign && s->value)
+        copyIntoAccessPattern(s, destinationCalls);
       else
         problem(s->targets.front(), "an access pattern (.ap()) is written only by a destination-passing call; this "
                                     "assignment has none");
@@ -1070,6 +1174,24 @@ private:
     }
     Coarse[s->range.begin] = {s->range.end,
                               *isa + ".dma_copy(dst=" + render(s->targets.front()) + ", src=" + render(src) + ")"};
+  }
+
+  /// `t[<flattened grid>] = value` -> `nisa.tensor_copy(dst=t.ap(...), src=value)`; `nl.copy(x)` copies x.
+  void copyIntoAccessPattern(const Stmt *s, std::set<const Expr *> &destinationCalls) {
+    const Expr *src = s->value;
+    if (src->kind == ExprKind::Call && canonicalCallee(src) == "nl.copy" && src->elts.size() == 1 &&
+        llvm::all_of(src->keywords, [](const syntax::Keyword &k) { return k.name == "mask" && isNone(k.value); })) {
+      destinationCalls.insert(src);
+      src = src->elts.front();
+    }
+    std::optional<std::string> isa = isaModule();
+    if (!isa) {
+      problem(s->targets.front(), "an access pattern (.ap()) is written only by a destination-passing call; "
+                                  "nisa.tensor_copy would need an import of nki.isa");
+      return;
+    }
+    Coarse[s->range.begin] = {s->range.end,
+                              *isa + ".tensor_copy(dst=" + render(s->targets.front()) + ", src=" + render(src) + ")"};
   }
 
   /// `t[...] = nisa.op(a, k=v, mask=None)` -> `nisa.op(t[...], a, k=v)`.
@@ -1154,6 +1276,14 @@ private:
     out.problems = std::move(Problems);
     if (!out.problems.empty()) return out;
     moveAllocations();
+    for (const auto &[s, text] : Guards) {
+      if (auto it = Coarse.find(s->range.begin); it != Coarse.end())
+        it->second.text = text + it->second.text;
+      else if (auto f = Fine.find(s->range.begin); f != Fine.end())
+        f->second.text = text + f->second.text;
+      else
+        Coarse[s->range.begin] = {s->range.begin, text};
+    }
     std::string path = M.source().path().str();
     std::vector<std::pair<uint32_t, Edit>> all(Coarse.begin(), Coarse.end());
     for (const auto &[b, e] : Fine) {

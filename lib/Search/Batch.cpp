@@ -403,11 +403,16 @@ int countErrors(const nki::Kernel &k) {
   return n;
 }
 
-/// Parameter names of the kernel equal the spec names (order aside).
+/// The spec names are the kernel's parameters (order aside), less parameters that have a default.
 bool sameNames(const nki::Kernel &k, const nki::InputSpecs &specs) {
-  std::set<std::string> a, b;
+  std::set<std::string> a, b, optional;
   for (const nki::KernelParam &p : k.params) a.insert(p.name);
+  if (k.def)
+    for (const syntax::Param &p : k.def->params)
+      if (p.defaultValue) optional.insert(p.name);
   for (const nki::InputSpec &s : specs) b.insert(s.name);
+  for (const std::string &name : optional)
+    if (!b.count(name)) a.erase(name);
   return a == b;
 }
 
@@ -653,7 +658,8 @@ static FileResult failedFile(FileResult r, llvm::StringRef path, llvm::Error err
 /// The first steps of every file's work: its paths and text in `r`, its kernels read without shapes.
 /// `text`: the file's text as an editor holds it, instead of what is on disk.
 static llvm::Expected<nki::KernelFile> openKernelFile(llvm::StringRef path, FileResult &r,
-                                                      std::optional<std::string> text = std::nullopt) {
+                                                      std::optional<std::string> text = std::nullopt,
+                                                      bool entryFunctionsAsKernels = false) {
   r.path = path.str();
   llvm::SmallString<256> abs(path);
   llvm::sys::fs::make_absolute(abs);
@@ -664,7 +670,9 @@ static llvm::Expected<nki::KernelFile> openKernelFile(llvm::StringRef path, File
   if (!source) return source.takeError();
   r.original = (*source)->text().str();
   r.rewritten = r.original;
-  return nki::buildKernelFile(std::move(*source), {});
+  nki::FrontEndOptions fe;
+  fe.entryFunctionsAsKernels = entryFunctionsAsKernels;
+  return nki::buildKernelFile(std::move(*source), fe);
 }
 
 FileResult processFile(llvm::StringRef path, const BatchOptions &options) {
@@ -795,7 +803,8 @@ FileResult migrateText(llvm::StringRef path, std::string text, const BatchOption
 FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, const BatchOptions &options) {
   FileResult r;
   auto fail = [&](llvm::Error err) { return failedFile(r, path, std::move(err)); };
-  auto shapeless = openKernelFile(path, r, std::move(buffer));
+  // Plain kernel functions (a harness elsewhere wraps them) migrate too.
+  auto shapeless = openKernelFile(path, r, std::move(buffer), /*entryFunctionsAsKernels=*/true);
   if (!shapeless) return fail(shapeless.takeError());
   if (nki::dialectOfImports(*shapeless->module) == nki::Dialect::Nki) {
     r.alreadyCurrent = true;
@@ -810,6 +819,9 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
   std::map<uint32_t, std::string> tiles; // statement offset -> allocation of the tile it creates
   // Tensor name -> traced shape; nullopt where the name has two shapes or an unknown dimension.
   std::map<std::string, std::optional<std::vector<int64_t>>> shapes;
+  // Per kernel, the errors its original already has with its inputs (an assertion the inputs of
+  // another kernel of the file fail): the migration is not blamed for them, and the kernel is not run.
+  std::vector<std::set<std::pair<uint32_t, std::string>>> originalErrors(kernels.size());
   for (size_t i = 0; i < kernels.size(); ++i) {
     KernelContext &ctx = kernels[i];
     ctx.name = shapeless->kernels[i].name;
@@ -817,6 +829,9 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
     auto before = parseText(path, r.original, ctx);
     if (!before) return fail(before.takeError());
     const nki::Kernel &k = before->kernels.front();
+    if (ctx.inputs)
+      for (const nki::Diagnostic &d : analysis::verify(k))
+        if (d.severity == nki::Diagnostic::Error) originalErrors[i].insert({d.offset, d.rule});
     for (const nki::Tensor &t : k.tensors) {
       if (t.name.empty()) continue;
       std::optional<std::vector<int64_t>> dims(std::in_place);
@@ -858,6 +873,10 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
   // The originals run on the interpreter only for a file the edits cover whole: a full-size
   // kernel's baseline takes as much memory as its tensors, for nothing when the file is refused.
   for (KernelContext &ctx : kernels) {
+    if (!originalErrors[size_t(&ctx - kernels.data())].empty()) {
+      ctx.verification = "not run: its original has errors with these inputs";
+      continue;
+    }
     auto before = parseText(path, r.original, ctx);
     if (!before) return fail(before.takeError());
     makeBaseline(ctx, *before, before->kernels.front(), options);
@@ -865,23 +884,31 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
   auto text = clang::tooling::applyAllReplacements(r.original, migration.edits);
   if (!text) return fail(text.takeError());
 
-  std::vector<std::string> verdicts;
+  std::vector<std::string> verdicts, notRun;
+  bool unverified = false;
   for (KernelContext &ctx : kernels) {
-    const nki::Kernel &k = shapeless->kernels[size_t(&ctx - kernels.data())];
+    size_t i = size_t(&ctx - kernels.data());
+    const nki::Kernel &k = shapeless->kernels[i];
     auto after = parseText(path, *text, ctx);
     if (!after) {
       refuse(k.def ? k.def->range.begin : 0,
              "the migrated kernel '" + k.name + "' does not parse: " + firstLine(llvm::toString(after.takeError())));
       continue;
     }
-    for (const nki::Diagnostic &d : analysis::verify(after->kernels.front()))
-      if (d.severity == nki::Diagnostic::Error)
-        refuse(originalOffset(migration.edits, d.offset),
-               "after migration: " + d.message + (d.rule.empty() ? "" : " [" + d.rule + "]"));
+    for (const nki::Diagnostic &d : analysis::verify(after->kernels.front())) {
+      uint32_t at = originalOffset(migration.edits, d.offset);
+      if (d.severity == nki::Diagnostic::Error && !originalErrors[i].count({at, d.rule}))
+        refuse(at, "after migration: " + d.message + (d.rule.empty() ? "" : " [" + d.rule + "]"));
+    }
+    if (!originalErrors[i].empty()) {
+      notRun.push_back(k.name);
+      continue;
+    }
     if (std::string why = numericMismatch(ctx, path, *text, options); !why.empty())
       refuse(k.def ? k.def->range.begin : 0,
              "the migrated kernel '" + k.name + "' is not equal to the original: " + why);
     verdicts.push_back(ctx.verification);
+    unverified |= llvm::StringRef(ctx.verification).startswith("not verified");
   }
   if (!r.messages.empty()) {
     r.refused = int(r.messages.size());
@@ -894,8 +921,12 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
                      "migrate to the nki dialect (NKI 0.3)", first, migration.edits, 1});
   for (const std::string &v : verdicts)
     if (r.verification.find(v) == std::string::npos) r.verification += (r.verification.empty() ? "" : "; ") + v;
+  if (!notRun.empty())
+    r.verification += (r.verification.empty() ? "" : "; ") + std::string("not run: ") + llvm::join(notRun, ", ") +
+                      " (the original" + (notRun.size() == 1 ? " has" : "s have") + " errors with these inputs)";
   // The numeric check is what makes a migration safe to write; without inputs it did not run.
-  if (options.numericCheck && llvm::StringRef(r.verification).startswith("not verified")) {
+  if (options.numericCheck && (unverified || verdicts.empty())) {
+    if (verdicts.empty()) r.verification = "not verified numerically (no kernel runs with these inputs)";
     r.messages.push_back(r.path + ":1:1: error: not migrated: " + r.verification +
                          "; give --inputs, or --no-numeric-check to migrate without it");
     r.rewritten = r.original;
