@@ -174,16 +174,29 @@ public:
         anchor);
   }
 
-  /// One-step moves across a neighbouring loop: a node after a loop goes before it, a node before a
-  /// loop goes after it (what separates sibling loops, or code around an inner loop, moves aside).
+  /// Moves across the nearest loop: a node goes before the nearest loop above it and after the
+  /// nearest loop below it, across whatever lies between (two adjacent loops swap once).
   std::vector<nlohmann::json> instances(const Kernel &k) const override {
     std::vector<nlohmann::json> out;
-    for (auto &[a, b] : adjacentNodes(k)) {
-      if (a.isLoop)
-        out.push_back({{"op", "reorder"}, {"node", nodeId(b)}, {"to", nodeId(a)}, {"where", "before"}});
-      else if (b.isLoop)
-        out.push_back({{"op", "reorder"}, {"node", nodeId(a)}, {"to", nodeId(b)}, {"where", "after"}});
-    }
+    auto add = [&](NodeRef n, NodeRef to, const char *where) {
+      out.push_back({{"op", "reorder"}, {"node", nodeId(n)}, {"to", nodeId(to)}, {"where", where}});
+    };
+    auto scan = [&](const std::vector<NodeRef> &body) {
+      for (size_t i = 0; i < body.size(); ++i) {
+        for (size_t j = i; j-- > 0;)
+          if (body[j].isLoop) {
+            add(body[i], body[j], "before");
+            break;
+          }
+        for (size_t j = i + 1; j < body.size(); ++j)
+          if (body[j].isLoop) {
+            if (!(body[i].isLoop && j == i + 1)) add(body[i], body[j], "after");
+            break;
+          }
+      }
+    };
+    scan(k.body);
+    for (const Loop &l : k.loops) scan(l.body);
     return out;
   }
 };
