@@ -6,6 +6,7 @@
 
 #include "Analysis/Verifier.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace accelopt::rewrite {
@@ -14,7 +15,7 @@ using namespace nki;
 
 namespace {
 
-/// An unmasked nl.load of a 2-D tile from HBM: binding a new tile or filling a block of a buffer.
+/// An unmasked nl.load of a tile (2-D or more) from HBM: binding a new tile or filling a block of a buffer.
 struct Load {
   const syntax::Expr *call = nullptr;
   const syntax::Expr *src = nullptr;
@@ -46,7 +47,8 @@ public:
       : Op({"stage",
             "load an HBM region an nl.load re-reads in every iteration of an enclosing loop once before that loop, "
             "into an SBUF buffer with one block per crossed loop its address uses; the load's uses read its block",
-            {{"stmt", FieldKind::Stmt, "an unmasked nl.load of a 2-D tile (binding a name or filling a buffer block)"},
+            {{"stmt", FieldKind::Stmt,
+              "an unmasked nl.load of an N-D tile, N >= 2 (binding a name or filling a buffer block)"},
              {"out_of", FieldKind::Loop,
               "an enclosing loop the address does not depend on (the region is loaded before it)"}}}) {}
 
@@ -70,9 +72,13 @@ public:
       return refuse(llvm::formatv("S{0} is not inside {1}", s.id, loopLabel(k, *loop)).str());
     const Access &src = *load->read;
     const Tensor &A = k.tensors[storageOf(k, src.tensor)];
-    if (!src.exact || src.tileShape.size() != 2 || src.tileShape[0] <= 0 || src.tileShape[1] <= 0)
-      return refuse("the load does not move a 2-D tile of known shape with an affine address");
-    int64_t rows = src.tileShape[0], cols = src.tileShape[1];
+    if (!src.exact || src.tileShape.size() < 2 || llvm::any_of(src.tileShape, [](int64_t e) { return e <= 0; }))
+      return refuse("the load does not move a tile of two or more dimensions of known shape with an affine address");
+    // The tile's own dims follow the block dims: partitions, then the free dims.
+    const std::vector<int64_t> &tileShape = src.tileShape;
+    int rank = int(tileShape.size());
+    int64_t rows = tileShape[0], cols = 1;
+    for (int d = 1; d < rank; ++d) cols *= tileShape[d];
     if (!startsLine(text, s.range.begin) || !endsLine(text, s.range.end) || hasMultilineString(s.syntax, text))
       return refuse(llvm::formatv("S{0} shares its lines with other code", s.id).str());
 
@@ -170,7 +176,11 @@ public:
     std::string buf = freshName(identifiersIn(text), D.name + "_stage");
     std::string blockIndex;
     for (int c : blockLoops) blockIndex += k.loops[c].iv + ", ";
-    std::string tile = llvm::formatv("0:{0}, 0:{1}", rows, cols).str();
+    std::string tile, freeShape;
+    for (int d = 0; d < rank; ++d) {
+      tile += (d ? ", 0:" : "0:") + std::to_string(tileShape[d]);
+      if (d) freeShape += ", " + std::to_string(tileShape[d]);
+    }
     EditList edits;
 
     // The uses read the staged block.
@@ -198,20 +208,22 @@ public:
       // around `out_of` must be read with that counter, the others are dropped.
       const syntax::Expr *target = s.syntax->targets.front();
       int nb = D.blockDims();
-      if (D.buffer != Buffer::SBUF || int(D.shape.size()) != nb + 2 || int(target->elts.size()) != nb + 2 ||
-          D.definedBy < 0 || k.stmts[D.definedBy].kind != StmtKind::Alloc)
-        return refuse(llvm::formatv("'{0}' is not an SBUF buffer of 2-D tiles allocated by nl.ndarray, written at a "
-                                    "full subscript",
-                                    D.name)
+      if (D.buffer != Buffer::SBUF || int(D.shape.size()) != nb + rank || int(target->elts.size()) != nb + rank ||
+          int(load->write->dims.size()) != nb + rank || D.definedBy < 0 || k.stmts[D.definedBy].kind != StmtKind::Alloc)
+        return refuse(llvm::formatv("'{0}' is not an SBUF buffer of {1}-D tiles allocated by nl.ndarray, written at "
+                                    "a full subscript",
+                                    D.name, rank)
                           .str());
-      for (int d = nb; d < nb + 2; ++d) {
+      for (int d = nb; d < nb + rank; ++d) {
         const IndexDim &dim = load->write->dims[d];
-        int64_t extent = d == nb ? rows : cols;
+        int64_t extent = tileShape[d - nb];
         bool whole = dim.full || (dim.base.isConstant() && dim.base.constant == 0 && dim.aranges.size() == 1 &&
                                   dim.aranges[0].coeff == 1 && dim.aranges[0].extent == extent);
         if (!whole || !D.shape[d].isKnown() || *D.shape[d].value != extent)
           return refuse(
-              llvm::formatv("S{0} does not fill a whole {1}x{2} tile of '{3}'", s.id, rows, cols, D.name).str());
+              llvm::formatv("S{0} does not fill a whole tile of '{1}' (shape {2})", s.id, D.name,
+                            llvm::join(llvm::map_range(tileShape, [](int64_t e) { return std::to_string(e); }), "x"))
+                  .str());
       }
       std::vector<std::string> counter(nb);
       std::vector<int> nest = k.loopNest(*loop);
@@ -235,7 +247,7 @@ public:
                             .str());
       for (const TensorUse &u : uses) {
         if (u.stmt == *stmt) continue;
-        if (u.stmt < 0 || !u.subscript || int(u.subscript->elts.size()) != nb + 2 ||
+        if (u.stmt < 0 || !u.subscript || int(u.subscript->elts.size()) != nb + rank ||
             !k.encloses(*loop, {false, u.stmt}) || u.access == nullptr || u.access->isWrite)
           return refuse(llvm::formatv("'{0}' is used at {1} other than by a full subscript read inside {2}", D.name,
                                       where(k, u.name->range.begin), loopLabel(k, *loop))
@@ -253,7 +265,7 @@ public:
                                         D.name, where(k, u.name->range.begin), d, counter[d], loopLabel(k, *loop))
                               .str());
         }
-        index += exprText(k, u.subscript->elts[nb]) + ", " + exprText(k, u.subscript->elts[nb + 1]);
+        for (int d = nb; d < nb + rank; ++d) index += (d > nb ? ", " : "") + exprText(k, u.subscript->elts[d]);
         edits.replace(u.subscript->range, buf + "[" + index + "]");
       }
     }
@@ -286,8 +298,8 @@ public:
     std::string indent = indentAt(text, l.range.begin);
     std::string shape;
     for (int c : blockLoops) shape += std::to_string(*k.loops[c].tripCount.value) + ", ";
-    std::string lines = llvm::formatv("{0}{1} = {2}(({3}{4}({5}), {6}), dtype={7}, buffer={8})\n", indent, buf,
-                                      names.spell("nl.ndarray"), shape, names.spell("nl.par_dim"), rows, cols,
+    std::string lines = llvm::formatv("{0}{1} = {2}(({3}{4}({5}){6}), dtype={7}, buffer={8})\n", indent, buf,
+                                      names.spell("nl.ndarray"), shape, names.spell("nl.par_dim"), rows, freeShape,
                                       names.spell("nl." + std::string(dtypeName(D.dtype))), names.spell("nl.sbuf"))
                             .str();
     std::string at = indent;

@@ -3,6 +3,7 @@
 // seeded random picks from the legal-op menu. Memory patterns come first.
 #include "Search/Search.h"
 
+#include "NKI/KernelQueries.h"
 #include "Rewrite/Rewrite.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -12,6 +13,7 @@
 
 #include <map>
 #include <random>
+#include <set>
 
 namespace accelopt::search {
 
@@ -139,6 +141,35 @@ Verdict smallInstructionsAndDmas(const SignalFacts &f) {
   return {largest > 0 && largest < 64 * 1024, llvm::formatv("largest DMA tile {0:F0} bytes", largest).str()};
 }
 
+/// A producer loop and a consumer loop of one block with other nodes between them: fuse and
+/// compute_at need them adjacent, which reorder can make them when the nodes between are independent.
+Verdict separatedNests(const SignalFacts &f) {
+  const nki::Kernel &k = f.kernel;
+  size_t separated = 0;
+  auto written = [&](int loop) {
+    std::set<int> out;
+    for (int s : nki::stmtsIn(k, loop))
+      for (const nki::Access &a : k.stmts[s].writes) out.insert(nki::storageOf(k, a.tensor));
+    return out;
+  };
+  auto scan = [&](const std::vector<nki::NodeRef> &body) {
+    for (size_t a = 0; a < body.size(); ++a) {
+      if (!body[a].isLoop) continue;
+      std::set<int> produced = written(body[a].index);
+      for (size_t b = a + 2; b < body.size(); ++b) {
+        if (!body[b].isLoop) continue;
+        bool reads = false;
+        for (int s : nki::stmtsIn(k, body[b].index))
+          for (const nki::Access &r : k.stmts[s].reads) reads |= produced.count(nki::storageOf(k, r.tensor)) > 0;
+        separated += reads;
+      }
+    }
+  };
+  for (const nki::Loop &l : k.loops) scan(l.body);
+  scan(k.body);
+  return {separated > 0, llvm::formatv("{0} producer/consumer loop pair(s) with code between", separated).str()};
+}
+
 /// Masked statements in loops of known trip count: partial tiles the model charges at full size
 /// in every iteration (a masked instruction still moves and computes its whole tile).
 Verdict maskedPartialTiles(const SignalFacts &f) {
@@ -181,6 +212,12 @@ const std::vector<SignalRow> &signalTable() {
        4,
        1,
        "a tile spilled between sibling nests stays on chip once the consumer runs inside the producer's loop"},
+      {"separated-producer-consumer-nests",
+       separatedNests,
+       {"reorder"},
+       3,
+       0,
+       "move the code between a producer nest and its consumer aside, so fuse and compute_at can join them"},
       {"spills", spills, {"shrink_buffer"}, 6, 1, "the profile spills: drop block dimensions so fewer tiles are live"},
       {"hbm-reads-above-compulsory",
        hbmReadsAboveCompulsory,

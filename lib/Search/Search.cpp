@@ -28,7 +28,7 @@ static llvm::Error error(const llvm::Twine &msg) {
 std::string normalisedHash(llvm::StringRef text) { return memory::sourceHash(text); }
 
 llvm::ArrayRef<llvm::StringLiteral> structuralOpKinds() {
-  static constexpr llvm::StringLiteral Kinds[] = {"fission", "interchange", "fuse"};
+  static constexpr llvm::StringLiteral Kinds[] = {"fission", "interchange", "fuse", "reorder"};
   return Kinds;
 }
 

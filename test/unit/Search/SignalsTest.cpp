@@ -122,6 +122,52 @@ TEST(PlannerSignals, MaskedPartialTilesShowOnlyWithMasksInLoops) {
   EXPECT_EQ(reading.opKinds, std::vector<std::string>{"trim_tail"});
 }
 
+// The producer of t and its consumer with an independent load nest between them (reorder's case).
+const char *SeparatedNests = R"(import numpy as np
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def kernel(x, w):
+  out = nl.ndarray((256, 512), dtype=np.float32, buffer=nl.shared_hbm)
+  t = nl.ndarray((2, nl.par_dim(128), 512), dtype=np.float32, buffer=nl.sbuf)
+  wb = nl.ndarray((2, nl.par_dim(128), 512), dtype=np.float32, buffer=nl.sbuf)
+  for m in nl.affine_range(2):
+    t[m, 0:128, 0:512] = nl.exp(nl.load(x[m * 128:(m + 1) * 128, 0:512]))
+  for k in nl.affine_range(2):
+    wb[k, 0:128, 0:512] = nl.load(w[k * 128:(k + 1) * 128, 0:512])
+  for n in nl.affine_range(2):
+    nl.store(out[n * 128:(n + 1) * 128, 0:512], value=nl.multiply(t[n, 0:128, 0:512], wb[n, 0:128, 0:512]))
+  return out
+)";
+
+search::SignalReading separatedReading(const std::string &text) {
+  auto inputs = nki::parseInputSpecs("x=f32[256,512],w=f32[256,512]");
+  EXPECT_TRUE(bool(inputs));
+  nki::FrontEndOptions fe;
+  fe.inputs = &*inputs;
+  auto file = nki::buildKernelFile(std::move(*syntax::SourceBuffer::fromText("separated.py", text)), fe);
+  EXPECT_TRUE(bool(file));
+  return byName(search::readSignals(nullptr, file->kernels.front()))["separated-producer-consumer-nests"];
+}
+
+TEST(PlannerSignals, SeparatedNestsShowOnlyWithCodeBetweenProducerAndConsumer) {
+  search::SignalReading separated = separatedReading(SeparatedNests);
+  EXPECT_TRUE(separated.seen);
+  EXPECT_EQ(separated.evidence, "1 producer/consumer loop pair(s) with code between");
+  EXPECT_EQ(separated.opKinds, std::vector<std::string>{"reorder"});
+  // Without the load nest between them (the consumer squares t), nothing to reorder.
+  std::string adjacent = SeparatedNests;
+  size_t nest = adjacent.find("  for k in");
+  adjacent.erase(nest, adjacent.find("  for n in") - nest);
+  adjacent.replace(adjacent.find("wb[n, 0:128, 0:512]"), 19, "t[n, 0:128, 0:512]");
+  search::SignalReading none = separatedReading(adjacent);
+  EXPECT_FALSE(none.seen);
+  EXPECT_EQ(none.evidence, "0 producer/consumer loop pair(s) with code between");
+  EXPECT_FALSE(separatedReading(TwoNests).seen);
+}
+
 TEST(PlannerSignals, StrictlyFasterNeedsMoreThanTheMargin) {
   EXPECT_FALSE(search::strictlyFaster(1.0, 1.0));
   EXPECT_FALSE(search::strictlyFaster(1.0 - search::MinRelativeGain / 2, 1.0));
