@@ -926,7 +926,12 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
                       " (the original" + (notRun.size() == 1 ? " has" : "s have") + " errors with these inputs)";
   // The numeric check is what makes a migration safe to write; without inputs it did not run.
   if (options.numericCheck && (unverified || verdicts.empty())) {
-    if (verdicts.empty()) r.verification = "not verified numerically (no kernel runs with these inputs)";
+    if (verdicts.empty())
+      r.verification =
+          "not verified numerically (no kernel runs with these inputs" +
+          (notRun.empty() ? std::string()
+                          : ": the original of " + llvm::join(notRun, ", ") + " has errors with them, see check") +
+          ")";
     r.messages.push_back(r.path + ":1:1: error: not migrated: " + r.verification +
                          "; give --inputs, or --no-numeric-check to migrate without it");
     r.rewritten = r.original;
