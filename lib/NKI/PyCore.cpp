@@ -538,7 +538,8 @@ BuiltinResult callMath(std::string_view name, std::span<const PyValue> args) {
 // ---------------------------------------------------------------------------
 
 bool isKnownTileMember(std::string_view name) {
-  static constexpr std::string_view kMembers[] = {"shape", "dtype", "reshape", "view", "broadcast_to", "ap"};
+  static constexpr std::string_view kMembers[] = {"shape",   "dtype", "ndim",         "size", "itemsize",
+                                                  "reshape", "view",  "broadcast_to", "ap"};
   return std::find(std::begin(kMembers), std::end(kMembers), name) != std::end(kMembers);
 }
 

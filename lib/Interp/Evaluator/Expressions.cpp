@@ -348,6 +348,15 @@ Value KernelEvaluator::attribute(const Expr *e) {
       for (int64_t d : shape) dims.push_back(Value::integer(d));
       return Value::seq(std::move(dims));
     }
+    if (e->name == "ndim" || e->name == "size") {
+      std::vector<int64_t> shape = base.kind == Value::TensorV ? base.tensor->data.shape() : base.view->shape();
+      int64_t n = 1;
+      for (int64_t d : shape) n *= d;
+      return Value::integer(e->name == "ndim" ? int64_t(shape.size()) : n);
+    }
+    if (e->name == "itemsize")
+      return Value::integer(
+          nki::dtypeBytes((base.kind == Value::TensorV ? base.tensor : base.view->tensor)->data.dtype()));
     if (e->name == "dtype") {
       nki::DType dt = (base.kind == Value::TensorV ? base.tensor : base.view->tensor)->data.dtype();
       return Value::path("dtype." + std::string(nki::dtypeName(dt)));

@@ -415,6 +415,26 @@ Value KernelBuilder::attribute(const Expr *e) {
       for (auto &d : t.shape) dims.push_back(Value::integer(d));
       return Value::seq(dims);
     }
+    if (e->name == "ndim" || e->name == "size") {
+      // Numbers derived from the shape (documented nki.tensor attributes).
+      if (!base.view && UnknownShape.count(base.tensor)) return Value::unknown(t.name + "." + e->name);
+      std::vector<Value> dims;
+      if (base.view)
+        for (int64_t d : base.view->tileShape) dims.push_back(Value::integer(d));
+      else
+        for (auto &d : t.shape) dims.push_back(Value::integer(d));
+      if (e->name == "ndim") return Value::integer(int64_t(dims.size()));
+      int64_t n = 1;
+      for (const Value &d : dims) {
+        if (d.kind != Value::Int || !d.i.isKnown()) return Value::unknown(t.name + ".size");
+        n *= *d.i.value;
+      }
+      return Value::integer(n);
+    }
+    if (e->name == "itemsize") {
+      if (!t.dtypeKnown) return Value::unknown(t.name + ".itemsize");
+      return Value::integer(dtypeBytes(t.dtype));
+    }
     if (e->name == "dtype") {
       if (!t.dtypeKnown) return Value::unknown(t.name + ".dtype");
       return Value::path("dtype." + std::string(dtypeName(t.dtype)));
