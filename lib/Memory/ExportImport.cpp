@@ -147,10 +147,15 @@ llvm::Expected<ImportStats> Store::importFromFile(llvm::StringRef path) {
 
 llvm::Expected<ImportStats> Store::importJson(const json &doc) {
   Lock lock(Mutex);
-  if (!doc.is_object() || doc.value("format", "") != "accelopt-memory")
+  // The header is read before the guarded body: a key of the wrong type must not throw.
+  auto format = doc.is_object() ? doc.find("format") : doc.end();
+  if (format == doc.end() || !format->is_string() || *format != "accelopt-memory")
     return makeError(MemoryError::BadInput,
                      "error: not an accelopt memory export (missing \"format\": \"accelopt-memory\")");
-  int version = doc.value("schema_version", 0);
+  auto versionField = doc.find("schema_version");
+  if (versionField != doc.end() && !versionField->is_number_integer())
+    return makeError(MemoryError::BadInput, "error: malformed memory export: \"schema_version\" is not an integer");
+  int version = versionField == doc.end() ? 0 : versionField->get<int>();
   if (version > CurrentSchemaVersion)
     return makeError(MemoryError::NewerSchema, "error: export has schema version " + std::to_string(version) +
                                                    ", newer than this accelopt supports (" +
