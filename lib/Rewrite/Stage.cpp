@@ -20,18 +20,54 @@ struct Load {
   const syntax::Expr *call = nullptr;
   const syntax::Expr *src = nullptr;
   const Access *read = nullptr;
-  const Access *write = nullptr; // null when the load binds a new tile
+  const Access *write = nullptr;        // null when the load binds a new tile
+  const syntax::Expr *target = nullptr; // what it writes: the assignment target, or dma_copy's dst
+  bool dma = false;                     // `nisa.dma_copy(dst=t, src=...)` rather than an assignment
 };
 
+/// Whether `s`'s load writes the whole of `D`, an SBUF tile (no block dims) that an nl.ndarray in a
+/// loop body between `outOf` and the load allocates.
+bool isTileFill(const Kernel &k, const Statement &s, const Load &load, const Tensor &D, int outOf,
+                const std::vector<int64_t> &tileShape) {
+  if (D.buffer != Buffer::SBUF || D.blockDims() != 0 || D.definedBy < 0 || D.aliasOf >= 0 ||
+      D.shape.size() != tileShape.size() || load.write->dims.size() != tileShape.size())
+    return false;
+  const Statement &alloc = k.stmts[D.definedBy];
+  if (alloc.kind != StmtKind::Alloc || alloc.parent < 0 || !k.encloses(outOf, {false, alloc.id}) ||
+      !(alloc.parent == s.parent || k.encloses(alloc.parent, {false, s.id})) || alloc.range.begin > s.range.begin)
+    return false;
+  for (size_t d = 0; d < tileShape.size(); ++d) {
+    const IndexDim &dim = load.write->dims[d];
+    bool whole = dim.full || (dim.base.isConstant() && dim.base.constant == 0 && dim.aranges.size() == 1 &&
+                              dim.aranges[0].coeff == 1 && dim.aranges[0].extent == tileShape[d]);
+    if (!whole || !D.shape[d].isKnown() || *D.shape[d].value != tileShape[d]) return false;
+  }
+  return true;
+}
+
 std::optional<Load> loadOf(const Kernel &k, const Statement &s) {
+  if (s.callee == "nisa.dma_copy") {
+    // A DMA statement of its own, `nisa.dma_copy(dst=t, src=hbm[...])`, with no other argument.
+    if (s.hasMask || s.reads.size() != 1 || s.writes.size() != 1 || s.writes.front().isAccumulate || !s.op ||
+        !s.syntax || s.syntax->kind != syntax::StmtKind::Expr || !s.syntax->value ||
+        s.syntax->value->kind != syntax::ExprKind::Call)
+      return std::nullopt;
+    CallView view{&s, s.syntax->value, s.op};
+    const Access &src = s.reads.front();
+    const syntax::Expr *dst = view.arg("dst");
+    if (src.tensor < 0 || !isHBM(k.tensors[storageOf(k, src.tensor)].buffer) || !view.arg("src") || !dst ||
+        dst->kind != syntax::ExprKind::Name || view.givenParams().size() != 2)
+      return std::nullopt;
+    return Load{view.call, view.arg("src"), &src, &s.writes.front(), dst, true};
+  }
   auto view = CallView::of(s);
   if (!view || s.callee != "nl.load" || s.hasMask || s.reads.size() != 1 || !s.syntax || s.syntax->targets.size() != 1)
     return std::nullopt;
   const Access &src = s.reads.front();
   if (src.tensor < 0 || !isHBM(k.tensors[storageOf(k, src.tensor)].buffer)) return std::nullopt;
-  Load out{view->call, view->arg("src"), &src};
-  if (!out.src) return std::nullopt;
   const syntax::Expr *target = s.syntax->targets.front();
+  Load out{view->call, view->arg("src"), &src, nullptr, target};
+  if (!out.src) return std::nullopt;
   if (s.writes.size() == 1 && !s.writes.front().isAccumulate && target->kind == syntax::ExprKind::Subscript &&
       target->base && target->base->kind == syntax::ExprKind::Name)
     out.write = &s.writes.front();
@@ -48,7 +84,8 @@ public:
             "load an HBM region an nl.load re-reads in every iteration of an enclosing loop once before that loop, "
             "into an SBUF buffer with one block per crossed loop its address uses; the load's uses read its block",
             {{"stmt", FieldKind::Stmt,
-              "an unmasked nl.load of an N-D tile, N >= 2 (binding a name or filling a buffer block)"},
+              "an unmasked nl.load of an N-D tile, N >= 2 (binding a name, filling a buffer block or a whole tile), or "
+              "a nisa.dma_copy of one into a whole tile"},
              {"out_of", FieldKind::Loop,
               "an enclosing loop the address does not depend on (the region is loaded before it)"}}}) {}
 
@@ -66,7 +103,9 @@ public:
     auto load = loadOf(k, s);
     if (!load)
       return refuse(
-          llvm::formatv("S{0} is not an unmasked nl.load from HBM binding a name or filling a buffer block", s.id)
+          llvm::formatv("S{0} is not an unmasked nl.load from HBM binding a name or filling a buffer block, nor a "
+                        "nisa.dma_copy from HBM into a whole tile",
+                        s.id)
               .str());
     if (!k.encloses(*loop, NodeRef{false, *stmt}))
       return refuse(llvm::formatv("S{0} is not inside {1}", s.id, loopLabel(k, *loop)).str());
@@ -143,14 +182,26 @@ public:
     if (!blockCountOrWhy) return refuse(llvm::toString(blockCountOrWhy.takeError()));
     int64_t blocks = *blockCountOrWhy;
 
+    // The tile the load fills and its dtype.
+    int dest = load->write ? storageOf(k, load->write->tensor) : s.definesTensor;
+    const Tensor &D = k.tensors[dest];
+    // A whole-tile fill (`t[...] = nl.load(...)`) of a tile buffer allocated inside `out_of` around the load
+    // holds a fresh value each iteration, as a bound name does: it is staged like one.
+    bool tileFill = load->write && isTileFill(k, s, *load, D, *loop, tileShape);
+    bool binds = !load->write || tileFill;
+    if (load->dma && !tileFill)
+      return refuse(llvm::formatv("S{0}'s destination '{1}' is not a tile allocated by nl.ndarray in a loop body "
+                                  "inside {2} and filled whole",
+                                  s.id, D.name, loopLabel(k, *loop))
+                        .str());
+    // A DMA fills a Python list of tiles, one per block (flat index, nest order): the current dialect
+    // has no block dims.
+    bool list = load->dma && !blockLoops.empty();
     if (!load->write && blockLoops.empty())
       return refuse(
           llvm::formatv("no loop between {0} and S{1} indexes the load: hoist moves it", loopLabel(k, *loop), s.id)
               .str());
 
-    // The tile the load fills and its dtype.
-    int dest = load->write ? storageOf(k, load->write->tensor) : s.definesTensor;
-    const Tensor &D = k.tensors[dest];
     if (!D.dtypeKnown) return refuse(llvm::formatv("the dtype of '{0}' is unknown", tensorName(k, dest)).str());
     if (D.isArgument || D.isOutput || D.aliasOf >= 0 || D.name.empty() || D.name == "<discarded>")
       return refuse(llvm::formatv("'{0}' is a kernel argument, output or view", tensorName(k, dest)).str());
@@ -181,18 +232,27 @@ public:
       tile += (d ? ", 0:" : "0:") + std::to_string(tileShape[d]);
       if (d) freeShape += ", " + std::to_string(tileShape[d]);
     }
+    // The list form's flat block index (row-major over the block loops).
+    std::string listIndex;
+    for (size_t i = 0; i < blockLoops.size(); ++i) {
+      int64_t stride = 1;
+      for (size_t j = i + 1; j < blockLoops.size(); ++j) stride *= *k.loops[blockLoops[j]].tripCount.value;
+      listIndex += (i ? " + " : "") + k.loops[blockLoops[i]].iv + (stride > 1 ? " * " + std::to_string(stride) : "");
+    }
     EditList edits;
 
     // The uses read the staged block.
     std::vector<TensorUse> uses = tensorUses(k, dest);
-    if (!load->write) {
+    if (binds) {
       for (const TensorUse &u : uses) {
-        if (u.stmt == *stmt) continue;
+        if (u.stmt == *stmt || u.stmt == D.definedBy) continue;
         if (u.stmt < 0 || u.name->range.begin < s.range.end || !k.encloses(s.parent, {false, u.stmt}))
           return refuse(llvm::formatv("'{0}' is used at {1}, not after its load in the same loop body", D.name,
                                       where(k, u.name->range.begin))
                             .str());
-        if (!u.subscript) {
+        if (list) {
+          edits.replace(u.name->range, buf + "[" + listIndex + "]");
+        } else if (!u.subscript) {
           edits.replace(u.name->range, buf + (blockLoops.empty() ? "" : "[" + blockIndex + tile + "]"));
         } else {
           edits.replace(u.name->range, buf);
@@ -206,7 +266,7 @@ public:
       // A block of buffer D: its block indices are distinct loop counters; the block dimensions
       // indexed by a counter the address uses map to the staged buffer's, those indexed by a loop
       // around `out_of` must be read with that counter, the others are dropped.
-      const syntax::Expr *target = s.syntax->targets.front();
+      const syntax::Expr *target = load->target;
       int nb = D.blockDims();
       if (D.buffer != Buffer::SBUF || int(D.shape.size()) != nb + rank || int(target->elts.size()) != nb + rank ||
           int(load->write->dims.size()) != nb + rank || D.definedBy < 0 || k.stmts[D.definedBy].kind != StmtKind::Alloc)
@@ -298,10 +358,19 @@ public:
     std::string indent = indentAt(text, l.range.begin);
     std::string shape;
     for (int c : blockLoops) shape += std::to_string(*k.loops[c].tripCount.value) + ", ";
-    std::string lines = llvm::formatv("{0}{1} = {2}(({3}{4}({5}){6}), dtype={7}, buffer={8})\n", indent, buf,
-                                      names.spell("nl.ndarray"), shape, names.spell("nl.par_dim"), rows, freeShape,
-                                      names.spell("nl." + std::string(dtypeName(D.dtype))), names.spell("nl.sbuf"))
-                            .str();
+    auto allocLine = [&](const std::string &var, const std::string &dims) {
+      return llvm::formatv("{0} = {1}(({2}), dtype={3}, buffer={4})\n", var, names.spell("nl.ndarray"), dims,
+                           names.spell("nl." + std::string(dtypeName(D.dtype))), names.spell("nl.sbuf"))
+          .str();
+    };
+    std::string tileDims = std::to_string(rows) + freeShape;
+    std::string lines;
+    if (list)
+      lines = indent + buf + " = []\n";
+    else if (load->dma)
+      lines = indent + allocLine(buf, tileDims);
+    else
+      lines = indent + allocLine(buf, shape + names.spell("nl.par_dim") + "(" + std::to_string(rows) + ")" + freeShape);
     std::string at = indent;
     auto emitAssigns = [&](int level) {
       // The assignments whose nearest emitted loop is `level` (-1: before the nest), in source order.
@@ -318,8 +387,17 @@ public:
       at += unit;
       emitAssigns(c);
     }
-    lines +=
-        llvm::formatv("{0}{1}[{2}{3}] = {4}\n", at, buf, blockIndex, tile, k.source->slice(load->call->range)).str();
+    if (load->dma) {
+      // The DMA with its destination replaced: a fresh tile appended to the list, or the staged tile.
+      std::string dst = list ? freshName(identifiersIn(text), D.name + "_blk") : buf;
+      if (list) lines += at + allocLine(dst, tileDims);
+      lines += at + text.slice(load->call->range.begin, load->target->range.begin).str() + dst +
+               text.slice(load->target->range.end, load->call->range.end).str() + "\n";
+      if (list) lines += at + buf + ".append(" + dst + ")\n";
+    } else {
+      lines +=
+          llvm::formatv("{0}{1}[{2}{3}] = {4}\n", at, buf, blockIndex, tile, k.source->slice(load->call->range)).str();
+    }
     uint32_t insertAt = lineBegin(text, l.range.begin);
     while (insertAt > 0) {
       uint32_t prev = lineBegin(text, insertAt - 1);
