@@ -2,6 +2,7 @@
 
 #include "Analysis/Verifier.h"
 #include "Memory/Hash.h"
+#include "Perf/TargetLimits.h"
 #include "Profile/NeuronBackend.h"
 #include "Profile/NumericCheck.h"
 #include "Profile/SimulatorBackend.h"
@@ -99,6 +100,18 @@ struct CandidateEvaluator::State {
   const profile::NeuronBackend *Device = nullptr;
   std::vector<profile::SeedBaseline> DeviceOutputs;
   Candidate Original;
+  analysis::VerifyOptions Limits; ///< the target's limits (--target), as `check --target` applies them
+
+  bool verifies(const nki::Kernel &k) const { return !analysis::hasErrors(analysis::verify(k, Limits)); }
+  /// Why `p` cannot justify a speedup: it leaves out more work than the original's estimate ("" when it can).
+  std::string unjustifiedEstimate(const perf::Profile &p) const {
+    size_t base = Original.profile ? Original.profile->unmodelled.size() : 0;
+    if (p.unmodelled.size() <= base) return "";
+    return llvm::formatv("the estimate is a lower bound: {0} statement(s) or sub-expression(s) not modelled (the "
+                         "original: {1}), first: line {2}: {3}",
+                         p.unmodelled.size(), base, p.unmodelled.front().line, p.unmodelled.front().reason)
+        .str();
+  }
 
   llvm::Expected<nki::KernelFile> parse(const std::string &text) const {
     return parseCandidate(Path, text, Inputs, O.kernelName);
@@ -137,8 +150,10 @@ llvm::Expected<std::unique_ptr<CandidateEvaluator>> CandidateEvaluator::create(l
   if (!file) return file.takeError();
   const nki::Kernel *kernel = selectKernel(*file, options.kernelName);
   if (!kernel) return error(path + ": error: no kernel to optimize");
-  auto diags = analysis::verify(*kernel);
-  if (analysis::hasErrors(diags))
+  auto limits = perf::verifyOptions(options.target);
+  if (!limits) return limits.takeError();
+  st->Limits = *limits;
+  if (!st->verifies(*kernel))
     return error(path + ": error: the kernel does not verify; run 'accelopt-rewrite check' first");
   Candidate &original = st->Original;
   original.id = 0;
@@ -180,11 +195,13 @@ llvm::Expected<std::unique_ptr<CandidateEvaluator>> CandidateEvaluator::create(l
 }
 
 std::optional<double> CandidateEvaluator::estimateLatency(const nki::Kernel &kernel) const {
+  if (!S->verifies(kernel)) return std::nullopt;
   auto profile = S->Backend->profile(kernel, S->Inputs);
   if (!profile) {
     llvm::consumeError(profile.takeError());
     return std::nullopt;
   }
+  if (!S->unjustifiedEstimate(*profile).empty()) return std::nullopt;
   return profile->latency;
 }
 
@@ -196,7 +213,7 @@ void CandidateEvaluator::evaluate(Candidate &c, double cutoff) const {
     return;
   }
   const nki::Kernel *k = selectKernel(*file, S->O.kernelName);
-  if (!k || analysis::hasErrors(analysis::verify(*k))) {
+  if (!k || !S->verifies(*k)) {
     c.status = Candidate::Invalid;
     c.error = "does not verify";
     return;
@@ -214,6 +231,12 @@ void CandidateEvaluator::evaluate(Candidate &c, double cutoff) const {
     return;
   }
   c.profile = *profile;
+  // A lower bound that drops work the original's estimate counts would show a speedup nobody can justify.
+  if (std::string why = S->unjustifiedEstimate(*profile); !why.empty()) {
+    c.status = Candidate::Invalid;
+    c.error = why;
+    return;
+  }
   if (!S->O.checkAll && c.latency() >= cutoff) {
     c.status = Candidate::Slower;
     return;
@@ -355,7 +378,7 @@ private:
       return std::nullopt;
     }
     const nki::Kernel *k = selectKernel(*file, O.kernelName);
-    if (!k || analysis::hasErrors(analysis::verify(*k))) return std::nullopt;
+    if (!k) return std::nullopt;
     return Evaluator->estimateLatency(*k);
   }
 

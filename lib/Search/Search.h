@@ -215,8 +215,8 @@ public:
   /// slower than `cutoff` (and not --check-all). Sets status, error and profile.
   /// Safe to call from several threads at once.
   void evaluate(Candidate &c, double cutoff) const;
-  /// The backend's latency for `kernel` alone (no numeric check), or none when it cannot be
-  /// profiled: closures are scored with it.
+  /// The backend's latency for `kernel` alone (no numeric check), or none when it does not verify on the
+  /// target, cannot be profiled or is a lower bound leaving out more than the original's: closures are scored with it.
   std::optional<double> estimateLatency(const nki::Kernel &kernel) const;
 
 private:

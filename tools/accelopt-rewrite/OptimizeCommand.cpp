@@ -45,8 +45,8 @@ cl::opt<int> Samples("samples", cl::desc("Realisations per plan K (default 2)"),
                      cl::cat(category()));
 cl::opt<std::string> PlannerKind("planner", cl::desc("builtin (default) or llm"), cl::init("builtin"),
                                  cl::sub(OptimizeCmd), cl::cat(category()));
-cl::opt<std::string> Target("target", cl::desc("trn1 (default) or trn2"), cl::init("trn1"), cl::sub(OptimizeCmd),
-                            cl::cat(category()));
+cl::opt<std::string> Target("target", cl::desc("trn1 or trn2 (default: the kernel's platform_target, else trn1)"),
+                            cl::init("trn1"), cl::sub(OptimizeCmd), cl::cat(category()));
 cl::opt<uint64_t> Seed("seed", cl::desc("Search seed (default 0)"), cl::init(0), cl::sub(OptimizeCmd),
                        cl::cat(category()));
 cl::opt<unsigned> Jobs("j", cl::desc("Candidates evaluated in parallel (default 1)"), cl::init(1), cl::sub(OptimizeCmd),
@@ -188,6 +188,7 @@ struct Observers : search::SearchObserver {
 llvm::Error writeBestTimeline(llvm::StringRef path, const std::string &text, const search::SearchOptions &opts) {
   nki::FrontEndOptions fe;
   fe.inputs = &*Inputs.resolvedInputs;
+  fe.kernelName = opts.kernelName; // an undecorated function named by --kernel is the kernel, as in the search
   auto source = syntax::SourceBuffer::fromText(path.str(), text);
   if (!source) return source.takeError();
   auto file = nki::buildKernelFile(std::move(*source), fe);
@@ -213,7 +214,7 @@ int dryRun(const nki::KernelFile &file, agent::AgentSession &session) {
   const nki::Kernel &k = file.kernels.front();
   agent::KernelContext ctx;
   ctx.listing = agent::listingText(k);
-  auto backend = profile::createBackend("sim", Target);
+  auto backend = profile::createBackend("sim", kernelTarget(Target, file.kernels));
   if (!backend) return reportError(backend.takeError());
   if (auto profile = (*backend)->profile(k, *Inputs.resolvedInputs))
     ctx.profile = profile->toJSON();
@@ -277,9 +278,10 @@ int runOptimize() {
   opts.samples = Samples;
   opts.seed = Seed;
   opts.jobs = Jobs;
-  opts.target = Target;
+  // The kernel's platform_target when --target is not given, as `check` and `profile` choose it.
+  opts.target = kernelTarget(Target, file->kernels);
   if (BackendChoice.neuron()) {
-    auto created = BackendChoice.create(Target);
+    auto created = BackendChoice.create(opts.target);
     if (!created) return reportError(created.takeError());
     opts.backend = std::move(*created);
   }
@@ -299,7 +301,7 @@ int runOptimize() {
         {"iterations", int(Iterations)}, {"beam", int(Beam)},
         {"plans", int(Plans)},           {"samples", int(Samples)},
         {"seed", uint64_t(Seed)},        {"planner", PlannerKind.getValue()},
-        {"target", Target.getValue()},   {"inputs", nki::formatInputSpecs(*Inputs.resolvedInputs)}};
+        {"target", opts.target},         {"inputs", nki::formatInputSpecs(*Inputs.resolvedInputs)}};
     memory::ExperienceConfig experiences;
     if (!ExperienceConfig.empty()) {
       auto buf = llvm::MemoryBuffer::getFile(ExperienceConfig);
