@@ -18,12 +18,16 @@ using syntax::Expr;
 using syntax::ExprKind;
 
 /// One `nl.arange(E)[...]` placed on a tile axis, written at `site`: the literal call (then `literal` is
-/// its extent argument) or a name bound to one.
+/// its extent argument), a name bound to one, or an axis of an `nl.mgrid` (`i_p, i_f = nl.mgrid[0:P, 0:F]`,
+/// `ix.p`/`ix.x` of `ix = nl.mgrid[...]`; no `literal`).
 struct ArangeUse {
   const Expr *site = nullptr;
   const Expr *literal = nullptr;
   int axis = 0;
   int64_t extent = 0;
+  /// Whether `nl.arange(E')[:, None]` / `[None, :]` written at the site keeps its shape (false for an
+  /// axis of an mgrid of other than two dims, which is [E, 1, 1]-shaped).
+  bool twoDimensional = true;
 };
 
 /// A linear form over loop counters (by loop id) and aranges.
@@ -59,8 +63,16 @@ public:
     if (e->kind == ExprKind::Name) {
       if (Ivs.count(e->name)) return std::nullopt;
       auto bound = binding(e->name);
+      if (!bound) return std::nullopt;
+      auto a = bound->second >= 0 ? mgridAxis(bound->first, bound->second, depth) : arange(bound->first, depth + 1);
+      if (a) a->site = e;
+      return a;
+    }
+    if (e->kind == ExprKind::Attribute && (e->name == "p" || e->name == "x") && e->base &&
+        e->base->kind == ExprKind::Name && !Ivs.count(e->base->name)) {
+      auto bound = binding(e->base->name);
       if (!bound || bound->second >= 0) return std::nullopt;
-      auto a = arange(bound->first, depth + 1);
+      auto a = mgridAxis(bound->first, e->name == "p" ? 0 : 1, depth);
       if (a) a->site = e;
       return a;
     }
@@ -158,6 +170,23 @@ public:
   }
 
 private:
+  /// Axis `index` (0: partitions, 1: the first free axis) of `nl.mgrid[0:E0, 0:E1, ...]`.
+  std::optional<ArangeUse> mgridAxis(const Expr *grid, int64_t index, int depth) const {
+    if (!grid || grid->kind != ExprKind::Subscript || !grid->base || Names.canonical(grid->base) != "nl.mgrid" ||
+        grid->elts.size() < 2 || index < 0 || index > 1)
+      return std::nullopt;
+    const Expr *slice = grid->elts[index];
+    if (slice->kind != ExprKind::Slice || slice->elts.size() != 3 || !slice->elts[1]) return std::nullopt;
+    for (int part : {0, 2})
+      if (const Expr *x = slice->elts[part]) {
+        Linear v = linear(x, depth + 1);
+        if (!v.isConstant() || v.constant != (part == 0 ? 0 : 1)) return std::nullopt;
+      }
+    Linear extent = linear(slice->elts[1], depth + 1);
+    if (!extent.isConstant() || extent.constant < 1) return std::nullopt;
+    return ArangeUse{nullptr, nullptr, int(index), extent.constant, grid->elts.size() == 2};
+  }
+
   const Kernel &K;
   const ModuleSpelling &Names;
   const Statement &S;

@@ -74,7 +74,9 @@ std::optional<std::vector<std::pair<syntax::ByteRange, std::string>>> shrinkSite
         other = true;
         return;
       }
-      if (e->kind == ExprKind::Name)
+      if (!u->twoDimensional)
+        other = true;
+      else if (!u->literal || e->kind == ExprKind::Name)
         sites.push_back({e->range, smaller});
       else
         sites.push_back({u->literal->range, std::to_string(kept)});

@@ -236,15 +236,21 @@ public:
       });
       if (stray) return no(llvm::formatv("S{0} uses '{1}' outside an index or mask", sid, l.iv).str());
       // The free-axis aranges of the tile width.
+      bool unwidened = false;
       forEachExpr(s.syntax, [&](const Expr *e) {
         if (stationary && within(e->range, stationary->range)) return;
         auto u = r.arange(e);
         if (!u || u->site != e || u->axis != kFreeAxis || u->extent != width) return;
-        if (e->kind == ExprKind::Name)
+        if (!u->twoDimensional)
+          unwidened = true;
+        else if (!u->literal || e->kind == ExprKind::Name)
           edit(e->range, wideArange);
         else
           edit(u->literal->range, std::to_string(wide));
       });
+      if (unwidened)
+        return no(llvm::formatv("S{0}: an index of the tile width is an axis of an nl.mgrid of more than two dims", sid)
+                      .str());
     }
     // The loop steps over factor iterations at once.
     const auto &args = call->elts;
