@@ -136,6 +136,8 @@ public:
     std::set<int> inChain(chain.begin(), chain.end());
     std::map<std::string, int> ivLoop;
     for (int c : loopsIn(k, *loop)) ivLoop[k.loops[c].iv] = c;
+    // A counter name several loops reuse (`for k` in sibling nests) is, at the load, its enclosing loop's.
+    for (int c : chain) ivLoop[k.loops[c].iv] = c;
     ivLoop[l.iv] = *loop;
     std::map<std::string, std::vector<int>> binders;
     for (int st : stmtsIn(k, *loop))

@@ -20,4 +20,8 @@ def scaled_sum(x, w, bias):
       y2 = nl.add(y, bt)
       y3 = nl.add(y2, kept)
       nl.store(out[b, k * 128:(k + 1) * 128, 0:128], value=y3)
+    # A sibling loop reusing the counter name 'k'.
+    for k in nl.sequential_range(2):
+      z = nl.load(x[b, k * 128:(k + 1) * 128, 0:64])
+      nl.store(out[b, k * 128:(k + 1) * 128, 0:64], value=z)
   return out
