@@ -301,23 +301,34 @@ public:
               llvm::formatv("block index {0} of '{1}' in S{2} is not a distinct loop counter", d, D.name, s.id).str());
         counter[d] = e->name;
       }
+      // A crossed loop the address uses but no block index is fine when it allocates the buffer afresh in
+      // each iteration (the allocation is inside it): its counter indexes a new block dim of the staged buffer.
+      const Statement &alloc = k.stmts[D.definedBy];
+      std::set<int> allocating;
       for (int c : blockLoops)
-        if (!llvm::is_contained(counter, k.loops[c].iv))
-          return refuse(llvm::formatv("the address uses '{0}', which indexes no block of '{1}': its blocks are "
-                                      "overwritten",
-                                      k.loops[c].iv, D.name)
-                            .str());
+        if (!llvm::is_contained(counter, k.loops[c].iv)) {
+          if (!k.encloses(c, {false, alloc.id}))
+            return refuse(llvm::formatv("the address uses '{0}', which indexes no block of '{1}': its blocks are "
+                                        "overwritten",
+                                        k.loops[c].iv, D.name)
+                              .str());
+          allocating.insert(c);
+        }
       for (const TensorUse &u : uses) {
         if (u.stmt == *stmt) continue;
         if (u.stmt < 0 || !u.subscript || int(u.subscript->elts.size()) != nb + rank ||
-            !k.encloses(*loop, {false, u.stmt}) || u.access == nullptr || u.access->isWrite)
+            !k.encloses(*loop, {false, u.stmt}) || u.access == nullptr || u.access->isWrite ||
+            (!allocating.empty() && !k.encloses(alloc.parent, {false, u.stmt})))
           return refuse(llvm::formatv("'{0}' is used at {1} other than by a full subscript read inside {2}", D.name,
-                                      where(k, u.name->range.begin), loopLabel(k, *loop))
+                                      where(k, u.name->range.begin),
+                                      loopLabel(k, allocating.empty() ? *loop : alloc.parent))
                             .str());
         std::string index;
-        for (int c : blockLoops)
+        for (int c : blockLoops) {
+          if (allocating.count(c)) index += k.loops[c].iv + ", ";
           for (int d = 0; d < nb; ++d)
             if (counter[d] == k.loops[c].iv) index += exprText(k, u.subscript->elts[d]) + ", ";
+        }
         for (int d = 0; d < nb; ++d) {
           bool outer = llvm::any_of(outerLoops, [&](int o) { return k.loops[o].iv == counter[d]; });
           const syntax::Expr *e = u.subscript->elts[d];
