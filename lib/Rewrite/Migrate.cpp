@@ -41,12 +41,6 @@ bool isRemovedApiCall(const Expr *e) {
   return e->kind == ExprKind::Call && nki::removedInCurrentDialect(canonicalCallee(e), /*isKeyword=*/false);
 }
 
-bool containsCallTo(const Expr *e, llvm::StringRef canonical) {
-  bool found = false;
-  syntax::forEachExpr(e, [&](const Expr *x) { found |= x->kind == ExprKind::Call && canonicalCallee(x) == canonical; });
-  return found;
-}
-
 /// One element of a 0.1 subscript spelled with nl.arange: `lo + nl.arange(n)[None, :]`.
 struct ArangeIndex {
   std::string lo;                    // "" for 0
@@ -88,6 +82,7 @@ public:
     convertCalls();
     checkMasksUsed();
     dropNamedMasks();
+    dropNamedAffines();
     dropNamedAranges();
     for (const Expr *e : Exprs)
       if (isRemovedApiCall(e) && !Consumed.count(e)) {
@@ -148,12 +143,29 @@ private:
   };
   /// By the function that defines them (a file may hold several kernels that reuse names) and name.
   std::map<std::pair<const Stmt *, std::string>, NamedArange> NamedAranges;
+  /// A name, or a field of a named nl.mgrid object (`g.p`, keyed "g.p").
   const NamedArange *namedArange(const Expr *name) const {
-    if (name->kind != ExprKind::Name) return nullptr;
+    std::string key;
+    if (name->kind == ExprKind::Name)
+      key = name->name;
+    else if (name->kind == ExprKind::Attribute && name->base && name->base->kind == ExprKind::Name)
+      key = name->base->name + "." + name->name;
+    else
+      return nullptr;
     auto at = StmtOf.find(name);
-    auto it = NamedAranges.find({at == StmtOf.end() ? nullptr : functionOf(at->second), name->name});
+    auto it = NamedAranges.find({at == StmtOf.end() ? nullptr : functionOf(at->second), key});
     return it == NamedAranges.end() ? nullptr : &it->second;
   }
+  /// `index = 3 * g.y + g.z`, assigned once: an integer combination of aranges read through the name.
+  std::map<std::pair<const Stmt *, std::string>, const Stmt *> NamedAffines;
+  const Stmt *namedAffine(const Expr *name) const {
+    if (name->kind != ExprKind::Name) return nullptr;
+    auto at = StmtOf.find(name);
+    auto it = NamedAffines.find({at == StmtOf.end() ? nullptr : functionOf(at->second), name->name});
+    return it == NamedAffines.end() || it->second == at->second ? nullptr : it->second;
+  }
+  /// `g = nl.mgrid[0:128, 0:n]` whose fields `g.p`, `g.x` index: the names, by function.
+  std::set<std::pair<const Stmt *, std::string>> MgridObjects;
   std::set<const Expr *> ConvertedNames; // Name uses of NamedAranges turned into slices
   std::set<const Expr *> ApTargets;      // assignment targets that became `t.ap(...)`
   /// One conjunct of a `mask=` that keeps a prefix of grid dimension `dim`: index t kept when t < bound.
@@ -418,12 +430,12 @@ private:
   // --------------------------------------------------------------- subscripts
 
   std::optional<ArangeIndex> arangeIndex(const Expr *e) {
-    if (e->kind == ExprKind::Name)
+    if (e->kind == ExprKind::Name || e->kind == ExprKind::Attribute)
       if (const NamedArange *n = namedArange(e)) return n->index;
     if (e->kind == ExprKind::BinOp && e->name == "+" && e->elts.size() == 2)
       for (int side = 0; side < 2; ++side) {
         const Expr *other = e->elts[size_t(1 - side)];
-        if (containsCallTo(other, "nl.arange")) continue;
+        if (mentionsArange(other)) continue;
         if (auto a = arangeIndex(e->elts[size_t(side)])) {
           a->lo = a->lo.empty() ? render(other) : render(other) + " + " + a->lo;
           a->loTerms.push_back(other);
@@ -475,17 +487,33 @@ private:
       if (t->kind == ExprKind::Name && assignments[t->name] == 1) {
         if (isMaskExpr(s->value) && mentionsArange(s->value)) NamedMasks[t->name] = s;
       }
-      // `ip, jf = nl.mgrid[0:128, 0:512]`: field k is an arange on grid dimension k.
       const Expr *g = s->value;
+      // `g = nl.mgrid[0:128, 0:512]`: its field `g.p`, `g.x`, ... is an arange on grid dimension 0, 1, ...
+      if (t->kind == ExprKind::Name && perFunction[{fn, t->name}] == 1 && g->kind == ExprKind::Subscript && g->base &&
+          nki::pycore::canonicalPath(g->base->dottedName()) == "nl.mgrid" && g->elts.size() <= 4 &&
+          llvm::all_of(g->elts, [](const Expr *x) { return isZeroBasedSlice(x); })) {
+        for (size_t k = 0; k < g->elts.size(); ++k) {
+          ArangeIndex a;
+          a.extent = render(g->elts[k]->elts[1]);
+          a.dim = k, a.rank = g->elts.size();
+          a.call = g;
+          for (const Expr *x : g->elts) a.grid.push_back(render(x->elts[1]));
+          static constexpr const char *fields[] = {"p", "x", "y", "z"};
+          NamedAranges[{fn, t->name + "." + fields[k]}] = {a, s};
+        }
+        MgridObjects.insert({fn, t->name});
+        return;
+      }
+      if (t->kind == ExprKind::Name && perFunction[{fn, t->name}] == 1 && !NamedAranges.count({fn, t->name}) &&
+          mentionsArange(s->value) && affineIndex(s->value))
+        NamedAffines[{fn, t->name}] = s;
+      // `ip, jf = nl.mgrid[0:128, 0:512]`: field k is an arange on grid dimension k.
       if (t->kind != ExprKind::Tuple || g->kind != ExprKind::Subscript || !g->base ||
           nki::pycore::canonicalPath(g->base->dottedName()) != "nl.mgrid" || g->elts.size() != t->elts.size())
         return;
       for (size_t k = 0; k < g->elts.size(); ++k) {
         const Expr *x = g->elts[k], *name = t->elts[k];
-        if (name->kind != ExprKind::Name || perFunction[{fn, name->name}] != 1 || x->kind != ExprKind::Slice ||
-            !x->elts[1] || x->elts[2] ||
-            (x->elts[0] && !(x->elts[0]->kind == ExprKind::Int && x->elts[0]->intValue == 0)))
-          return;
+        if (name->kind != ExprKind::Name || perFunction[{fn, name->name}] != 1 || !isZeroBasedSlice(x)) return;
       }
       for (size_t k = 0; k < g->elts.size(); ++k) {
         ArangeIndex a;
@@ -496,6 +524,12 @@ private:
         NamedAranges[{fn, t->elts[k]->name}] = {a, s};
       }
     });
+  }
+
+  /// `0:n` or `:n`.
+  static bool isZeroBasedSlice(const Expr *x) {
+    return x->kind == ExprKind::Slice && x->elts[1] && !x->elts[2] &&
+           (!x->elts[0] || (x->elts[0]->kind == ExprKind::Int && x->elts[0]->intValue == 0));
   }
 
   /// A comparison or a conjunction (&) of comparisons: a mask held in a name (`inside = (...) & (...)`).
@@ -534,13 +568,17 @@ private:
 
   /// The definitions of named aranges whose every use became a slice (or another named arange).
   void dropNamedAranges() {
+    std::set<const Expr *> reported;
     for (auto &[key, n] : NamedAranges) {
-      const std::string &name = key.second;
+      // A field `g.p` of an nl.mgrid object: every use of `g` must have been converted.
+      const std::string name = key.second.substr(0, key.second.find('.'));
+      const char *what = MgridObjects.count({key.first, name}) ? "an nl.mgrid" : "an nl.arange";
       bool allConverted = true;
       for (const Expr *e : Exprs)
         if (e->kind == ExprKind::Name && e->name == name && functionOf(StmtOf.at(e)) == key.first &&
             !definesNamedArange(StmtOf.at(e)) && !ConvertedNames.count(e)) {
-          problem(e, "'" + name + "' (an nl.arange) is used outside a subscript index; it has no slice equivalent");
+          if (reported.insert(e).second)
+            problem(e, "'" + name + "' (" + what + ") is used outside a subscript index; it has no slice equivalent");
           allConverted = false;
         }
       if (allConverted && !ownsLines(n.def))
@@ -549,6 +587,29 @@ private:
       Consumed.insert(n.index.call);
       uint32_t begin = lineStartOf(n.def->range.begin);
       size_t eol = Text.find('\n', n.def->range.end);
+      Coarse[begin] = {eol == llvm::StringRef::npos ? uint32_t(Text.size()) : uint32_t(eol + 1), ""};
+    }
+  }
+
+  /// The definitions of named index expressions (`index = 3 * g.y + g.z`) whose every use was converted.
+  void dropNamedAffines() {
+    for (auto &[key, def] : NamedAffines) {
+      bool allConverted = true;
+      for (const Expr *e : Exprs)
+        if (e->kind == ExprKind::Name && e->name == key.second && StmtOf.at(e) != def &&
+            functionOf(StmtOf.at(e)) == key.first && !ConvertedNames.count(e)) {
+          problem(e, "'" + key.second +
+                         "' (an index expression of nl.arange) is used outside a subscript index, an iota or a mask; "
+                         "it has no nki dialect equivalent");
+          allConverted = false;
+        }
+      if (allConverted && !ownsLines(def))
+        problem(def->value,
+                "'" + key.second + "' shares its line with another statement; put it on its own line first");
+      if (!allConverted || !ownsLines(def)) continue;
+      syntax::forEachExpr(def->value, [&](const Expr *x) { Consumed.insert(x), ConvertedNames.insert(x); });
+      uint32_t begin = lineStartOf(def->range.begin);
+      size_t eol = Text.find('\n', def->range.end);
       Coarse[begin] = {eol == llvm::StringRef::npos ? uint32_t(Text.size()) : uint32_t(eol + 1), ""};
     }
   }
@@ -586,24 +647,56 @@ private:
       // arange spans (`t[nl.arange(128)[:, None], 0]` is [128, 1]): then each keeps it as a
       // one-element slice.
       std::vector<size_t> at; // the arange elements
-      for (size_t i = 0; i < idx.size(); ++i)
+      // An arange of extent 1 spans a dimension of one element wherever the grid puts it: it is the
+      // one-element slice `lo:lo + 1`, and the other aranges alone decide the order
+      // (`w.reshape((1, n))[i_unit, i_f]` of `i_p, i_f, i_unit = nl.mgrid[0:128, 0:n, 0:1]`).
+      std::vector<bool> unit(idx.size(), false);
+      bool wide = llvm::any_of(idx, [](const auto &a) { return a && a->extent != "1"; });
+      auto position = [&](size_t i) { return int64_t(idx[i]->dim) - int64_t(idx[i]->rank); };
+      auto outOfOrder = [&](size_t i) {
+        for (size_t j = 0; j < idx.size(); ++j)
+          if (idx[j] && j != i && (j < i ? position(j) >= position(i) : position(j) <= position(i))) return true;
+        return false;
+      };
+      for (size_t i = 0; i < idx.size(); ++i) {
+        if (idx[i] && wide && idx[i]->extent == "1" && !Masks.count(StmtOf.at(s)) && outOfOrder(i)) {
+          unit[i] = true;
+          texts[i] = sliceText(idx[i]->lo, "1");
+          Consumed.insert(idx[i]->call);
+          syntax::forEachExpr(s->elts[i], [&](const Expr *x) { ConvertedNames.insert(x); });
+          continue;
+        }
         if (idx[i]) at.push_back(i);
-      size_t rank = idx[at.front()]->rank;
+      }
+      size_t leadingUnits = 0;
+      while (leadingUnits < unit.size() && unit[leadingUnits]) ++leadingUnits;
+      // Aranges of grids of different ranks broadcast right-aligned (numpy): grid dimension d of a
+      // rank-r arange is dimension d + rank - r of the index grid, and each spans only its own.
+      size_t rank = 0;
+      for (size_t i : at) rank = std::max(rank, idx[i]->rank);
+      bool mixed = llvm::any_of(at, [&](size_t i) { return idx[i]->rank != rank; });
+      auto dimOf = [&](const ArangeIndex &x) { return x.dim + rank - x.rank; };
       for (size_t k = 0; k < at.size(); ++k) {
         const ArangeIndex &a = *idx[at[k]];
-        size_t nextDim = k + 1 < at.size() ? idx[at[k + 1]]->dim : rank;
+        size_t nextDim = k + 1 < at.size() ? dimOf(*idx[at[k + 1]]) : rank;
         size_t end = k + 1 < at.size() ? at[k + 1] : idx.size();
-        size_t gap = nextDim - a.dim - 1, integers = end - at[k] - 1;
+        size_t gap = nextDim - dimOf(a) - 1, integers = end - at[k] - 1;
+        for (size_t i = at[k] + 1; i < end; ++i) integers -= unit[i];
+        if (mixed && integers == 0) gap = 0; // the dimensions between are 1s of both grids
+        // After the last arange, integers index the tensor's last dimensions and the grid's remaining
+        // dimensions are 1s (`mean_var[i_p, 0]` of `i_p, i_f, i_u = nl.mgrid[...]` is [128, 1, 1]).
+        if (k + 1 == at.size() && integers > 0 && gap > integers) gap = integers;
         // A grid dimension of extent 1 that no element spans (`ix, iw, iy = nl.mgrid[0:128, 0:1, 0:n]`
         // indexing `t[ix, iy]`) adds nothing.
-        if (gap != integers && a.grid.size() == rank) {
+        if (!mixed && gap != integers && a.grid.size() == rank) {
           size_t units = 0;
           for (size_t d = a.dim + 1; d < nextDim; ++d) units += a.grid[d] == "1";
           if (units == gap) gap = 0;
         }
         // Fields of one nl.mgrid may leave its leading dimensions out (`t[iw, iy]` of `ix, iw, iy`).
-        bool leading = k > 0 || a.dim == 0 || (a.grid.size() == rank && integers == 0 && at.front() == 0);
-        bool ordered = a.rank == rank && leading && nextDim > a.dim;
+        bool leading = k > 0 || dimOf(a) == 0 || (mixed && at.front() == leadingUnits) ||
+                       (a.grid.size() == rank && integers == 0 && at.front() == leadingUnits);
+        bool ordered = (mixed || a.rank == rank) && leading && nextDim > dimOf(a);
         if (!ordered || (gap != 0 && gap != integers)) {
           // Laid out across the grid in another order than the subscript: an access pattern.
           convertToAccessPattern(s, s->elts[at[k]]);
@@ -613,6 +706,7 @@ private:
         Consumed.insert(a.call);
         syntax::forEachExpr(s->elts[at[k]], [&](const Expr *x) { ConvertedNames.insert(x); });
         for (size_t i = at[k] + 1; gap && i < end; ++i) {
+          if (unit[i]) continue;
           if (s->elts[i]->kind == ExprKind::Int)
             texts[i] = texts[i] + ":" + std::to_string(s->elts[i]->intValue + 1);
           else if (s->elts[i]->kind != ExprKind::Slice)
@@ -652,13 +746,15 @@ private:
     std::map<size_t, std::string> extent;
     std::vector<const Expr *> calls; // the nl.arange calls it consumes
     size_t rank = 0;                 // 0: no arange
+    std::vector<std::string> grid;   // every grid dimension's extent as written, when an nl.mgrid field tells
   };
 
   /// An nl.arange call or a named one.
   bool mentionsArange(const Expr *e) const {
     bool found = false;
     syntax::forEachExpr(e, [&](const Expr *x) {
-      found |= (x->kind == ExprKind::Call && canonicalCallee(x) == "nl.arange") || namedArange(x) != nullptr;
+      found |= (x->kind == ExprKind::Call && canonicalCallee(x) == "nl.arange") || namedArange(x) != nullptr ||
+               namedAffine(x) != nullptr;
     });
     return found;
   }
@@ -678,12 +774,14 @@ private:
     for (const auto &[d, n] : x.extent)
       if (!into.extent.emplace(d, n).second && into.extent[d] != n) return false;
     into.calls.insert(into.calls.end(), x.calls.begin(), x.calls.end());
+    if (into.grid.empty()) into.grid = x.grid;
     return true;
   }
 
   /// `c + k * nl.arange(n)[None, :, None] + ...` with integer k; nullopt for anything else with an arange.
   std::optional<Affine> affineIndex(const Expr *e) {
     Affine a;
+    if (const Stmt *def = namedAffine(e)) return affineIndex(def->value);
     if (!mentionsArange(e)) {
       if (e->kind == ExprKind::Slice) return std::nullopt;
       if (e->kind == ExprKind::Int)
@@ -738,10 +836,62 @@ private:
     a.extent[single->dim] = single->extent;
     a.calls.push_back(single->call);
     a.rank = single->rank;
+    a.grid = single->grid;
     syntax::forEachExpr(e, [&](const Expr *x) {
       if (namedArange(x)) a.calls.push_back(x);
     });
     return a;
+  }
+
+  /// `4 + 2 * sz` from {"": 4, "sz": 2}; "0" when every coefficient is 0.
+  static std::string coefficientText(const std::map<std::string, int64_t> &total) {
+    std::vector<std::string> terms;
+    for (const auto &[f, n] : total)
+      if (n && f.empty())
+        terms.insert(terms.begin(), std::to_string(n));
+      else if (n)
+        terms.push_back(n == 1 ? f : std::to_string(n) + " * " + f);
+    return terms.empty() ? std::string("0") : llvm::join(terms, " + ");
+  }
+
+  /// The 0.1 `nisa.iota(expr)` of an integer combination of aranges over a grid as the current
+  /// signature's arguments: the partition dimension's coefficient is `channel_multiplier`, each free
+  /// dimension a `[step, num]` pair of `pattern`, the other terms `offset`.
+  std::optional<std::string> iotaArguments(const Expr *expr, const Expr *target) {
+    auto refuse = [&](const std::string &why) -> std::optional<std::string> {
+      problem(expr,
+              "this nisa.iota expression has no pattern equivalent: " + why +
+                  "; write nisa.iota(dst, pattern=[[step, num], ...], offset=..., channel_multiplier=...) by hand");
+      return std::nullopt;
+    };
+    auto a = affineIndex(expr);
+    if (!a || !a->rank) return refuse("it is not an integer combination of nl.arange");
+    if (a->rank < 2) return refuse("its index grid has no free dimension");
+    std::optional<std::vector<int64_t>> shape =
+        ShapeOf && target && target->kind == ExprKind::Name ? ShapeOf(target->name, target->range.begin) : std::nullopt;
+    std::vector<std::string> pattern;
+    for (size_t d = 1; d < a->rank; ++d) {
+      std::string extent;
+      if (auto it = a->extent.find(d); it != a->extent.end())
+        extent = it->second;
+      else if (a->grid.size() == a->rank)
+        extent = a->grid[d];
+      else if (shape && shape->size() == a->rank)
+        extent = std::to_string((*shape)[d]);
+      else
+        return refuse("the extent of grid dimension " + std::to_string(d) + " is not known");
+      auto c = a->coef.find(d);
+      pattern.push_back("[" + (c == a->coef.end() ? std::string("0") : coefficientText(c->second)) + ", " + extent +
+                        "]");
+    }
+    std::vector<std::string> offset = a->constant;
+    if (a->number || offset.empty()) offset.push_back(std::to_string(a->number));
+    std::string out = "pattern=[" + llvm::join(pattern, ", ") + "], offset=" + llvm::join(offset, " + ");
+    if (auto c = a->coef.find(0); c != a->coef.end() && coefficientText(c->second) != "0")
+      out += ", channel_multiplier=" + coefficientText(c->second);
+    for (const Expr *c : a->calls) Consumed.insert(c);
+    syntax::forEachExpr(expr, [&](const Expr *x) { Consumed.insert(x), ConvertedNames.insert(x); });
+    return out;
   }
 
   /// `t[i, nl.arange(128)[:, None, None], 128 * nl.arange(8)[None, :, None] + nl.arange(128)[None, None, :]]`
@@ -767,7 +917,7 @@ private:
       rank = std::max(rank, a->rank);
       elts.push_back(std::move(*a));
     }
-    std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(s->base->name) : std::nullopt;
+    std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(s->base->name, s->base->range.begin) : std::nullopt;
     if (!shape) return refuse("the shape of '" + s->base->name + "' is not known from the trace");
     if (shape->size() != elts.size())
       return refuse("'" + s->base->name + "' has " + std::to_string(shape->size()) +
@@ -795,13 +945,7 @@ private:
         extent = elts[i].extent.at(d);
       }
       if (extent.empty()) return refuse("grid dimension " + std::to_string(d) + " is spanned by no arange");
-      std::vector<std::string> terms;
-      for (const auto &[f, n] : total)
-        if (n && f.empty())
-          terms.insert(terms.begin(), std::to_string(n));
-        else if (n)
-          terms.push_back(n == 1 ? f : std::to_string(n) + " * " + f);
-      pattern.push_back("[" + (terms.empty() ? std::string("0") : llvm::join(terms, " + ")) + ", " + extent + "]");
+      pattern.push_back("[" + coefficientText(total) + ", " + extent + "]");
     }
     int64_t number = 0;
     for (size_t i : order) {
@@ -862,6 +1006,7 @@ private:
       out.atoms.push_back({1, e});
       return out;
     }
+    if (const Stmt *def = namedAffine(e)) return linearText(def->value);
     if (auto a = arangeIndex(e)) {
       // `i_p = p * 128 + nl.arange(128)[:, None]`: its start's terms, and the arange from 0.
       for (const Expr *t : a->loTerms) out.add(linearText(t), 1);
@@ -1026,7 +1171,7 @@ private:
 
   void boundWholeTile(const Stmt *s, const Expr *name) {
     if (namedArange(name)) return;
-    std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(name->name) : std::nullopt;
+    std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(name->name, name->range.begin) : std::nullopt;
     if (!shape || blockNamed(name, name->name) != Blocks.end()) return;
     std::string suffix = wholeTileBounds(s, *shape);
     if (!suffix.empty()) addFine(name->range.end, name->range.end, suffix);
@@ -1246,11 +1391,21 @@ private:
     // accumulate=True gets on a tile only nl.zeros wrote. `=` overwrites every time: accumulate=False
     // (None would add from the second write on).
     std::string accumulate = matmul ? (s->kind == StmtKind::AugAssign ? "accumulate=None" : "accumulate=False") : "";
+    if (op->kind == nki::OpKind::Iota) {
+      const Expr *expr = call->keyword("expr");
+      if (!expr && !call->elts.empty()) expr = call->elts.front();
+      std::optional<std::string> iota = expr ? iotaArguments(expr, target) : std::nullopt;
+      if (!iota) {
+        if (!expr) problem(call, "nisa.iota without its expression has no nki dialect spelling");
+        return false;
+      }
+      accumulate = *iota; // in place of the expression, after the arguments kept
+    }
     size_t open = Text.find('(', call->base->range.end);
     bool anyKept = editArguments(args, kept, named, accumulate.empty() ? "" : ", " + accumulate, call->range.end);
     std::string head = render(call->base) + "(" + render(target);
     if (target->kind == ExprKind::Name && Masks.count(s)) {
-      std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(target->name) : std::nullopt;
+      std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(target->name, target->range.begin) : std::nullopt;
       if (!shape) {
         problem(target, "the shape of the masked tile '" + target->name + "' is not known from the trace");
         return false;
