@@ -78,6 +78,7 @@ public:
     }
     findNamedAranges();
     planMasks();
+    propagateBounds();
     convertSubscripts();
     convertCalls();
     checkMasksUsed();
@@ -174,6 +175,7 @@ private:
     std::string extent; // the arange's extent as written
     std::string bound;  // rendered: `M - m * TILE_P`
     bool used = false;
+    const Stmt *scope = nullptr; // of a partial tile's bound: the block whose statements may use it
   };
   std::map<const Stmt *, std::vector<MaskBoundText>> Masks; // statements whose call's mask= is converted
   std::set<const Expr *> MaskArgs;                          // those mask= values
@@ -1170,11 +1172,111 @@ private:
   }
 
   void boundWholeTile(const Stmt *s, const Expr *name) {
-    if (namedArange(name)) return;
+    if (namedArange(name) || namedAffine(name) || !BoundedUses.insert(name).second) return;
     std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(name->name, name->range.begin) : std::nullopt;
     if (!shape || blockNamed(name, name->name) != Blocks.end()) return;
     std::string suffix = wholeTileBounds(s, *shape);
     if (!suffix.empty()) addFine(name->range.end, name->range.end, suffix);
+  }
+
+  /// A tile a masked statement made or wrote (`t = nl.load(x[...], mask=(i * 128 + ip < M))`) holds
+  /// only what the mask kept: its bounds, and the statement, by function and name.
+  struct BoundedTile {
+    const Stmt *def = nullptr;
+    std::vector<MaskBoundText> bounds;
+    bool exact = false; // made by its statement at the bounded size (not written into a whole tile)
+  };
+  std::map<std::pair<const Stmt *, std::string>, BoundedTile> BoundedTiles;
+  std::set<const Expr *> BoundedUses; // whole-tile names already sliced
+
+  /// The outermost block around `def` in which `bound` means the same: no loop it leaves binds a
+  /// name the bound mentions.
+  const Stmt *boundScope(const Stmt *def, const std::string &bound) const {
+    const Stmt *block = def->parent;
+    while (block && block->kind == StmtKind::For && block->parent) {
+      bool mentions = false;
+      for (const Expr *t : block->targets)
+        syntax::forEachExpr(t, [&](const Expr *x) {
+          if (x->kind != ExprKind::Name) return;
+          llvm::Regex word("(^|[^A-Za-z0-9_])" + x->name + "($|[^A-Za-z0-9_])");
+          mentions |= word.match(bound);
+        });
+      if (mentions) break;
+      block = block->parent;
+    }
+    return block;
+  }
+
+  static bool within(const Stmt *s, const Stmt *block) {
+    for (const Stmt *p = s->parent; p; p = p->parent)
+      if (p == block) return true;
+    return false;
+  }
+
+  /// A partial tile stays partial along the data flow: a later statement in its scope that reads it
+  /// (`mean = nl.mean(t, axis=1)`, `y = t * g`) computes only the part the mask kept, as the 0.1
+  /// kernel's masked-off lanes carried no data. Its indices and whole-tile operands are bounded as a
+  /// mask would bound them (`nl.mean(t[0:min(128, M - 128 * i)], axis=1)`, `g[0:min(...)]`), and
+  /// what it makes or writes is partial in turn.
+  void propagateBounds() {
+    syntax::forEachStmt(M.body(), [&](const Stmt *s) {
+      if ((s->kind != StmtKind::Assign && s->kind != StmtKind::AugAssign && s->kind != StmtKind::Expr) || !s->value)
+        return;
+      const Stmt *fn = functionOf(s);
+      std::vector<const Expr *> uses;
+      auto visit = [&](const Expr *root) {
+        syntax::forEachExpr(root, [&](const Expr *x) {
+          if (x->kind == ExprKind::Name) uses.push_back(x);
+        });
+      };
+      visit(s->value);
+      for (const Expr *t : s->targets)
+        if (t->kind == ExprKind::Subscript)
+          for (const Expr *x : t->elts) visit(x);
+      std::vector<MaskBoundText> inherited;
+      for (const Expr *u : uses) {
+        auto it = BoundedTiles.find({fn, u->name});
+        if (it == BoundedTiles.end() || it->second.def == s || it->second.def->range.begin > s->range.begin) continue;
+        for (MaskBoundText b : it->second.bounds) {
+          if (!within(s, b.scope)) continue;
+          bool known = llvm::any_of(inherited, [&](const MaskBoundText &x) {
+            return x.dim == b.dim && x.extent == b.extent && x.bound == b.bound;
+          });
+          if (!known) b.used = true, inherited.push_back(b);
+        }
+      }
+      auto own = Masks.find(s);
+      if (!inherited.empty()) {
+        std::vector<MaskBoundText> &m = Masks[s];
+        for (const MaskBoundText &b : inherited)
+          if (!llvm::any_of(m, [&](const MaskBoundText &x) {
+                return x.dim == b.dim && x.extent == b.extent && x.bound == b.bound;
+              }))
+            m.push_back(b);
+        const Expr *mask = s->value->kind == ExprKind::Call ? s->value->keyword("mask") : nullptr;
+        for (const Expr *u : uses) {
+          const Expr *parent = ParentOf.at(u);
+          bool whole = !(parent && (parent->kind == ExprKind::Subscript || parent->kind == ExprKind::Attribute ||
+                                    (parent->kind == ExprKind::Call && parent->base == u)));
+          bool inMask = false;
+          for (const Expr *p = u; p && mask; p = ParentOf.at(p)) inMask |= p == mask;
+          auto tile = BoundedTiles.find({fn, u->name});
+          bool exact = tile != BoundedTiles.end() && tile->second.exact && tile->second.def != s;
+          if (whole && !inMask && !exact && StmtOf.at(u) == s) boundWholeTile(s, u);
+        }
+        own = Masks.find(s);
+      }
+      const Expr *target = s->targets.size() == 1 ? s->targets.front() : nullptr;
+      if (target && target->kind == ExprKind::Subscript && target->base) target = target->base;
+      if (!target || target->kind != ExprKind::Name || s->kind == StmtKind::Expr) return;
+      if (own != Masks.end()) {
+        bool made = s->targets.front()->kind == ExprKind::Name && s->kind == StmtKind::Assign &&
+                    !(s->value->kind == ExprKind::Call && nki::currentDialectApi(canonicalCallee(s->value)));
+        BoundedTile &t = BoundedTiles[{fn, target->name}] = {s, own->second, made};
+        for (MaskBoundText &b : t.bounds) b.scope = boundScope(s, b.bound);
+      } else if (s->targets.front()->kind == ExprKind::Name)
+        BoundedTiles.erase({fn, target->name}); // made whole again
+    });
   }
 
   /// Every conjunct of a converted mask bounded some index or tile of its statement.
