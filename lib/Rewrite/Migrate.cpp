@@ -861,6 +861,7 @@ private:
   /// dimension a `[step, num]` pair of `pattern`, the other terms `offset`.
   std::optional<std::string> iotaArguments(const Expr *expr, const Expr *target) {
     auto refuse = [&](const std::string &why) -> std::optional<std::string> {
+      syntax::forEachExpr(expr, [&](const Expr *x) { Consumed.insert(x), ConvertedNames.insert(x); });
       problem(expr,
               "this nisa.iota expression has no pattern equivalent: " + why +
                   "; write nisa.iota(dst, pattern=[[step, num], ...], offset=..., channel_multiplier=...) by hand");
