@@ -142,31 +142,78 @@ private:
     ArangeIndex index;
     const Stmt *def;
   };
-  /// By the function that defines them (a file may hold several kernels that reuse names) and name.
+  /// Every statement that binds a name, by function and name, in source order.
+  std::map<std::pair<const Stmt *, std::string>, std::vector<const Stmt *>> Defs;
+  static bool within(const Stmt *s, const Stmt *block) {
+    for (const Stmt *p = s->parent; p; p = p->parent)
+      if (p == block) return true;
+    return false;
+  }
+  /// The binding of `name` a use in statement `use` reads: the last one before it in a block around
+  /// it; none when a later binding in a loop around both could reach it on the next iteration.
+  const Stmt *reachingDef(const Stmt *use, const std::string &name) const {
+    auto it = Defs.find({functionOf(use), name});
+    if (it == Defs.end()) return nullptr;
+    const Stmt *reaching = nullptr;
+    for (const Stmt *d : it->second)
+      if (d != use && d->range.begin < use->range.begin && within(use, d->parent)) reaching = d;
+    // A binding after the use in a loop around both reaches it on the next iteration unless the
+    // reaching one is in that loop too (bound again before the use on every iteration).
+    for (const Stmt *d : it->second) {
+      if (d != use && d->range.begin < use->range.begin) continue;
+      for (const Stmt *loop = use->parent; loop; loop = loop->parent)
+        if (loop->kind == StmtKind::For && (d == loop || within(d, loop)) &&
+            !(reaching && (reaching == loop || within(reaching, loop))))
+          return nullptr;
+    }
+    return reaching;
+  }
+  const Stmt *reachingDef(const Expr *use, const std::string &name) const {
+    auto at = StmtOf.find(use);
+    return at == StmtOf.end() ? nullptr : reachingDef(at->second, name);
+  }
+  /// By the statement that binds them and name (`ix`; `g.p` for a field of an nl.mgrid object `g`).
   std::map<std::pair<const Stmt *, std::string>, NamedArange> NamedAranges;
-  /// A name, or a field of a named nl.mgrid object (`g.p`, keyed "g.p").
+  /// A name, or a field of a named nl.mgrid object (`g.p`), bound to an arange where it is used.
   const NamedArange *namedArange(const Expr *name) const {
-    std::string key;
+    std::string key, base;
     if (name->kind == ExprKind::Name)
-      key = name->name;
+      key = base = name->name;
     else if (name->kind == ExprKind::Attribute && name->base && name->base->kind == ExprKind::Name)
-      key = name->base->name + "." + name->name;
+      base = name->base->name, key = base + "." + name->name;
     else
       return nullptr;
-    auto at = StmtOf.find(name);
-    auto it = NamedAranges.find({at == StmtOf.end() ? nullptr : functionOf(at->second), key});
+    const Stmt *def = reachingDef(name, base);
+    auto it = def ? NamedAranges.find({def, key}) : NamedAranges.end();
     return it == NamedAranges.end() ? nullptr : &it->second;
   }
-  /// `index = 3 * g.y + g.z`, assigned once: an integer combination of aranges read through the name.
+  /// `index = 3 * g.y + g.z`: an integer combination of aranges read through the name, by binding.
   std::map<std::pair<const Stmt *, std::string>, const Stmt *> NamedAffines;
   const Stmt *namedAffine(const Expr *name) const {
     if (name->kind != ExprKind::Name) return nullptr;
-    auto at = StmtOf.find(name);
-    auto it = NamedAffines.find({at == StmtOf.end() ? nullptr : functionOf(at->second), name->name});
-    return it == NamedAffines.end() || it->second == at->second ? nullptr : it->second;
+    const Stmt *def = reachingDef(name, name->name);
+    auto it = def ? NamedAffines.find({def, name->name}) : NamedAffines.end();
+    return it == NamedAffines.end() ? nullptr : it->second;
   }
-  /// `g = nl.mgrid[0:128, 0:n]` whose fields `g.p`, `g.x` index: the names, by function.
+  /// `g = nl.mgrid[0:128, 0:n]` whose fields `g.p`, `g.x` index: by binding and name.
   std::set<std::pair<const Stmt *, std::string>> MgridObjects;
+  /// A name the statement binds (`t` of `t = ...`, of `a, t = ...`, of `for t in ...`).
+  bool isTarget(const Expr *e) const {
+    const Expr *top = e;
+    if (const Expr *p = ParentOf.at(e); p && p->kind == ExprKind::Tuple) top = p;
+    if (ParentOf.at(top)) return false;
+    const Stmt *s = StmtOf.at(e);
+    return std::find(s->targets.begin(), s->targets.end(), top) != s->targets.end();
+  }
+  /// The uses of `name` that read the binding `def`.
+  std::vector<const Expr *> usesOf(const Stmt *def, const std::string &name) const {
+    std::vector<const Expr *> out;
+    for (const Expr *e : Exprs)
+      if (e->kind == ExprKind::Name && e->name == name && functionOf(StmtOf.at(e)) == functionOf(def) && !isTarget(e) &&
+          reachingDef(e, name) == def)
+        out.push_back(e);
+    return out;
+  }
   std::set<const Expr *> ConvertedNames; // Name uses of NamedAranges turned into slices
   std::set<const Expr *> ApTargets;      // assignment targets that became `t.ap(...)`
   /// One conjunct of a `mask=` that keeps a prefix of grid dimension `dim`: index t kept when t < bound.
@@ -445,12 +492,19 @@ private:
         }
       }
     const Expr *call = e->kind == ExprKind::Subscript ? e->base : e;
-    if (!call || call->kind != ExprKind::Call || canonicalCallee(call) != "nl.arange" || call->elts.size() != 1 ||
-        !call->keywords.empty())
+    if (!call || call->kind != ExprKind::Call || canonicalCallee(call) != "nl.arange" || call->elts.empty() ||
+        call->elts.size() > 2 || !call->keywords.empty())
       return std::nullopt;
     ArangeIndex a;
-    a.extent = render(call->elts.front());
+    a.extent = render(call->elts.back());
     a.call = call;
+    if (call->elts.size() == 2) {
+      // nl.arange(lo, hi): hi - lo indices from lo.
+      const Expr *lo = call->elts.front();
+      if (!(lo->kind == ExprKind::Int && lo->intValue == 0))
+        a.extent = parenthesized(render(call->elts.back())) + " - " + parenthesized(render(lo)), a.lo = render(lo),
+        a.loTerms.push_back(lo);
+    }
     if (e->kind == ExprKind::Subscript) {
       a.rank = e->elts.size();
       size_t slices = 0;
@@ -469,29 +523,27 @@ private:
   }
 
   void findNamedAranges() {
-    std::map<std::pair<const Stmt *, std::string>, int> perFunction;
     std::map<std::string, int> assignments;
     syntax::forEachStmt(M.body(), [&](const Stmt *s) {
       for (const Expr *t : s->targets) {
         assignments[t->kind == ExprKind::Name ? t->name : ""] += 1;
-        perFunction[{functionOf(s), t->kind == ExprKind::Name ? t->name : ""}] += 1;
+        if (t->kind == ExprKind::Name) Defs[{functionOf(s), t->name}].push_back(s);
         if (t->kind == ExprKind::Tuple)
           for (const Expr *x : t->elts)
-            if (x->kind == ExprKind::Name) assignments[x->name] += 1, perFunction[{functionOf(s), x->name}] += 1;
+            if (x->kind == ExprKind::Name) assignments[x->name] += 1, Defs[{functionOf(s), x->name}].push_back(s);
       }
     });
     syntax::forEachStmt(M.body(), [&](const Stmt *s) {
       if (s->kind != StmtKind::Assign || s->targets.size() != 1 || !s->value) return;
       const Expr *t = s->targets.front();
-      const Stmt *fn = functionOf(s);
-      if (t->kind == ExprKind::Name && perFunction[{fn, t->name}] == 1)
-        if (auto a = arangeIndex(s->value)) NamedAranges[{fn, t->name}] = {*a, s};
+      if (t->kind == ExprKind::Name)
+        if (auto a = arangeIndex(s->value)) NamedAranges[{s, t->name}] = {*a, s};
       if (t->kind == ExprKind::Name && assignments[t->name] == 1) {
         if (isMaskExpr(s->value) && mentionsArange(s->value)) NamedMasks[t->name] = s;
       }
       const Expr *g = s->value;
       // `g = nl.mgrid[0:128, 0:512]`: its field `g.p`, `g.x`, ... is an arange on grid dimension 0, 1, ...
-      if (t->kind == ExprKind::Name && perFunction[{fn, t->name}] == 1 && g->kind == ExprKind::Subscript && g->base &&
+      if (t->kind == ExprKind::Name && g->kind == ExprKind::Subscript && g->base &&
           nki::pycore::canonicalPath(g->base->dottedName()) == "nl.mgrid" && g->elts.size() <= 4 &&
           llvm::all_of(g->elts, [](const Expr *x) { return isZeroBasedSlice(x); })) {
         for (size_t k = 0; k < g->elts.size(); ++k) {
@@ -501,21 +553,21 @@ private:
           a.call = g;
           for (const Expr *x : g->elts) a.grid.push_back(render(x->elts[1]));
           static constexpr const char *fields[] = {"p", "x", "y", "z"};
-          NamedAranges[{fn, t->name + "." + fields[k]}] = {a, s};
+          NamedAranges[{s, t->name + "." + fields[k]}] = {a, s};
         }
-        MgridObjects.insert({fn, t->name});
+        MgridObjects.insert({s, t->name});
         return;
       }
-      if (t->kind == ExprKind::Name && perFunction[{fn, t->name}] == 1 && !NamedAranges.count({fn, t->name}) &&
-          mentionsArange(s->value) && affineIndex(s->value))
-        NamedAffines[{fn, t->name}] = s;
+      if (t->kind == ExprKind::Name && !NamedAranges.count({s, t->name}) && mentionsArange(s->value) &&
+          affineIndex(s->value))
+        NamedAffines[{s, t->name}] = s;
       // `ip, jf = nl.mgrid[0:128, 0:512]`: field k is an arange on grid dimension k.
       if (t->kind != ExprKind::Tuple || g->kind != ExprKind::Subscript || !g->base ||
           nki::pycore::canonicalPath(g->base->dottedName()) != "nl.mgrid" || g->elts.size() != t->elts.size())
         return;
       for (size_t k = 0; k < g->elts.size(); ++k) {
         const Expr *x = g->elts[k], *name = t->elts[k];
-        if (name->kind != ExprKind::Name || perFunction[{fn, name->name}] != 1 || !isZeroBasedSlice(x)) return;
+        if (name->kind != ExprKind::Name || !isZeroBasedSlice(x)) return;
       }
       for (size_t k = 0; k < g->elts.size(); ++k) {
         ArangeIndex a;
@@ -523,7 +575,7 @@ private:
         a.dim = k, a.rank = g->elts.size();
         a.call = g;
         for (const Expr *x : g->elts) a.grid.push_back(render(x->elts[1]));
-        NamedAranges[{fn, t->elts[k]->name}] = {a, s};
+        NamedAranges[{s, t->elts[k]->name}] = {a, s};
       }
     });
   }
@@ -576,9 +628,8 @@ private:
       const std::string name = key.second.substr(0, key.second.find('.'));
       const char *what = MgridObjects.count({key.first, name}) ? "an nl.mgrid" : "an nl.arange";
       bool allConverted = true;
-      for (const Expr *e : Exprs)
-        if (e->kind == ExprKind::Name && e->name == name && functionOf(StmtOf.at(e)) == key.first &&
-            !definesNamedArange(StmtOf.at(e)) && !ConvertedNames.count(e)) {
+      for (const Expr *e : usesOf(key.first, name))
+        if (!definesNamedArange(StmtOf.at(e)) && !ConvertedNames.count(e)) {
           if (reported.insert(e).second)
             problem(e, "'" + name + "' (" + what + ") is used outside a subscript index; it has no slice equivalent");
           allConverted = false;
@@ -597,9 +648,8 @@ private:
   void dropNamedAffines() {
     for (auto &[key, def] : NamedAffines) {
       bool allConverted = true;
-      for (const Expr *e : Exprs)
-        if (e->kind == ExprKind::Name && e->name == key.second && StmtOf.at(e) != def &&
-            functionOf(StmtOf.at(e)) == key.first && !ConvertedNames.count(e)) {
+      for (const Expr *e : usesOf(def, key.second))
+        if (!ConvertedNames.count(e)) {
           problem(e, "'" + key.second +
                          "' (an index expression of nl.arange) is used outside a subscript index, an iota or a mask; "
                          "it has no nki dialect equivalent");
@@ -879,7 +929,7 @@ private:
         extent = it->second;
       else if (a->grid.size() == a->rank)
         extent = a->grid[d];
-      else if (shape && shape->size() == a->rank)
+      else if (shape && shape->size() == a->rank && (*shape)[d] >= 0)
         extent = std::to_string((*shape)[d]);
       else
         return refuse("the extent of grid dimension " + std::to_string(d) + " is not known");
@@ -897,6 +947,20 @@ private:
     return out;
   }
 
+  /// Extent `i` (of `rank`) of the allocation `name = nl.ndarray((a, b, c), ...)` that reaches the
+  /// subscript `s`, as written; else `name.shape[i]` (a tensor without block dimensions).
+  std::optional<std::string> allocatedExtent(const Expr *s, const std::string &name, size_t i, size_t rank) {
+    const Stmt *def = reachingDef(s, name);
+    const Expr *shape = def && def->kind == StmtKind::Assign && def->value && def->value->kind == ExprKind::Call
+                            ? shapeArg(def->value)
+                            : nullptr;
+    if (shape && (shape->kind == ExprKind::Tuple || shape->kind == ExprKind::List) && shape->elts.size() == rank &&
+        shape->elts[i]->kind != ExprKind::Call && !mentionsArange(shape->elts[i]))
+      return parenthesized(render(shape->elts[i]));
+    if (blockNamed(s, name) != Blocks.end()) return std::nullopt;
+    return name + ".shape[" + std::to_string(i) + "]";
+  }
+
   /// `t[i, nl.arange(128)[:, None, None], 128 * nl.arange(8)[None, :, None] + nl.arange(128)[None, None, :]]`
   /// becomes `t.ap(pattern=[[1024 * .., 128], [128, 8], [1, 128]], offset=i * ..)`: the grid's
   /// dimensions outermost first, each stepping through the flattened tensor (the current layout:
@@ -910,7 +974,6 @@ private:
                       why + "; spell it with .ap(pattern=...) by hand");
     };
     if (!s->base || s->base->kind != ExprKind::Name) return refuse("the indexed tensor is not a name");
-    if (Masks.count(StmtOf.at(s))) return refuse("its statement is masked, and an access pattern is not bounded");
     std::vector<Affine> elts;
     size_t rank = 0;
     for (const Expr *x : s->elts) {
@@ -934,9 +997,31 @@ private:
       for (size_t i = 0; i < elts.size(); ++i)
         if (i != b->second.partition && (!b->second.perIteration || i > b->second.partition)) order.push_back(i);
     }
+    // A dimension whose extent differs between traces (allocated per iteration at another size)
+    // strides by its allocation's extent as written: stride[i] is strideK[i] * strideSym[i].
+    std::vector<std::string> extentText(elts.size());
+    for (size_t i = 0; i < elts.size(); ++i)
+      if ((*shape)[i] < 0) {
+        std::optional<std::string> t = allocatedExtent(s, s->base->name, i, elts.size());
+        if (!t)
+          return refuse("the extent of dimension " + std::to_string(i) + " of '" + s->base->name +
+                        "' differs between traces and is not known as written");
+        extentText[i] = *t;
+      }
     std::vector<int64_t> stride(elts.size(), 0);
+    std::vector<std::string> strideSym(elts.size());
     int64_t step = 1;
-    for (auto it = order.rbegin(); it != order.rend(); ++it) stride[*it] = step, step *= (*shape)[*it];
+    std::string stepSym;
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      stride[*it] = step, strideSym[*it] = stepSym;
+      if ((*shape)[*it] >= 0)
+        step *= (*shape)[*it];
+      else
+        stepSym = stepSym.empty() ? extentText[*it] : stepSym + " * " + extentText[*it];
+    }
+    auto times = [&](const std::string &f, size_t i) {
+      return strideSym[i].empty() ? f : f.empty() ? strideSym[i] : f + " * " + strideSym[i];
+    };
     std::vector<std::string> pattern, offset;
     for (size_t d = 0; d < rank; ++d) {
       std::map<std::string, int64_t> total;
@@ -944,17 +1029,24 @@ private:
       for (size_t i : order) {
         auto c = elts[i].coef.find(d);
         if (c == elts[i].coef.end()) continue;
-        for (const auto &[f, n] : c->second) total[f] += n * stride[i];
+        for (const auto &[f, n] : c->second) total[times(f, i)] += n * stride[i];
         extent = elts[i].extent.at(d);
       }
       if (extent.empty()) return refuse("grid dimension " + std::to_string(d) + " is spanned by no arange");
-      pattern.push_back("[" + coefficientText(total) + ", " + extent + "]");
+      // In a masked statement a grid dimension the mask bounds counts `min(E, bound)` steps.
+      pattern.push_back("[" + coefficientText(total) + ", " + boundedExtent(StmtOf.at(s), d, extent) + "]");
     }
     int64_t number = 0;
     for (size_t i : order) {
-      number += elts[i].number * stride[i];
+      std::string strideText = strideSym[i].empty() ? std::to_string(stride[i])
+                               : stride[i] == 1     ? strideSym[i]
+                                                    : std::to_string(stride[i]) + " * " + strideSym[i];
+      if (strideSym[i].empty())
+        number += elts[i].number * stride[i];
+      else if (elts[i].number)
+        offset.push_back(std::to_string(elts[i].number) + " * " + strideText);
       for (const std::string &c : elts[i].constant)
-        offset.push_back(stride[i] == 1 ? c : parenthesized(c) + " * " + std::to_string(stride[i]));
+        offset.push_back(strideText == "1" ? c : parenthesized(c) + " * " + strideText);
     }
     if (number) offset.push_back(std::to_string(number));
     for (const Affine &a : elts)
@@ -1208,12 +1300,6 @@ private:
     return block;
   }
 
-  static bool within(const Stmt *s, const Stmt *block) {
-    for (const Stmt *p = s->parent; p; p = p->parent)
-      if (p == block) return true;
-    return false;
-  }
-
   /// A partial tile stays partial along the data flow: a later statement in its scope that reads it
   /// (`mean = nl.mean(t, axis=1)`, `y = t * g`) computes only the part the mask kept, as the 0.1
   /// kernel's masked-off lanes carried no data. Its indices and whole-tile operands are bounded as a
@@ -1362,16 +1448,15 @@ private:
           s->value->kind == ExprKind::Call && nki::currentDialectApi(canonicalCallee(s->value)))
         destinationCalls.insert(s->value), convertDestinationCall(s); // a refusal is reported there
     });
+    // Statements writing an access pattern: their values are rendered after the calls inside them
+    // lost their removed keywords (an nl.copy(..., mask=...) copied into a pattern).
+    std::vector<const Stmt *> apWrites;
     syntax::forEachStmt(M.body(), [&](const Stmt *s) {
       if (s->targets.size() != 1 || !ApTargets.count(s->targets.front()) || destinationCalls.count(s->value)) return;
+      apWrites.push_back(s);
       if (s->kind == StmtKind::Assign && s->value && s->value->kind == ExprKind::Call &&
           canonicalCallee(s->value) == "nl.load")
-        destinationCalls.insert(s->value), loadIntoAccessPattern(s);
-      else if (s->kind == StmtKind::Assign && s->value)
-        copyIntoAccessPattern(s, destinationCalls);
-      else
-        problem(s->targets.front(), "an access pattern (.ap()) is written only by a destination-passing call; this "
-                                    "assignment has none");
+        destinationCalls.insert(s->value);
     });
     for (const Expr *e : Exprs) {
       if (e->kind != ExprKind::Call || destinationCalls.count(e)) continue;
@@ -1386,6 +1471,16 @@ private:
       bool drops = false;
       for (const Arg &a : args) kept.push_back(keepKeyword(a)), drops |= !kept.back();
       if (drops) editArguments(args, kept, std::vector<std::string>(args.size()), "", e->range.end);
+    }
+    for (const Stmt *s : apWrites) {
+      if (s->kind == StmtKind::Assign && s->value && s->value->kind == ExprKind::Call &&
+          canonicalCallee(s->value) == "nl.load")
+        loadIntoAccessPattern(s);
+      else if (s->kind == StmtKind::Assign && s->value)
+        copyIntoAccessPattern(s, destinationCalls);
+      else
+        problem(s->targets.front(), "an access pattern (.ap()) is written only by a destination-passing call; this "
+                                    "assignment has none");
     }
   }
 
@@ -1402,6 +1497,9 @@ private:
           return;
         }
       if (text.contains("nki as nki") || text.trim() == "import nki") package = "nki.isa";
+      // `from neuronxcc import nki` becomes `import nki`.
+      static const llvm::Regex fromParent("^from[ \t]+neuronxcc[ \t]+import[ \t]+nki[ \t]*$");
+      if (fromParent.match(text.trim())) package = "nki.isa";
     });
     return alias ? alias : package;
   }
@@ -1428,7 +1526,9 @@ private:
   void copyIntoAccessPattern(const Stmt *s, std::set<const Expr *> &destinationCalls) {
     const Expr *src = s->value;
     if (src->kind == ExprKind::Call && canonicalCallee(src) == "nl.copy" && src->elts.size() == 1 &&
-        llvm::all_of(src->keywords, [](const syntax::Keyword &k) { return k.name == "mask" && isNone(k.value); })) {
+        llvm::all_of(src->keywords, [&](const syntax::Keyword &k) {
+          return k.name == "mask" && (isNone(k.value) || (MaskArgs.count(k.value) && Masks.count(s)));
+        })) {
       destinationCalls.insert(src);
       src = src->elts.front();
     }

@@ -438,6 +438,17 @@ void findInputs(KernelContext &ctx, const nki::Kernel &k, llvm::StringRef path, 
 }
 
 /// The kernel's inputs, and the launch grid --grid gives (it overrides the inputs' own).
+/// Two traces of one tensor (a loop that allocates it at another size per iteration): the dimensions
+/// that differ become -1; a different rank or an unknown shape makes the whole shape unknown.
+void mergeShape(std::optional<std::vector<int64_t>> &into, const std::optional<std::vector<int64_t>> &other) {
+  if (!into || !other || into->size() != other->size()) {
+    into.reset();
+    return;
+  }
+  for (size_t d = 0; d < into->size(); ++d)
+    if ((*into)[d] != (*other)[d]) (*into)[d] = -1;
+}
+
 void resolveInputs(KernelContext &ctx, const nki::Kernel &k, llvm::StringRef path, const BatchOptions &options) {
   findInputs(ctx, k, path, options);
   ctx.grid = options.grid;
@@ -832,11 +843,11 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
     auto before = parseText(path, r.original, ctx);
     if (!before) return fail(before.takeError());
     const nki::Kernel &k = before->kernels.front();
+    // -1 for a dimension the trace keeps symbolic (an extent that depends on a loop variable).
     auto shapeOf = [](const nki::Tensor &t) {
       std::optional<std::vector<int64_t>> dims(std::in_place);
-      for (const nki::SymInt &d : t.shape)
-        if (d.value) dims->push_back(*d.value);
-      if (!t.shapeKnown || t.shape.empty() || dims->size() != t.shape.size()) dims.reset();
+      for (const nki::SymInt &d : t.shape) dims->push_back(d.value ? *d.value : -1);
+      if (!t.shapeKnown || t.shape.empty()) dims.reset();
       return dims;
     };
     for (const nki::Statement &st : k.stmts)
@@ -845,7 +856,7 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
           if (a.tensor < 0 || size_t(a.tensor) >= k.tensors.size()) continue;
           auto dims = shapeOf(k.tensors[size_t(a.tensor)]);
           auto [it, fresh] = useShapes.emplace(a.range.begin, dims);
-          if (!fresh && it->second != dims) it->second.reset();
+          if (!fresh) mergeShape(it->second, dims);
         }
     if (ctx.inputs)
       for (const nki::Diagnostic &d : analysis::verify(k))
@@ -854,7 +865,7 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
       if (t.name.empty()) continue;
       auto dims = shapeOf(t);
       auto [it, fresh] = shapes.emplace(t.name, dims);
-      if (!fresh && it->second != dims) it->second.reset();
+      if (!fresh) mergeShape(it->second, dims);
     }
     for (const nki::Statement &st : k.stmts) {
       if (st.definesTensor < 0 || !st.syntax) continue;
