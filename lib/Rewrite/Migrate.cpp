@@ -41,12 +41,6 @@ bool isRemovedApiCall(const Expr *e) {
   return e->kind == ExprKind::Call && nki::removedInCurrentDialect(canonicalCallee(e), /*isKeyword=*/false);
 }
 
-bool containsCallTo(const Expr *e, llvm::StringRef canonical) {
-  bool found = false;
-  syntax::forEachExpr(e, [&](const Expr *x) { found |= x->kind == ExprKind::Call && canonicalCallee(x) == canonical; });
-  return found;
-}
-
 /// One element of a 0.1 subscript spelled with nl.arange: `lo + nl.arange(n)[None, :]`.
 struct ArangeIndex {
   std::string lo;                    // "" for 0
@@ -84,10 +78,12 @@ public:
     }
     findNamedAranges();
     planMasks();
+    propagateBounds();
     convertSubscripts();
     convertCalls();
     checkMasksUsed();
     dropNamedMasks();
+    dropNamedAffines();
     dropNamedAranges();
     for (const Expr *e : Exprs)
       if (isRemovedApiCall(e) && !Consumed.count(e)) {
@@ -146,13 +142,77 @@ private:
     ArangeIndex index;
     const Stmt *def;
   };
-  /// By the function that defines them (a file may hold several kernels that reuse names) and name.
+  /// Every statement that binds a name, by function and name, in source order.
+  std::map<std::pair<const Stmt *, std::string>, std::vector<const Stmt *>> Defs;
+  static bool within(const Stmt *s, const Stmt *block) {
+    for (const Stmt *p = s->parent; p; p = p->parent)
+      if (p == block) return true;
+    return false;
+  }
+  /// The binding of `name` a use in statement `use` reads: the last one before it in a block around
+  /// it; none when a later binding in a loop around both could reach it on the next iteration.
+  const Stmt *reachingDef(const Stmt *use, const std::string &name) const {
+    auto it = Defs.find({functionOf(use), name});
+    if (it == Defs.end()) return nullptr;
+    const Stmt *reaching = nullptr;
+    for (const Stmt *d : it->second)
+      if (d != use && d->range.begin < use->range.begin && within(use, d->parent)) reaching = d;
+    // A binding after the use in a loop around both reaches it on the next iteration unless the
+    // reaching one is in that loop too (bound again before the use on every iteration).
+    for (const Stmt *d : it->second) {
+      if (d != use && d->range.begin < use->range.begin) continue;
+      for (const Stmt *loop = use->parent; loop; loop = loop->parent)
+        if (loop->kind == StmtKind::For && (d == loop || within(d, loop)) &&
+            !(reaching && (reaching == loop || within(reaching, loop))))
+          return nullptr;
+    }
+    return reaching;
+  }
+  const Stmt *reachingDef(const Expr *use, const std::string &name) const {
+    auto at = StmtOf.find(use);
+    return at == StmtOf.end() ? nullptr : reachingDef(at->second, name);
+  }
+  /// By the statement that binds them and name (`ix`; `g.p` for a field of an nl.mgrid object `g`).
   std::map<std::pair<const Stmt *, std::string>, NamedArange> NamedAranges;
+  /// A name, or a field of a named nl.mgrid object (`g.p`), bound to an arange where it is used.
   const NamedArange *namedArange(const Expr *name) const {
-    if (name->kind != ExprKind::Name) return nullptr;
-    auto at = StmtOf.find(name);
-    auto it = NamedAranges.find({at == StmtOf.end() ? nullptr : functionOf(at->second), name->name});
+    std::string key, base;
+    if (name->kind == ExprKind::Name)
+      key = base = name->name;
+    else if (name->kind == ExprKind::Attribute && name->base && name->base->kind == ExprKind::Name)
+      base = name->base->name, key = base + "." + name->name;
+    else
+      return nullptr;
+    const Stmt *def = reachingDef(name, base);
+    auto it = def ? NamedAranges.find({def, key}) : NamedAranges.end();
     return it == NamedAranges.end() ? nullptr : &it->second;
+  }
+  /// `index = 3 * g.y + g.z`: an integer combination of aranges read through the name, by binding.
+  std::map<std::pair<const Stmt *, std::string>, const Stmt *> NamedAffines;
+  const Stmt *namedAffine(const Expr *name) const {
+    if (name->kind != ExprKind::Name) return nullptr;
+    const Stmt *def = reachingDef(name, name->name);
+    auto it = def ? NamedAffines.find({def, name->name}) : NamedAffines.end();
+    return it == NamedAffines.end() ? nullptr : it->second;
+  }
+  /// `g = nl.mgrid[0:128, 0:n]` whose fields `g.p`, `g.x` index: by binding and name.
+  std::set<std::pair<const Stmt *, std::string>> MgridObjects;
+  /// A name the statement binds (`t` of `t = ...`, of `a, t = ...`, of `for t in ...`).
+  bool isTarget(const Expr *e) const {
+    const Expr *top = e;
+    if (const Expr *p = ParentOf.at(e); p && p->kind == ExprKind::Tuple) top = p;
+    if (ParentOf.at(top)) return false;
+    const Stmt *s = StmtOf.at(e);
+    return std::find(s->targets.begin(), s->targets.end(), top) != s->targets.end();
+  }
+  /// The uses of `name` that read the binding `def`.
+  std::vector<const Expr *> usesOf(const Stmt *def, const std::string &name) const {
+    std::vector<const Expr *> out;
+    for (const Expr *e : Exprs)
+      if (e->kind == ExprKind::Name && e->name == name && functionOf(StmtOf.at(e)) == functionOf(def) && !isTarget(e) &&
+          reachingDef(e, name) == def)
+        out.push_back(e);
+    return out;
   }
   std::set<const Expr *> ConvertedNames; // Name uses of NamedAranges turned into slices
   std::set<const Expr *> ApTargets;      // assignment targets that became `t.ap(...)`
@@ -162,6 +222,7 @@ private:
     std::string extent; // the arange's extent as written
     std::string bound;  // rendered: `M - m * TILE_P`
     bool used = false;
+    const Stmt *scope = nullptr; // of a partial tile's bound: the block whose statements may use it
   };
   std::map<const Stmt *, std::vector<MaskBoundText>> Masks; // statements whose call's mask= is converted
   std::set<const Expr *> MaskArgs;                          // those mask= values
@@ -418,12 +479,12 @@ private:
   // --------------------------------------------------------------- subscripts
 
   std::optional<ArangeIndex> arangeIndex(const Expr *e) {
-    if (e->kind == ExprKind::Name)
+    if (e->kind == ExprKind::Name || e->kind == ExprKind::Attribute)
       if (const NamedArange *n = namedArange(e)) return n->index;
     if (e->kind == ExprKind::BinOp && e->name == "+" && e->elts.size() == 2)
       for (int side = 0; side < 2; ++side) {
         const Expr *other = e->elts[size_t(1 - side)];
-        if (containsCallTo(other, "nl.arange")) continue;
+        if (mentionsArange(other)) continue;
         if (auto a = arangeIndex(e->elts[size_t(side)])) {
           a->lo = a->lo.empty() ? render(other) : render(other) + " + " + a->lo;
           a->loTerms.push_back(other);
@@ -431,12 +492,19 @@ private:
         }
       }
     const Expr *call = e->kind == ExprKind::Subscript ? e->base : e;
-    if (!call || call->kind != ExprKind::Call || canonicalCallee(call) != "nl.arange" || call->elts.size() != 1 ||
-        !call->keywords.empty())
+    if (!call || call->kind != ExprKind::Call || canonicalCallee(call) != "nl.arange" || call->elts.empty() ||
+        call->elts.size() > 2 || !call->keywords.empty())
       return std::nullopt;
     ArangeIndex a;
-    a.extent = render(call->elts.front());
+    a.extent = render(call->elts.back());
     a.call = call;
+    if (call->elts.size() == 2) {
+      // nl.arange(lo, hi): hi - lo indices from lo.
+      const Expr *lo = call->elts.front();
+      if (!(lo->kind == ExprKind::Int && lo->intValue == 0))
+        a.extent = parenthesized(render(call->elts.back())) + " - " + parenthesized(render(lo)), a.lo = render(lo),
+        a.loTerms.push_back(lo);
+    }
     if (e->kind == ExprKind::Subscript) {
       a.rank = e->elts.size();
       size_t slices = 0;
@@ -455,37 +523,51 @@ private:
   }
 
   void findNamedAranges() {
-    std::map<std::pair<const Stmt *, std::string>, int> perFunction;
     std::map<std::string, int> assignments;
     syntax::forEachStmt(M.body(), [&](const Stmt *s) {
       for (const Expr *t : s->targets) {
         assignments[t->kind == ExprKind::Name ? t->name : ""] += 1;
-        perFunction[{functionOf(s), t->kind == ExprKind::Name ? t->name : ""}] += 1;
+        if (t->kind == ExprKind::Name) Defs[{functionOf(s), t->name}].push_back(s);
         if (t->kind == ExprKind::Tuple)
           for (const Expr *x : t->elts)
-            if (x->kind == ExprKind::Name) assignments[x->name] += 1, perFunction[{functionOf(s), x->name}] += 1;
+            if (x->kind == ExprKind::Name) assignments[x->name] += 1, Defs[{functionOf(s), x->name}].push_back(s);
       }
     });
     syntax::forEachStmt(M.body(), [&](const Stmt *s) {
       if (s->kind != StmtKind::Assign || s->targets.size() != 1 || !s->value) return;
       const Expr *t = s->targets.front();
-      const Stmt *fn = functionOf(s);
-      if (t->kind == ExprKind::Name && perFunction[{fn, t->name}] == 1)
-        if (auto a = arangeIndex(s->value)) NamedAranges[{fn, t->name}] = {*a, s};
+      if (t->kind == ExprKind::Name)
+        if (auto a = arangeIndex(s->value)) NamedAranges[{s, t->name}] = {*a, s};
       if (t->kind == ExprKind::Name && assignments[t->name] == 1) {
         if (isMaskExpr(s->value) && mentionsArange(s->value)) NamedMasks[t->name] = s;
       }
-      // `ip, jf = nl.mgrid[0:128, 0:512]`: field k is an arange on grid dimension k.
       const Expr *g = s->value;
+      // `g = nl.mgrid[0:128, 0:512]`: its field `g.p`, `g.x`, ... is an arange on grid dimension 0, 1, ...
+      if (t->kind == ExprKind::Name && g->kind == ExprKind::Subscript && g->base &&
+          nki::pycore::canonicalPath(g->base->dottedName()) == "nl.mgrid" && g->elts.size() <= 4 &&
+          llvm::all_of(g->elts, [](const Expr *x) { return isZeroBasedSlice(x); })) {
+        for (size_t k = 0; k < g->elts.size(); ++k) {
+          ArangeIndex a;
+          a.extent = render(g->elts[k]->elts[1]);
+          a.dim = k, a.rank = g->elts.size();
+          a.call = g;
+          for (const Expr *x : g->elts) a.grid.push_back(render(x->elts[1]));
+          static constexpr const char *fields[] = {"p", "x", "y", "z"};
+          NamedAranges[{s, t->name + "." + fields[k]}] = {a, s};
+        }
+        MgridObjects.insert({s, t->name});
+        return;
+      }
+      if (t->kind == ExprKind::Name && !NamedAranges.count({s, t->name}) && mentionsArange(s->value) &&
+          affineIndex(s->value))
+        NamedAffines[{s, t->name}] = s;
+      // `ip, jf = nl.mgrid[0:128, 0:512]`: field k is an arange on grid dimension k.
       if (t->kind != ExprKind::Tuple || g->kind != ExprKind::Subscript || !g->base ||
           nki::pycore::canonicalPath(g->base->dottedName()) != "nl.mgrid" || g->elts.size() != t->elts.size())
         return;
       for (size_t k = 0; k < g->elts.size(); ++k) {
         const Expr *x = g->elts[k], *name = t->elts[k];
-        if (name->kind != ExprKind::Name || perFunction[{fn, name->name}] != 1 || x->kind != ExprKind::Slice ||
-            !x->elts[1] || x->elts[2] ||
-            (x->elts[0] && !(x->elts[0]->kind == ExprKind::Int && x->elts[0]->intValue == 0)))
-          return;
+        if (name->kind != ExprKind::Name || !isZeroBasedSlice(x)) return;
       }
       for (size_t k = 0; k < g->elts.size(); ++k) {
         ArangeIndex a;
@@ -493,9 +575,15 @@ private:
         a.dim = k, a.rank = g->elts.size();
         a.call = g;
         for (const Expr *x : g->elts) a.grid.push_back(render(x->elts[1]));
-        NamedAranges[{fn, t->elts[k]->name}] = {a, s};
+        NamedAranges[{s, t->elts[k]->name}] = {a, s};
       }
     });
+  }
+
+  /// `0:n` or `:n`.
+  static bool isZeroBasedSlice(const Expr *x) {
+    return x->kind == ExprKind::Slice && x->elts[1] && !x->elts[2] &&
+           (!x->elts[0] || (x->elts[0]->kind == ExprKind::Int && x->elts[0]->intValue == 0));
   }
 
   /// A comparison or a conjunction (&) of comparisons: a mask held in a name (`inside = (...) & (...)`).
@@ -534,13 +622,16 @@ private:
 
   /// The definitions of named aranges whose every use became a slice (or another named arange).
   void dropNamedAranges() {
+    std::set<const Expr *> reported;
     for (auto &[key, n] : NamedAranges) {
-      const std::string &name = key.second;
+      // A field `g.p` of an nl.mgrid object: every use of `g` must have been converted.
+      const std::string name = key.second.substr(0, key.second.find('.'));
+      const char *what = MgridObjects.count({key.first, name}) ? "an nl.mgrid" : "an nl.arange";
       bool allConverted = true;
-      for (const Expr *e : Exprs)
-        if (e->kind == ExprKind::Name && e->name == name && functionOf(StmtOf.at(e)) == key.first &&
-            !definesNamedArange(StmtOf.at(e)) && !ConvertedNames.count(e)) {
-          problem(e, "'" + name + "' (an nl.arange) is used outside a subscript index; it has no slice equivalent");
+      for (const Expr *e : usesOf(key.first, name))
+        if (!definesNamedArange(StmtOf.at(e)) && !ConvertedNames.count(e)) {
+          if (reported.insert(e).second)
+            problem(e, "'" + name + "' (" + what + ") is used outside a subscript index; it has no slice equivalent");
           allConverted = false;
         }
       if (allConverted && !ownsLines(n.def))
@@ -549,6 +640,28 @@ private:
       Consumed.insert(n.index.call);
       uint32_t begin = lineStartOf(n.def->range.begin);
       size_t eol = Text.find('\n', n.def->range.end);
+      Coarse[begin] = {eol == llvm::StringRef::npos ? uint32_t(Text.size()) : uint32_t(eol + 1), ""};
+    }
+  }
+
+  /// The definitions of named index expressions (`index = 3 * g.y + g.z`) whose every use was converted.
+  void dropNamedAffines() {
+    for (auto &[key, def] : NamedAffines) {
+      bool allConverted = true;
+      for (const Expr *e : usesOf(def, key.second))
+        if (!ConvertedNames.count(e)) {
+          problem(e, "'" + key.second +
+                         "' (an index expression of nl.arange) is used outside a subscript index, an iota or a mask; "
+                         "it has no nki dialect equivalent");
+          allConverted = false;
+        }
+      if (allConverted && !ownsLines(def))
+        problem(def->value,
+                "'" + key.second + "' shares its line with another statement; put it on its own line first");
+      if (!allConverted || !ownsLines(def)) continue;
+      syntax::forEachExpr(def->value, [&](const Expr *x) { Consumed.insert(x), ConvertedNames.insert(x); });
+      uint32_t begin = lineStartOf(def->range.begin);
+      size_t eol = Text.find('\n', def->range.end);
       Coarse[begin] = {eol == llvm::StringRef::npos ? uint32_t(Text.size()) : uint32_t(eol + 1), ""};
     }
   }
@@ -586,24 +699,56 @@ private:
       // arange spans (`t[nl.arange(128)[:, None], 0]` is [128, 1]): then each keeps it as a
       // one-element slice.
       std::vector<size_t> at; // the arange elements
-      for (size_t i = 0; i < idx.size(); ++i)
+      // An arange of extent 1 spans a dimension of one element wherever the grid puts it: it is the
+      // one-element slice `lo:lo + 1`, and the other aranges alone decide the order
+      // (`w.reshape((1, n))[i_unit, i_f]` of `i_p, i_f, i_unit = nl.mgrid[0:128, 0:n, 0:1]`).
+      std::vector<bool> unit(idx.size(), false);
+      bool wide = llvm::any_of(idx, [](const auto &a) { return a && a->extent != "1"; });
+      auto position = [&](size_t i) { return int64_t(idx[i]->dim) - int64_t(idx[i]->rank); };
+      auto outOfOrder = [&](size_t i) {
+        for (size_t j = 0; j < idx.size(); ++j)
+          if (idx[j] && j != i && (j < i ? position(j) >= position(i) : position(j) <= position(i))) return true;
+        return false;
+      };
+      for (size_t i = 0; i < idx.size(); ++i) {
+        if (idx[i] && wide && idx[i]->extent == "1" && !Masks.count(StmtOf.at(s)) && outOfOrder(i)) {
+          unit[i] = true;
+          texts[i] = sliceText(idx[i]->lo, "1");
+          Consumed.insert(idx[i]->call);
+          syntax::forEachExpr(s->elts[i], [&](const Expr *x) { ConvertedNames.insert(x); });
+          continue;
+        }
         if (idx[i]) at.push_back(i);
-      size_t rank = idx[at.front()]->rank;
+      }
+      size_t leadingUnits = 0;
+      while (leadingUnits < unit.size() && unit[leadingUnits]) ++leadingUnits;
+      // Aranges of grids of different ranks broadcast right-aligned (numpy): grid dimension d of a
+      // rank-r arange is dimension d + rank - r of the index grid, and each spans only its own.
+      size_t rank = 0;
+      for (size_t i : at) rank = std::max(rank, idx[i]->rank);
+      bool mixed = llvm::any_of(at, [&](size_t i) { return idx[i]->rank != rank; });
+      auto dimOf = [&](const ArangeIndex &x) { return x.dim + rank - x.rank; };
       for (size_t k = 0; k < at.size(); ++k) {
         const ArangeIndex &a = *idx[at[k]];
-        size_t nextDim = k + 1 < at.size() ? idx[at[k + 1]]->dim : rank;
+        size_t nextDim = k + 1 < at.size() ? dimOf(*idx[at[k + 1]]) : rank;
         size_t end = k + 1 < at.size() ? at[k + 1] : idx.size();
-        size_t gap = nextDim - a.dim - 1, integers = end - at[k] - 1;
+        size_t gap = nextDim - dimOf(a) - 1, integers = end - at[k] - 1;
+        for (size_t i = at[k] + 1; i < end; ++i) integers -= unit[i];
+        if (mixed && integers == 0) gap = 0; // the dimensions between are 1s of both grids
+        // After the last arange, integers index the tensor's last dimensions and the grid's remaining
+        // dimensions are 1s (`mean_var[i_p, 0]` of `i_p, i_f, i_u = nl.mgrid[...]` is [128, 1, 1]).
+        if (k + 1 == at.size() && integers > 0 && gap > integers) gap = integers;
         // A grid dimension of extent 1 that no element spans (`ix, iw, iy = nl.mgrid[0:128, 0:1, 0:n]`
         // indexing `t[ix, iy]`) adds nothing.
-        if (gap != integers && a.grid.size() == rank) {
+        if (!mixed && gap != integers && a.grid.size() == rank) {
           size_t units = 0;
           for (size_t d = a.dim + 1; d < nextDim; ++d) units += a.grid[d] == "1";
           if (units == gap) gap = 0;
         }
         // Fields of one nl.mgrid may leave its leading dimensions out (`t[iw, iy]` of `ix, iw, iy`).
-        bool leading = k > 0 || a.dim == 0 || (a.grid.size() == rank && integers == 0 && at.front() == 0);
-        bool ordered = a.rank == rank && leading && nextDim > a.dim;
+        bool leading = k > 0 || dimOf(a) == 0 || (mixed && at.front() == leadingUnits) ||
+                       (a.grid.size() == rank && integers == 0 && at.front() == leadingUnits);
+        bool ordered = (mixed || a.rank == rank) && leading && nextDim > dimOf(a);
         if (!ordered || (gap != 0 && gap != integers)) {
           // Laid out across the grid in another order than the subscript: an access pattern.
           convertToAccessPattern(s, s->elts[at[k]]);
@@ -613,6 +758,7 @@ private:
         Consumed.insert(a.call);
         syntax::forEachExpr(s->elts[at[k]], [&](const Expr *x) { ConvertedNames.insert(x); });
         for (size_t i = at[k] + 1; gap && i < end; ++i) {
+          if (unit[i]) continue;
           if (s->elts[i]->kind == ExprKind::Int)
             texts[i] = texts[i] + ":" + std::to_string(s->elts[i]->intValue + 1);
           else if (s->elts[i]->kind != ExprKind::Slice)
@@ -652,13 +798,15 @@ private:
     std::map<size_t, std::string> extent;
     std::vector<const Expr *> calls; // the nl.arange calls it consumes
     size_t rank = 0;                 // 0: no arange
+    std::vector<std::string> grid;   // every grid dimension's extent as written, when an nl.mgrid field tells
   };
 
   /// An nl.arange call or a named one.
   bool mentionsArange(const Expr *e) const {
     bool found = false;
     syntax::forEachExpr(e, [&](const Expr *x) {
-      found |= (x->kind == ExprKind::Call && canonicalCallee(x) == "nl.arange") || namedArange(x) != nullptr;
+      found |= (x->kind == ExprKind::Call && canonicalCallee(x) == "nl.arange") || namedArange(x) != nullptr ||
+               namedAffine(x) != nullptr;
     });
     return found;
   }
@@ -678,12 +826,14 @@ private:
     for (const auto &[d, n] : x.extent)
       if (!into.extent.emplace(d, n).second && into.extent[d] != n) return false;
     into.calls.insert(into.calls.end(), x.calls.begin(), x.calls.end());
+    if (into.grid.empty()) into.grid = x.grid;
     return true;
   }
 
   /// `c + k * nl.arange(n)[None, :, None] + ...` with integer k; nullopt for anything else with an arange.
   std::optional<Affine> affineIndex(const Expr *e) {
     Affine a;
+    if (const Stmt *def = namedAffine(e)) return affineIndex(def->value);
     if (!mentionsArange(e)) {
       if (e->kind == ExprKind::Slice) return std::nullopt;
       if (e->kind == ExprKind::Int)
@@ -738,10 +888,77 @@ private:
     a.extent[single->dim] = single->extent;
     a.calls.push_back(single->call);
     a.rank = single->rank;
+    a.grid = single->grid;
     syntax::forEachExpr(e, [&](const Expr *x) {
       if (namedArange(x)) a.calls.push_back(x);
     });
     return a;
+  }
+
+  /// `4 + 2 * sz` from {"": 4, "sz": 2}; "0" when every coefficient is 0.
+  static std::string coefficientText(const std::map<std::string, int64_t> &total) {
+    std::vector<std::string> terms;
+    for (const auto &[f, n] : total)
+      if (n && f.empty())
+        terms.insert(terms.begin(), std::to_string(n));
+      else if (n)
+        terms.push_back(n == 1 ? f : std::to_string(n) + " * " + f);
+    return terms.empty() ? std::string("0") : llvm::join(terms, " + ");
+  }
+
+  /// The 0.1 `nisa.iota(expr)` of an integer combination of aranges over a grid as the current
+  /// signature's arguments: the partition dimension's coefficient is `channel_multiplier`, each free
+  /// dimension a `[step, num]` pair of `pattern`, the other terms `offset`.
+  std::optional<std::string> iotaArguments(const Expr *expr, const Expr *target) {
+    auto refuse = [&](const std::string &why) -> std::optional<std::string> {
+      syntax::forEachExpr(expr, [&](const Expr *x) { Consumed.insert(x), ConvertedNames.insert(x); });
+      problem(expr,
+              "this nisa.iota expression has no pattern equivalent: " + why +
+                  "; write nisa.iota(dst, pattern=[[step, num], ...], offset=..., channel_multiplier=...) by hand");
+      return std::nullopt;
+    };
+    auto a = affineIndex(expr);
+    if (!a || !a->rank) return refuse("it is not an integer combination of nl.arange");
+    if (a->rank < 2) return refuse("its index grid has no free dimension");
+    std::optional<std::vector<int64_t>> shape =
+        ShapeOf && target && target->kind == ExprKind::Name ? ShapeOf(target->name, target->range.begin) : std::nullopt;
+    std::vector<std::string> pattern;
+    for (size_t d = 1; d < a->rank; ++d) {
+      std::string extent;
+      if (auto it = a->extent.find(d); it != a->extent.end())
+        extent = it->second;
+      else if (a->grid.size() == a->rank)
+        extent = a->grid[d];
+      else if (shape && shape->size() == a->rank && (*shape)[d] >= 0)
+        extent = std::to_string((*shape)[d]);
+      else
+        return refuse("the extent of grid dimension " + std::to_string(d) + " is not known");
+      auto c = a->coef.find(d);
+      pattern.push_back("[" + (c == a->coef.end() ? std::string("0") : coefficientText(c->second)) + ", " + extent +
+                        "]");
+    }
+    std::vector<std::string> offset = a->constant;
+    if (a->number || offset.empty()) offset.push_back(std::to_string(a->number));
+    std::string out = "pattern=[" + llvm::join(pattern, ", ") + "], offset=" + llvm::join(offset, " + ");
+    if (auto c = a->coef.find(0); c != a->coef.end() && coefficientText(c->second) != "0")
+      out += ", channel_multiplier=" + coefficientText(c->second);
+    for (const Expr *c : a->calls) Consumed.insert(c);
+    syntax::forEachExpr(expr, [&](const Expr *x) { Consumed.insert(x), ConvertedNames.insert(x); });
+    return out;
+  }
+
+  /// Extent `i` (of `rank`) of the allocation `name = nl.ndarray((a, b, c), ...)` that reaches the
+  /// subscript `s`, as written; else `name.shape[i]` (a tensor without block dimensions).
+  std::optional<std::string> allocatedExtent(const Expr *s, const std::string &name, size_t i, size_t rank) {
+    const Stmt *def = reachingDef(s, name);
+    const Expr *shape = def && def->kind == StmtKind::Assign && def->value && def->value->kind == ExprKind::Call
+                            ? shapeArg(def->value)
+                            : nullptr;
+    if (shape && (shape->kind == ExprKind::Tuple || shape->kind == ExprKind::List) && shape->elts.size() == rank &&
+        shape->elts[i]->kind != ExprKind::Call && !mentionsArange(shape->elts[i]))
+      return parenthesized(render(shape->elts[i]));
+    if (blockNamed(s, name) != Blocks.end()) return std::nullopt;
+    return name + ".shape[" + std::to_string(i) + "]";
   }
 
   /// `t[i, nl.arange(128)[:, None, None], 128 * nl.arange(8)[None, :, None] + nl.arange(128)[None, None, :]]`
@@ -757,7 +974,6 @@ private:
                       why + "; spell it with .ap(pattern=...) by hand");
     };
     if (!s->base || s->base->kind != ExprKind::Name) return refuse("the indexed tensor is not a name");
-    if (Masks.count(StmtOf.at(s))) return refuse("its statement is masked, and an access pattern is not bounded");
     std::vector<Affine> elts;
     size_t rank = 0;
     for (const Expr *x : s->elts) {
@@ -767,7 +983,7 @@ private:
       rank = std::max(rank, a->rank);
       elts.push_back(std::move(*a));
     }
-    std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(s->base->name) : std::nullopt;
+    std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(s->base->name, s->base->range.begin) : std::nullopt;
     if (!shape) return refuse("the shape of '" + s->base->name + "' is not known from the trace");
     if (shape->size() != elts.size())
       return refuse("'" + s->base->name + "' has " + std::to_string(shape->size()) +
@@ -781,9 +997,31 @@ private:
       for (size_t i = 0; i < elts.size(); ++i)
         if (i != b->second.partition && (!b->second.perIteration || i > b->second.partition)) order.push_back(i);
     }
+    // A dimension whose extent differs between traces (allocated per iteration at another size)
+    // strides by its allocation's extent as written: stride[i] is strideK[i] * strideSym[i].
+    std::vector<std::string> extentText(elts.size());
+    for (size_t i = 0; i < elts.size(); ++i)
+      if ((*shape)[i] < 0) {
+        std::optional<std::string> t = allocatedExtent(s, s->base->name, i, elts.size());
+        if (!t)
+          return refuse("the extent of dimension " + std::to_string(i) + " of '" + s->base->name +
+                        "' differs between traces and is not known as written");
+        extentText[i] = *t;
+      }
     std::vector<int64_t> stride(elts.size(), 0);
+    std::vector<std::string> strideSym(elts.size());
     int64_t step = 1;
-    for (auto it = order.rbegin(); it != order.rend(); ++it) stride[*it] = step, step *= (*shape)[*it];
+    std::string stepSym;
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      stride[*it] = step, strideSym[*it] = stepSym;
+      if ((*shape)[*it] >= 0)
+        step *= (*shape)[*it];
+      else
+        stepSym = stepSym.empty() ? extentText[*it] : stepSym + " * " + extentText[*it];
+    }
+    auto times = [&](const std::string &f, size_t i) {
+      return strideSym[i].empty() ? f : f.empty() ? strideSym[i] : f + " * " + strideSym[i];
+    };
     std::vector<std::string> pattern, offset;
     for (size_t d = 0; d < rank; ++d) {
       std::map<std::string, int64_t> total;
@@ -791,23 +1029,24 @@ private:
       for (size_t i : order) {
         auto c = elts[i].coef.find(d);
         if (c == elts[i].coef.end()) continue;
-        for (const auto &[f, n] : c->second) total[f] += n * stride[i];
+        for (const auto &[f, n] : c->second) total[times(f, i)] += n * stride[i];
         extent = elts[i].extent.at(d);
       }
       if (extent.empty()) return refuse("grid dimension " + std::to_string(d) + " is spanned by no arange");
-      std::vector<std::string> terms;
-      for (const auto &[f, n] : total)
-        if (n && f.empty())
-          terms.insert(terms.begin(), std::to_string(n));
-        else if (n)
-          terms.push_back(n == 1 ? f : std::to_string(n) + " * " + f);
-      pattern.push_back("[" + (terms.empty() ? std::string("0") : llvm::join(terms, " + ")) + ", " + extent + "]");
+      // In a masked statement a grid dimension the mask bounds counts `min(E, bound)` steps.
+      pattern.push_back("[" + coefficientText(total) + ", " + boundedExtent(StmtOf.at(s), d, extent) + "]");
     }
     int64_t number = 0;
     for (size_t i : order) {
-      number += elts[i].number * stride[i];
+      std::string strideText = strideSym[i].empty() ? std::to_string(stride[i])
+                               : stride[i] == 1     ? strideSym[i]
+                                                    : std::to_string(stride[i]) + " * " + strideSym[i];
+      if (strideSym[i].empty())
+        number += elts[i].number * stride[i];
+      else if (elts[i].number)
+        offset.push_back(std::to_string(elts[i].number) + " * " + strideText);
       for (const std::string &c : elts[i].constant)
-        offset.push_back(stride[i] == 1 ? c : parenthesized(c) + " * " + std::to_string(stride[i]));
+        offset.push_back(strideText == "1" ? c : parenthesized(c) + " * " + strideText);
     }
     if (number) offset.push_back(std::to_string(number));
     for (const Affine &a : elts)
@@ -862,6 +1101,7 @@ private:
       out.atoms.push_back({1, e});
       return out;
     }
+    if (const Stmt *def = namedAffine(e)) return linearText(def->value);
     if (auto a = arangeIndex(e)) {
       // `i_p = p * 128 + nl.arange(128)[:, None]`: its start's terms, and the arange from 0.
       for (const Expr *t : a->loTerms) out.add(linearText(t), 1);
@@ -1025,11 +1265,105 @@ private:
   }
 
   void boundWholeTile(const Stmt *s, const Expr *name) {
-    if (namedArange(name)) return;
-    std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(name->name) : std::nullopt;
+    if (namedArange(name) || namedAffine(name) || !BoundedUses.insert(name).second) return;
+    std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(name->name, name->range.begin) : std::nullopt;
     if (!shape || blockNamed(name, name->name) != Blocks.end()) return;
     std::string suffix = wholeTileBounds(s, *shape);
     if (!suffix.empty()) addFine(name->range.end, name->range.end, suffix);
+  }
+
+  /// A tile a masked statement made or wrote (`t = nl.load(x[...], mask=(i * 128 + ip < M))`) holds
+  /// only what the mask kept: its bounds, and the statement, by function and name.
+  struct BoundedTile {
+    const Stmt *def = nullptr;
+    std::vector<MaskBoundText> bounds;
+    bool exact = false; // made by its statement at the bounded size (not written into a whole tile)
+  };
+  std::map<std::pair<const Stmt *, std::string>, BoundedTile> BoundedTiles;
+  std::set<const Expr *> BoundedUses; // whole-tile names already sliced
+
+  /// The outermost block around `def` in which `bound` means the same: no loop it leaves binds a
+  /// name the bound mentions.
+  const Stmt *boundScope(const Stmt *def, const std::string &bound) const {
+    const Stmt *block = def->parent;
+    while (block && block->kind == StmtKind::For && block->parent) {
+      bool mentions = false;
+      for (const Expr *t : block->targets)
+        syntax::forEachExpr(t, [&](const Expr *x) {
+          if (x->kind != ExprKind::Name) return;
+          llvm::Regex word("(^|[^A-Za-z0-9_])" + x->name + "($|[^A-Za-z0-9_])");
+          mentions |= word.match(bound);
+        });
+      if (mentions) break;
+      block = block->parent;
+    }
+    return block;
+  }
+
+  /// A partial tile stays partial along the data flow: a later statement in its scope that reads it
+  /// (`mean = nl.mean(t, axis=1)`, `y = t * g`) computes only the part the mask kept, as the 0.1
+  /// kernel's masked-off lanes carried no data. Its indices and whole-tile operands are bounded as a
+  /// mask would bound them (`nl.mean(t[0:min(128, M - 128 * i)], axis=1)`, `g[0:min(...)]`), and
+  /// what it makes or writes is partial in turn.
+  void propagateBounds() {
+    syntax::forEachStmt(M.body(), [&](const Stmt *s) {
+      if ((s->kind != StmtKind::Assign && s->kind != StmtKind::AugAssign && s->kind != StmtKind::Expr) || !s->value)
+        return;
+      const Stmt *fn = functionOf(s);
+      std::vector<const Expr *> uses;
+      auto visit = [&](const Expr *root) {
+        syntax::forEachExpr(root, [&](const Expr *x) {
+          if (x->kind == ExprKind::Name) uses.push_back(x);
+        });
+      };
+      visit(s->value);
+      for (const Expr *t : s->targets)
+        if (t->kind == ExprKind::Subscript)
+          for (const Expr *x : t->elts) visit(x);
+      std::vector<MaskBoundText> inherited;
+      for (const Expr *u : uses) {
+        auto it = BoundedTiles.find({fn, u->name});
+        if (it == BoundedTiles.end() || it->second.def == s || it->second.def->range.begin > s->range.begin) continue;
+        for (MaskBoundText b : it->second.bounds) {
+          if (!within(s, b.scope)) continue;
+          bool known = llvm::any_of(inherited, [&](const MaskBoundText &x) {
+            return x.dim == b.dim && x.extent == b.extent && x.bound == b.bound;
+          });
+          if (!known) b.used = true, inherited.push_back(b);
+        }
+      }
+      auto own = Masks.find(s);
+      if (!inherited.empty()) {
+        std::vector<MaskBoundText> &m = Masks[s];
+        for (const MaskBoundText &b : inherited)
+          if (!llvm::any_of(m, [&](const MaskBoundText &x) {
+                return x.dim == b.dim && x.extent == b.extent && x.bound == b.bound;
+              }))
+            m.push_back(b);
+        const Expr *mask = s->value->kind == ExprKind::Call ? s->value->keyword("mask") : nullptr;
+        for (const Expr *u : uses) {
+          const Expr *parent = ParentOf.at(u);
+          bool whole = !(parent && (parent->kind == ExprKind::Subscript || parent->kind == ExprKind::Attribute ||
+                                    (parent->kind == ExprKind::Call && parent->base == u)));
+          bool inMask = false;
+          for (const Expr *p = u; p && mask; p = ParentOf.at(p)) inMask |= p == mask;
+          auto tile = BoundedTiles.find({fn, u->name});
+          bool exact = tile != BoundedTiles.end() && tile->second.exact && tile->second.def != s;
+          if (whole && !inMask && !exact && StmtOf.at(u) == s) boundWholeTile(s, u);
+        }
+        own = Masks.find(s);
+      }
+      const Expr *target = s->targets.size() == 1 ? s->targets.front() : nullptr;
+      if (target && target->kind == ExprKind::Subscript && target->base) target = target->base;
+      if (!target || target->kind != ExprKind::Name || s->kind == StmtKind::Expr) return;
+      if (own != Masks.end()) {
+        bool made = s->targets.front()->kind == ExprKind::Name && s->kind == StmtKind::Assign &&
+                    !(s->value->kind == ExprKind::Call && nki::currentDialectApi(canonicalCallee(s->value)));
+        BoundedTile &t = BoundedTiles[{fn, target->name}] = {s, own->second, made};
+        for (MaskBoundText &b : t.bounds) b.scope = boundScope(s, b.bound);
+      } else if (s->targets.front()->kind == ExprKind::Name)
+        BoundedTiles.erase({fn, target->name}); // made whole again
+    });
   }
 
   /// Every conjunct of a converted mask bounded some index or tile of its statement.
@@ -1114,16 +1448,15 @@ private:
           s->value->kind == ExprKind::Call && nki::currentDialectApi(canonicalCallee(s->value)))
         destinationCalls.insert(s->value), convertDestinationCall(s); // a refusal is reported there
     });
+    // Statements writing an access pattern: their values are rendered after the calls inside them
+    // lost their removed keywords (an nl.copy(..., mask=...) copied into a pattern).
+    std::vector<const Stmt *> apWrites;
     syntax::forEachStmt(M.body(), [&](const Stmt *s) {
       if (s->targets.size() != 1 || !ApTargets.count(s->targets.front()) || destinationCalls.count(s->value)) return;
+      apWrites.push_back(s);
       if (s->kind == StmtKind::Assign && s->value && s->value->kind == ExprKind::Call &&
           canonicalCallee(s->value) == "nl.load")
-        destinationCalls.insert(s->value), loadIntoAccessPattern(s);
-      else if (s->kind == StmtKind::Assign && s->value)
-        copyIntoAccessPattern(s, destinationCalls);
-      else
-        problem(s->targets.front(), "an access pattern (.ap()) is written only by a destination-passing call; this "
-                                    "assignment has none");
+        destinationCalls.insert(s->value);
     });
     for (const Expr *e : Exprs) {
       if (e->kind != ExprKind::Call || destinationCalls.count(e)) continue;
@@ -1138,6 +1471,16 @@ private:
       bool drops = false;
       for (const Arg &a : args) kept.push_back(keepKeyword(a)), drops |= !kept.back();
       if (drops) editArguments(args, kept, std::vector<std::string>(args.size()), "", e->range.end);
+    }
+    for (const Stmt *s : apWrites) {
+      if (s->kind == StmtKind::Assign && s->value && s->value->kind == ExprKind::Call &&
+          canonicalCallee(s->value) == "nl.load")
+        loadIntoAccessPattern(s);
+      else if (s->kind == StmtKind::Assign && s->value)
+        copyIntoAccessPattern(s, destinationCalls);
+      else
+        problem(s->targets.front(), "an access pattern (.ap()) is written only by a destination-passing call; this "
+                                    "assignment has none");
     }
   }
 
@@ -1154,6 +1497,9 @@ private:
           return;
         }
       if (text.contains("nki as nki") || text.trim() == "import nki") package = "nki.isa";
+      // `from neuronxcc import nki` becomes `import nki`.
+      static const llvm::Regex fromParent("^from[ \t]+neuronxcc[ \t]+import[ \t]+nki[ \t]*$");
+      if (fromParent.match(text.trim())) package = "nki.isa";
     });
     return alias ? alias : package;
   }
@@ -1180,7 +1526,9 @@ private:
   void copyIntoAccessPattern(const Stmt *s, std::set<const Expr *> &destinationCalls) {
     const Expr *src = s->value;
     if (src->kind == ExprKind::Call && canonicalCallee(src) == "nl.copy" && src->elts.size() == 1 &&
-        llvm::all_of(src->keywords, [](const syntax::Keyword &k) { return k.name == "mask" && isNone(k.value); })) {
+        llvm::all_of(src->keywords, [&](const syntax::Keyword &k) {
+          return k.name == "mask" && (isNone(k.value) || (MaskArgs.count(k.value) && Masks.count(s)));
+        })) {
       destinationCalls.insert(src);
       src = src->elts.front();
     }
@@ -1246,11 +1594,21 @@ private:
     // accumulate=True gets on a tile only nl.zeros wrote. `=` overwrites every time: accumulate=False
     // (None would add from the second write on).
     std::string accumulate = matmul ? (s->kind == StmtKind::AugAssign ? "accumulate=None" : "accumulate=False") : "";
+    if (op->kind == nki::OpKind::Iota) {
+      const Expr *expr = call->keyword("expr");
+      if (!expr && !call->elts.empty()) expr = call->elts.front();
+      std::optional<std::string> iota = expr ? iotaArguments(expr, target) : std::nullopt;
+      if (!iota) {
+        if (!expr) problem(call, "nisa.iota without its expression has no nki dialect spelling");
+        return false;
+      }
+      accumulate = *iota; // in place of the expression, after the arguments kept
+    }
     size_t open = Text.find('(', call->base->range.end);
     bool anyKept = editArguments(args, kept, named, accumulate.empty() ? "" : ", " + accumulate, call->range.end);
     std::string head = render(call->base) + "(" + render(target);
     if (target->kind == ExprKind::Name && Masks.count(s)) {
-      std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(target->name) : std::nullopt;
+      std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(target->name, target->range.begin) : std::nullopt;
       if (!shape) {
         problem(target, "the shape of the masked tile '" + target->name + "' is not known from the trace");
         return false;

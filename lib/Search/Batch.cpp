@@ -438,6 +438,17 @@ void findInputs(KernelContext &ctx, const nki::Kernel &k, llvm::StringRef path, 
 }
 
 /// The kernel's inputs, and the launch grid --grid gives (it overrides the inputs' own).
+/// Two traces of one tensor (a loop that allocates it at another size per iteration): the dimensions
+/// that differ become -1; a different rank or an unknown shape makes the whole shape unknown.
+void mergeShape(std::optional<std::vector<int64_t>> &into, const std::optional<std::vector<int64_t>> &other) {
+  if (!into || !other || into->size() != other->size()) {
+    into.reset();
+    return;
+  }
+  for (size_t d = 0; d < into->size(); ++d)
+    if ((*into)[d] != (*other)[d]) (*into)[d] = -1;
+}
+
 void resolveInputs(KernelContext &ctx, const nki::Kernel &k, llvm::StringRef path, const BatchOptions &options) {
   findInputs(ctx, k, path, options);
   ctx.grid = options.grid;
@@ -819,6 +830,9 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
   std::map<uint32_t, std::string> tiles; // statement offset -> allocation of the tile it creates
   // Tensor name -> traced shape; nullopt where the name has two shapes or an unknown dimension.
   std::map<std::string, std::optional<std::vector<int64_t>>> shapes;
+  // Offset of a use (a subscript or a whole-tile name) -> the traced shape of the tensor it reads or
+  // writes there: a name bound to tensors of several shapes (`t = nl.zeros(...)`, later `t = nl.load(...)`).
+  std::map<uint32_t, std::optional<std::vector<int64_t>>> useShapes;
   // Per kernel, the errors its original already has with its inputs (an assertion the inputs of
   // another kernel of the file fail): the migration is not blamed for them, and the kernel is not run.
   std::vector<std::set<std::pair<uint32_t, std::string>>> originalErrors(kernels.size());
@@ -829,17 +843,29 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
     auto before = parseText(path, r.original, ctx);
     if (!before) return fail(before.takeError());
     const nki::Kernel &k = before->kernels.front();
+    // -1 for a dimension the trace keeps symbolic (an extent that depends on a loop variable).
+    auto shapeOf = [](const nki::Tensor &t) {
+      std::optional<std::vector<int64_t>> dims(std::in_place);
+      for (const nki::SymInt &d : t.shape) dims->push_back(d.value ? *d.value : -1);
+      if (!t.shapeKnown || t.shape.empty()) dims.reset();
+      return dims;
+    };
+    for (const nki::Statement &st : k.stmts)
+      for (const auto *accesses : {&st.reads, &st.writes})
+        for (const nki::Access &a : *accesses) {
+          if (a.tensor < 0 || size_t(a.tensor) >= k.tensors.size()) continue;
+          auto dims = shapeOf(k.tensors[size_t(a.tensor)]);
+          auto [it, fresh] = useShapes.emplace(a.range.begin, dims);
+          if (!fresh) mergeShape(it->second, dims);
+        }
     if (ctx.inputs)
       for (const nki::Diagnostic &d : analysis::verify(k))
         if (d.severity == nki::Diagnostic::Error) originalErrors[i].insert({d.offset, d.rule});
     for (const nki::Tensor &t : k.tensors) {
       if (t.name.empty()) continue;
-      std::optional<std::vector<int64_t>> dims(std::in_place);
-      for (const nki::SymInt &d : t.shape)
-        if (d.value) dims->push_back(*d.value);
-      if (!t.shapeKnown || t.shape.empty() || dims->size() != t.shape.size()) dims.reset();
+      auto dims = shapeOf(t);
       auto [it, fresh] = shapes.emplace(t.name, dims);
-      if (!fresh && it->second != dims) it->second.reset();
+      if (!fresh) mergeShape(it->second, dims);
     }
     for (const nki::Statement &st : k.stmts) {
       if (st.definesTensor < 0 || !st.syntax) continue;
@@ -861,7 +887,8 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
         auto it = tiles.find(s.range.begin);
         return it == tiles.end() ? std::nullopt : std::optional<std::string>(it->second);
       },
-      [&](llvm::StringRef name) -> std::optional<std::vector<int64_t>> {
+      [&](llvm::StringRef name, uint32_t at) -> std::optional<std::vector<int64_t>> {
+        if (auto use = useShapes.find(at); use != useShapes.end() && use->second) return use->second;
         auto it = shapes.find(name.str());
         return it == shapes.end() ? std::nullopt : it->second;
       });

@@ -203,11 +203,16 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
   // basic -> the slice extents in order.
   if (a.usesAdvanced) {
     a.tileShape.assign(advancedRank, 1);
+    std::vector<bool> unknown(advancedRank, false);
     for (auto &dim : dims)
       for (auto &ar : dim.aranges) {
         // Align ranks: an arange of lower rank broadcasts from the right.
         if (ar.axis < advancedRank) a.tileShape[ar.axis] = std::max(a.tileShape[ar.axis], ar.extent);
+        // An extent the trace does not know (nl.arange(lo, hi) of loop-dependent bounds) is not 1.
+        if (ar.axis < advancedRank && ar.extent == 0) unknown[ar.axis] = true;
       }
+    for (int ax = 0; ax < advancedRank; ++ax)
+      if (unknown[ax]) a.tileShape[ax] = 0;
   } else {
     for (auto &dim : dims)
       for (auto &ar : dim.aranges) {

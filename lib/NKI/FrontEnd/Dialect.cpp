@@ -180,9 +180,33 @@ Value KernelBuilder::accessPattern(const Value &m, const Expr *e) {
   if (patE) {
     Value pat = eval(patE);
     if (pat.kind == Value::Seq)
-      for (const Value &pair : pat.elts)
-        a.tileShape.push_back(
-            pair.kind == Value::Seq && pair.elts.size() == 2 && pair.elts[1].isKnownInt() ? *pair.elts[1].i.value : 0);
+      for (const Value &pair : pat.elts) {
+        int64_t num = 0;
+        if (pair.kind == Value::Seq && pair.elts.size() == 2 && pair.elts[1].isKnownInt()) {
+          num = *pair.elts[1].i.value;
+        } else if (std::optional<IndexVal> n =
+                       pair.kind == Value::Seq && pair.elts.size() == 2 ? pair.elts[1].asIndex() : std::nullopt;
+                   n && n->minOf) {
+          // A count `min(E, n - lo)` (a partial tile): E steps of which each instance keeps the first
+          // `n - lo`, the MaskBound a slice `lo:lo + min(E, n - lo)` gets.
+          std::optional<int64_t> extent;
+          for (const Affine &c : *n->minOf)
+            if (c.isConstant()) extent = std::min(extent.value_or(c.constant), c.constant);
+          if (extent && *extent > 0) {
+            num = *extent;
+            for (const Affine &c : *n->minOf)
+              if (!c.isConstant()) {
+                MaskBound m;
+                m.axis = int(a.tileShape.size());
+                m.extent = *extent;
+                m.base = c;
+                m.base.scale(-1);
+                addSliceBound(m);
+              }
+          }
+        }
+        a.tileShape.push_back(num);
+      }
   }
   t.view = std::make_shared<Access>(std::move(a));
   return t;
