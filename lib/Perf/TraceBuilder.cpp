@@ -352,8 +352,8 @@ private:
   ///
   /// The same for any other engine instruction whose operands are invariant (target
   /// scheduler.hoist_invariant_compute): its result is then kept for every iteration of the loops
-  /// inside `l`, beside the operands those copies are computed from, and the compiler hoists only
-  /// when all of them fit SBUF.
+  /// inside `l`, beside the operands those copies are computed from and one iteration's other tiles,
+  /// and the compiler hoists only when all of them fit SBUF.
   void findReusedTransposes() {
     ReusedStmtLoops.assign(K.stmts.size(), {});
     ReusedTensorLoops.assign(K.tensors.size(), {});
@@ -426,6 +426,18 @@ private:
             }
             bool perInner = K.tensors[t].scope >= 0 && K.tensors[t].scope != l && nestedIn(K.tensors[t].scope, l);
             bytes += (perInner ? copies : 1) * operand->blocksPerInstance * operand->bytesPerPartition;
+          }
+          // ... and beside one iteration's working set: every other SBUF tile the loop body makes.
+          for (const Tensor &t : K.tensors) {
+            if (t.isArgument || t.scope < 0 || !nestedIn(t.scope, l) || storageOf(t.id) != t.id || t.id == result ||
+                llvm::is_contained(seen, t.id) || bufferOf(t) != Buffer::SBUF)
+              continue;
+            auto tile = layoutOf(t);
+            if (!tile) {
+              llvm::consumeError(tile.takeError());
+              continue;
+            }
+            bytes += tile->blocksPerInstance * tile->bytesPerPartition;
           }
         }
         invariant &= bytes <= Options.hoistBytesPerPartition;
