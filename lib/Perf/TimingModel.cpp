@@ -678,12 +678,28 @@ llvm::Error TimingModel::Simulation::prepare(const Trace &t, const HardwareDesc 
     }
     for (size_t i = 0; i < tensorInfos.size(); ++i) sunk[i] = sunk[i] && inputCopy[i];
   }
+  // An HBM tensor the kernel only writes (an output) orders nothing while its stores are disjoint
+  // tiles the compiler does not chain (NKI.md §3.5: semaphores on real dependences); stores whose
+  // spans overlap may write the same elements, which must land in program order.
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> outputSpans(tensorInfos.size());
+  for (const Instruction &inst : instructions)
+    for (unsigned k = inst.numReads; k < inst.numReads + inst.numWrites; ++k) {
+      const Region &r = regions[inst.firstRegion + k];
+      if (!nki::isOnChip(tensorInfos[r.tensor].buffer) && !tensors[r.tensor].read && r.begin < r.end)
+        outputSpans[r.tensor].push_back({r.begin, r.end});
+    }
   hbm.reset(tensorInfos.size());
-  for (size_t i = 0; i < tensorInfos.size(); ++i)
-    // An HBM tensor the kernel only writes (an output) orders nothing: its stores are disjoint tiles
-    // the compiler does not chain (NKI.md §3.5: semaphores on real dependences).
-    if (!nki::isOnChip(tensorInfos[i].buffer) && tensors[i].tracked && tensors[i].read)
-      hbm.track(static_cast<TensorId>(i));
+  for (size_t i = 0; i < tensorInfos.size(); ++i) {
+    if (nki::isOnChip(tensorInfos[i].buffer) || !tensors[i].tracked) continue;
+    auto &spans = outputSpans[i];
+    llvm::sort(spans);
+    bool overlapping = false;
+    for (size_t k = 1, end = spans.empty() ? 0 : spans[0].second; k < spans.size() && !overlapping; ++k) {
+      overlapping = spans[k].first < end;
+      end = std::max(end, spans[k].second);
+    }
+    if (tensors[i].read || overlapping) hbm.track(static_cast<TensorId>(i));
+  }
 
   // Backward pass: each on-chip access learns the position of the next access
   // to its block (the Belady key), each block its last access.
