@@ -249,6 +249,7 @@ static llvm::Expected<HardwareDesc> parseTarget(llvm::StringRef jsonText, llvm::
       boolean("sbuf_reuse_waits", hw.scheduler.sbufReuseWaits);
       boolean("hoist_invariant_loads", hw.scheduler.hoistInvariantLoads);
       boolean("reuse_invariant_transposes", hw.scheduler.reuseInvariantTransposes);
+      boolean("hoist_invariant_compute", hw.scheduler.hoistInvariantCompute);
       boolean("sink_loads_that_do_not_fit", hw.scheduler.sinkLoadsThatDoNotFit);
       boolean("single_buffer_engine_tiles", hw.scheduler.singleBufferEngineTiles);
       boolean("fuse_elementwise_chains", hw.scheduler.fuseElementwiseChains);

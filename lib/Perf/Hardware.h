@@ -84,6 +84,9 @@ struct SchedulerParams {
   /// The compiler computes an explicit TensorE transpose of loaded data once for the loops the
   /// load's address does not depend on; see TraceBuilder.h.
   bool reuseInvariantTransposes = false;
+  /// The compiler computes an engine instruction whose operands do not change across a loop once for
+  /// the loop (loop-invariant code motion); see TraceBuilder.h.
+  bool hoistInvariantCompute = false;
   /// A tile loaded from an input that SBUF cannot keep beside the others until its last use is not
   /// kept: its load is sunk to each instruction that reads it, which loads the part it reads.
   bool sinkLoadsThatDoNotFit = false;

@@ -678,12 +678,43 @@ llvm::Error TimingModel::Simulation::prepare(const Trace &t, const HardwareDesc 
     }
     for (size_t i = 0; i < tensorInfos.size(); ++i) sunk[i] = sunk[i] && inputCopy[i];
   }
+  // An HBM tensor the kernel only writes (an output) orders nothing while its stores are disjoint
+  // tiles the compiler does not chain (NKI.md §3.5: semaphores on real dependences); stores that write
+  // the same elements must land in program order. A region's row runs are cut at the end of their
+  // row (a masked tile's run covers its whole tile width); at most kMaxOutputRuns runs are compared.
+  constexpr size_t kMaxOutputRuns = size_t(1) << 20;
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> outputRuns(tensorInfos.size());
+  std::vector<uint8_t> tooMany(tensorInfos.size(), 0);
+  for (const Instruction &inst : instructions)
+    for (unsigned k = inst.numReads; k < inst.numReads + inst.numWrites; ++k) {
+      const Region &r = regions[inst.firstRegion + k];
+      if (nki::isOnChip(tensorInfos[r.tensor].buffer) || tensors[r.tensor].read || r.begin >= r.end ||
+          tooMany[r.tensor])
+        continue;
+      auto &runs = outputRuns[r.tensor];
+      if (!r.run) {
+        runs.push_back({r.begin, r.end});
+      } else {
+        for (uint64_t row = r.begin; row < r.end && runs.size() <= kMaxOutputRuns; row += r.pitch)
+          runs.push_back({row, std::min({row + r.run, r.end, (row / r.pitch + 1) * r.pitch})});
+      }
+      if (runs.size() > kMaxOutputRuns) {
+        tooMany[r.tensor] = 1;
+        runs.clear();
+      }
+    }
   hbm.reset(tensorInfos.size());
-  for (size_t i = 0; i < tensorInfos.size(); ++i)
-    // An HBM tensor the kernel only writes (an output) orders nothing: its stores are disjoint tiles
-    // the compiler does not chain (NKI.md §3.5: semaphores on real dependences).
-    if (!nki::isOnChip(tensorInfos[i].buffer) && tensors[i].tracked && tensors[i].read)
-      hbm.track(static_cast<TensorId>(i));
+  for (size_t i = 0; i < tensorInfos.size(); ++i) {
+    if (nki::isOnChip(tensorInfos[i].buffer) || !tensors[i].tracked) continue;
+    auto &runs = outputRuns[i];
+    llvm::sort(runs);
+    bool overlapping = false;
+    for (size_t k = 1, end = runs.empty() ? 0 : runs[0].second; k < runs.size() && !overlapping; ++k) {
+      overlapping = runs[k].first < end;
+      end = std::max(end, runs[k].second);
+    }
+    if (tensors[i].read || overlapping) hbm.track(static_cast<TensorId>(i));
+  }
 
   // Backward pass: each on-chip access learns the position of the next access
   // to its block (the Belady key), each block its last access.

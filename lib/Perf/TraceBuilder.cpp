@@ -349,10 +349,15 @@ private:
   /// first iteration only, and every access to its result, which nothing else writes, reads that
   /// iteration's copy. nl.matmul's own transpose of its x operand is not reused (NKIBench
   /// matmul_add_rmsnorm and add_rmsnorm_matmul do all of theirs on trn1).
+  ///
+  /// The same for any other engine instruction whose operands are invariant (target
+  /// scheduler.hoist_invariant_compute): its result is then kept for every iteration of the loops
+  /// inside `l`, beside the operands those copies are computed from and one iteration's other tiles,
+  /// and the compiler hoists only when all of them fit SBUF.
   void findReusedTransposes() {
     ReusedStmtLoops.assign(K.stmts.size(), {});
     ReusedTensorLoops.assign(K.tensors.size(), {});
-    if (!Options.reuseInvariantTransposes) return;
+    if (!Options.reuseInvariantTransposes && !Options.hoistInvariantCompute) return;
     std::vector<llvm::SmallVector<int, 2>> writers(K.tensors.size()), accessors(K.tensors.size());
     for (const Statement &s : K.stmts) {
       auto note = [&](std::vector<llvm::SmallVector<int, 2>> &list, int tensor) {
@@ -373,7 +378,10 @@ private:
     for (const Statement &s : K.stmts) {
       bool transpose = s.op && (s.op->kind == nki::OpKind::Transpose ||
                                 (s.op->kind == nki::OpKind::Matmul && s.flag("is_transpose")));
-      if (!transpose || s.parent < 0 || s.hasMask || s.kind == nki::StmtKind::Accumulate) continue;
+      bool compute = s.op && hoistableCompute(s.op->kind);
+      if (!(transpose ? Options.reuseInvariantTransposes : compute && Options.hoistInvariantCompute) || s.parent < 0 ||
+          s.hasMask || s.kind == nki::StmtKind::Accumulate)
+        continue;
       int result = s.writes.size() == 1                       ? storageOf(s.writes.front().tensor)
                    : s.writes.empty() && s.definesTensor >= 0 ? storageOf(s.definesTensor)
                                                               : -1;
@@ -391,11 +399,49 @@ private:
       // whose 32 x 5 x 8 transposes of 512 B per partition would need 640 KiB, does every one).
       uint64_t copies = 1;
       for (int l = s.parent; l >= 0; l = K.loops[l].parent) {
-        if (!rotatesBuffers(l)) continue;
+        nki::LoopKind kind = K.loops[l].kind;
+        // Code motion moves the instruction out of one loop at a time: not out of a sequential_range
+        // (the compiler leaves it as written), nor past an affine loop it is not invariant in.
+        // Unrolled loops (static_range, range) are no loops to it.
+        bool unrolled = kind == nki::LoopKind::Static || kind == nki::LoopKind::PyRange;
+        if (compute && kind == nki::LoopKind::Sequential) break;
+        if (!compute && !rotatesBuffers(l)) continue;
         bool invariant =
             !operands.empty() && llvm::all_of(operands, [&](const Access *a) { return invariantRead(*a, l, writers); });
         invariant &= llvm::all_of(accessors[result], [&](int u) { return nestedIn(K.stmts[u].parent, l); });
-        invariant &= copies * layout->bytesPerPartition <= Options.hoistBytesPerPartition;
+        uint64_t bytes = copies * layout->bytesPerPartition;
+        if (compute) {
+          // Every iteration writes the same value to the same place, and the copies live beside their operands.
+          invariant &= llvm::none_of(s.writes, [&](const Access &w) { return accessUsesLoop(w, l); });
+          llvm::SmallVector<int, 4> seen;
+          for (const Access *a : operands) {
+            int t = storageOf(a->tensor);
+            if (llvm::is_contained(seen, t)) continue;
+            seen.push_back(t);
+            auto operand = layoutOf(K.tensors[t]);
+            if (!operand) {
+              llvm::consumeError(operand.takeError());
+              invariant = false;
+              continue;
+            }
+            bool perInner = K.tensors[t].scope >= 0 && K.tensors[t].scope != l && nestedIn(K.tensors[t].scope, l);
+            bytes += (perInner ? copies : 1) * operand->blocksPerInstance * operand->bytesPerPartition;
+          }
+          // ... and beside one iteration's working set: every other SBUF tile the loop body makes.
+          for (const Tensor &t : K.tensors) {
+            if (t.isArgument || t.scope < 0 || !nestedIn(t.scope, l) || storageOf(t.id) != t.id || t.id == result ||
+                llvm::is_contained(seen, t.id) || bufferOf(t) != Buffer::SBUF)
+              continue;
+            auto tile = layoutOf(t);
+            if (!tile) {
+              llvm::consumeError(tile.takeError());
+              continue;
+            }
+            bytes += tile->blocksPerInstance * tile->bytesPerPartition;
+          }
+        }
+        invariant &= bytes <= Options.hoistBytesPerPartition;
+        if (!invariant && compute && !unrolled) break;
         if (!invariant) {
           copies *= static_cast<uint64_t>(trip(l));
           continue;
@@ -408,9 +454,28 @@ private:
     }
   }
 
-  /// Issues the reused transposes once and points every access to their results at that copy.
+  /// Engine instructions that compute a value from their operands alone (no DMA, no matmul, no
+  /// random numbers, no accumulation across iterations).
+  static bool hoistableCompute(nki::OpKind kind) {
+    switch (kind) {
+    case nki::OpKind::Copy:
+    case nki::OpKind::Activation:
+    case nki::OpKind::TensorTensor:
+    case nki::OpKind::TensorScalar:
+    case nki::OpKind::Reduce:
+    case nki::OpKind::Scan:
+    case nki::OpKind::Reciprocal:
+    case nki::OpKind::Select:
+    case nki::OpKind::BnStats:
+    case nki::OpKind::BnAggr: return true;
+    default: return false;
+    }
+  }
+
+  /// Issues the reused transposes and hoisted instructions once and points every access to their
+  /// results at that copy.
   void applyReusedTransposes() {
-    if (!Options.reuseInvariantTransposes) return;
+    if (!Options.reuseInvariantTransposes && !Options.hoistInvariantCompute) return;
     std::vector<llvm::SmallVector<int, 2>> byId(BuiltTrace.tensors().size());
     for (size_t t = 0; t < K.tensors.size(); ++t)
       if (!ReusedTensorLoops[t].empty() && TensorIds[t] != kUnmapped) byId[TensorIds[t]] = ReusedTensorLoops[t];
@@ -1253,6 +1318,7 @@ TraceBuildOptions traceOptionsFor(const HardwareDesc &hw) {
   options.hoistInvariantLoads = hw.scheduler.hoistInvariantLoads;
   options.hoistBytesPerPartition = hw.memory.sbufUsableBytesPerPartition();
   options.reuseInvariantTransposes = hw.scheduler.reuseInvariantTransposes;
+  options.hoistInvariantCompute = hw.scheduler.hoistInvariantCompute;
   return options;
 }
 

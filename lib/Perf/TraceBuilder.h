@@ -34,6 +34,13 @@ struct TraceBuildOptions {
   /// address does not depend on; the iterations read that one transposed copy (the compiler reuses
   /// the transpose of a loop-invariant operand, target scheduler section).
   bool reuseInvariantTransposes = false;
+  /// Trace an engine instruction (not a DMA, matmul or transpose) whose operands are the same in
+  /// every iteration of its affine loop once for that loop, and so on outward while it stays
+  /// invariant (never out of a sequential_range), when its result, which nothing else writes, is read
+  /// only inside the loop and its copies fit SBUF beside the operands they are computed from and the
+  /// loop body's other tiles (the
+  /// compiler's loop-invariant code motion, target scheduler section).
+  bool hoistInvariantCompute = false;
 };
 
 /// The options that make the trace what `hw`'s compiler issues.
