@@ -389,6 +389,17 @@ std::vector<LegalOp> legalOps(const PreparedKernel &prepared) {
   return out;
 }
 
+std::optional<LegalOp> firstLegalOp(const PreparedKernel &prepared, llvm::StringRef kind) {
+  for (const Op *op : allOps()) {
+    if (op->name() != kind) continue;
+    for (const nlohmann::json &j : op->instances(prepared.kernel())) {
+      OpResult r = op->apply(prepared.kernel(), j);
+      if (r.status == Status::Applied && run(prepared, {j}).status == Status::Applied) return LegalOp{j, r.description};
+    }
+  }
+  return std::nullopt;
+}
+
 llvm::Expected<std::vector<LegalOp>> legalOps(const syntax::SourceBuffer &source, const CandidateOptions &options) {
   auto prepared = PreparedKernel::prepare(source, options);
   if (!prepared) return prepared.takeError();

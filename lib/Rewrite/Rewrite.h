@@ -15,6 +15,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -173,6 +174,8 @@ struct LegalOp {
 /// Every single op instance that applyCandidate would accept (the planner's menu).
 llvm::Expected<std::vector<LegalOp>> legalOps(const syntax::SourceBuffer &source, const CandidateOptions &options);
 std::vector<LegalOp> legalOps(const PreparedKernel &prepared);
+/// The first instance of op kind `kind`, in menu order, that applyCandidate would accept.
+std::optional<LegalOp> firstLegalOp(const PreparedKernel &prepared, llvm::StringRef kind);
 
 /// "op {json}" compact one-line JSON with keys in the canonical order of the op.
 std::string formatOp(const nlohmann::json &op);

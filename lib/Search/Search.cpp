@@ -32,12 +32,30 @@ llvm::ArrayRef<llvm::StringLiteral> structuralOpKinds() {
   return Kinds;
 }
 
+llvm::ArrayRef<llvm::StringLiteral> closureFollowUpKinds() {
+  static constexpr llvm::StringLiteral Kinds[] = {"widen"};
+  return Kinds;
+}
+
+llvm::ArrayRef<llvm::StringLiteral> closureMacroKinds() {
+  static constexpr llvm::StringLiteral Kinds[] = {"hoist", "shrink_buffer"};
+  return Kinds;
+}
+
 namespace {
 
 bool isStructural(const nlohmann::json &op) {
   std::string kind = op.value("op", "");
   return llvm::is_contained(structuralOpKinds(), kind);
 }
+
+/// A single op a closure may continue with once a move enabled it.
+bool isFollowUp(const nlohmann::json &op) {
+  return isStructural(op) || llvm::is_contained(closureFollowUpKinds(), op.value("op", ""));
+}
+
+/// Applications of one macro kind in a closure move, at most (each re-reads the menu of that kind).
+constexpr int MacroMaxOps = 16;
 
 /// A legal op named by what it does rather than by ids: loop and statement ids (L3, S12)
 /// shift when a nest is split or merged, the induction variables and trip counts in the
@@ -360,52 +378,92 @@ private:
   }
 
   struct Closure {
-    std::vector<nlohmann::json> ops; // the structural op, then the follow-ups kept
+    std::vector<nlohmann::json> ops; // the first move's ops, then the follow-ups' kept
     std::string text;
     double latency = 0;
   };
 
-  /// Applies `first` to the parent, then up to `steps` times the enabled structural follow-up
-  /// with the lowest estimate, even when it is slower than the state before it (that is the
-  /// valley: fission -> interchange is slower, the fuse after it is not). Returns the fastest
-  /// state along the way; every state is scored on the model only.
-  std::optional<Closure> scoreClosure(const rewrite::PreparedKernel &parent, const std::string &parentHash,
-                                      const std::set<std::string> &parentKeys, const nlohmann::json &first, int steps) {
-    auto applied = rewrite::applyCandidate(parent, {first});
-    if (applied.status != rewrite::Status::Applied) return std::nullopt;
-    auto latency = estimateLatency(applied.text);
-    if (!latency) return std::nullopt;
+  std::optional<rewrite::PreparedKernel> prepareText(const std::string &text) {
+    auto src = syntax::SourceBuffer::fromText(Path, text);
+    if (!src) {
+      llvm::consumeError(src.takeError());
+      return std::nullopt;
+    }
+    auto prepared = rewrite::PreparedKernel::prepare(**src, candidateOptions());
+    if (!prepared) {
+      llvm::consumeError(prepared.takeError());
+      return std::nullopt;
+    }
+    return std::move(*prepared);
+  }
+
+  /// A macro move: ops of `kind` applied one after the other, each the first legal instance on
+  /// the kernel the previous one produced, until none is legal (or `maxOps`). One application
+  /// often enables the next: hoisting an address out of a loop lets the loads that use it
+  /// follow, privatising a buffer's blocks lets the loop widen. Not scored; none when nothing
+  /// applies.
+  std::optional<Closure> macroMove(const rewrite::PreparedKernel &start, llvm::StringRef kind, int maxOps) {
+    Closure out;
+    std::optional<rewrite::PreparedKernel> current;
+    const rewrite::PreparedKernel *at = &start;
+    while (int(out.ops.size()) < std::min(maxOps, MacroMaxOps) && !budgetSpent()) {
+      auto next = rewrite::firstLegalOp(*at, kind);
+      if (!next) break;
+      auto applied = rewrite::applyCandidate(*at, {next->op});
+      if (applied.status != rewrite::Status::Applied) break;
+      out.ops.push_back(next->op);
+      out.text = std::move(applied.text);
+      current = prepareText(out.text);
+      if (!current) break;
+      at = &*current;
+    }
+    if (out.ops.empty()) return std::nullopt;
+    return out;
+  }
+
+  /// Scores `first` (a move applied to the parent) with up to `steps` greedy follow-up moves:
+  /// each time the lowest estimate among the follow-up ops (isFollowUp) the last move enabled
+  /// and the macros of the kinds it enabled an instance of, even when slower than the state
+  /// before it (that is the valley: fission -> interchange is slower, the fuse after it is not;
+  /// an interchange is slower until the loads it made invariant are hoisted). Returns the
+  /// fastest state along the way; every state is scored on the model only. `room` bounds the ops.
+  std::optional<Closure> scoreClosure(const std::string &parentHash, const std::set<std::string> &parentKeys,
+                                      Closure first, int steps, int room) {
+    auto latency = estimateLatency(first.text);
+    if (!latency || int(first.ops.size()) > room) return std::nullopt;
     ++Result.closures;
-    Closure best{{first}, applied.text, *latency};
-    std::vector<nlohmann::json> path = {first};
-    std::string text = std::move(applied.text);
+    first.latency = *latency;
+    Closure best = first;
+    std::vector<nlohmann::json> path = first.ops;
+    std::string text = std::move(first.text);
     std::set<std::string> pathHashes = {parentHash, normalisedHash(text)};
     std::set<std::string> previousKeys = parentKeys;
-    rewrite::CandidateOptions opts = candidateOptions();
     for (int step = 0; step < steps && !budgetSpent(); ++step) {
-      auto src = syntax::SourceBuffer::fromText(Path, text);
-      if (!src) {
-        llvm::consumeError(src.takeError());
-        break;
-      }
-      auto prepared = rewrite::PreparedKernel::prepare(**src, opts);
-      if (!prepared) {
-        llvm::consumeError(prepared.takeError());
-        break;
-      }
+      auto prepared = prepareText(text);
+      if (!prepared) break;
       std::vector<rewrite::LegalOp> menu = rewrite::legalOps(*prepared);
       std::optional<Closure> next;
-      for (const auto &m : menu) {
-        if (!isStructural(m.op) || previousKeys.count(enabledKey(m))) continue;
-        auto moved = rewrite::applyCandidate(*prepared, {m.op});
-        if (moved.status != rewrite::Status::Applied || pathHashes.count(normalisedHash(moved.text))) continue;
-        auto movedLatency = estimateLatency(moved.text);
+      auto consider = [&](std::vector<nlohmann::json> ops, std::string movedText) {
+        if (int(path.size() + ops.size()) > room || pathHashes.count(normalisedHash(movedText))) return;
+        auto movedLatency = estimateLatency(movedText);
         if (movedLatency && (!next || *movedLatency < next->latency))
-          next = Closure{{m.op}, std::move(moved.text), *movedLatency};
+          next = Closure{std::move(ops), std::move(movedText), *movedLatency};
+      };
+      std::set<std::string> macroKinds;
+      for (const auto &m : menu) {
+        if (previousKeys.count(enabledKey(m))) continue;
+        std::string kind = m.op.value("op", "");
+        if (llvm::is_contained(closureMacroKinds(), kind)) macroKinds.insert(kind);
+        if (!isFollowUp(m.op)) continue;
+        auto moved = rewrite::applyCandidate(*prepared, {m.op});
+        if (moved.status == rewrite::Status::Applied) consider({m.op}, std::move(moved.text));
       }
+      for (const std::string &kind : macroKinds)
+        if (auto macro = macroMove(*prepared, kind, room - int(path.size())))
+          consider(std::move(macro->ops), std::move(macro->text));
       previousKeys = enabledKeys(menu);
       if (!next) break;
-      path.push_back(next->ops.front());
+      path.insert(path.end(), next->ops.begin(), next->ops.end());
       text = std::move(next->text);
       pathHashes.insert(normalisedHash(text));
       if (next->latency < best.latency) best = Closure{path, text, next->latency};
@@ -422,13 +480,21 @@ private:
     std::vector<rewrite::LegalOp> menu = rewrite::legalOps(prepared);
     std::set<std::string> keys = enabledKeys(menu);
     std::vector<Closure> found;
+    auto score = [&](Closure first) {
+      auto closure = scoreClosure(parent.hash, keys, std::move(first), O.closureSteps, room);
+      if (closure && strictlyFaster(closure->latency, parent.latency())) found.push_back(std::move(*closure));
+    };
     int starts = 0;
     for (const auto &m : menu) {
       if (!isStructural(m.op)) continue;
       if (starts++ >= O.closureStarts || budgetSpent()) break;
-      auto closure = scoreClosure(prepared, parent.hash, keys, m.op, std::min(O.closureSteps, room - 1));
-      if (closure && strictlyFaster(closure->latency, parent.latency())) found.push_back(std::move(*closure));
+      auto applied = rewrite::applyCandidate(prepared, {m.op});
+      if (applied.status == rewrite::Status::Applied) score(Closure{{m.op}, std::move(applied.text)});
     }
+    // The macros start closures too: what they enable (a widen, a fusion) is scored with them.
+    for (llvm::StringRef kind : closureMacroKinds())
+      if (!budgetSpent())
+        if (auto macro = macroMove(prepared, kind, room)) score(std::move(*macro));
     std::stable_sort(found.begin(), found.end(),
                      [](const Closure &a, const Closure &b) { return a.latency < b.latency; });
     for (auto &closure : found) {
@@ -436,7 +502,7 @@ private:
       Candidate c;
       c.parent = parent.id;
       c.iteration = it;
-      c.plan = llvm::formatv("closure: {0} with {1} structural follow-up(s), scored on the model ({2:F4} ms)",
+      c.plan = llvm::formatv("closure: {0} and {1} more op(s) it enabled, scored on the model ({2:F4} ms)",
                              closure.ops.front().value("op", ""), closure.ops.size() - 1, closure.latency)
                    .str();
       c.signal = "valley-crossing";
