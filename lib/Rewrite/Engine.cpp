@@ -376,8 +376,13 @@ CandidateResult applyCandidate(const syntax::SourceBuffer &source, const std::ve
 }
 
 std::vector<LegalOp> legalOps(const PreparedKernel &prepared) {
+  return legalOps(prepared, [](llvm::StringRef) { return true; });
+}
+
+std::vector<LegalOp> legalOps(const PreparedKernel &prepared, llvm::function_ref<bool(llvm::StringRef)> wanted) {
   std::vector<LegalOp> out;
   for (const Op *op : allOps()) {
+    if (!wanted(op->name())) continue;
     for (const nlohmann::json &j : op->instances(prepared.kernel())) {
       OpResult r = op->apply(prepared.kernel(), j);
       if (r.status != Status::Applied) continue;
