@@ -376,8 +376,13 @@ CandidateResult applyCandidate(const syntax::SourceBuffer &source, const std::ve
 }
 
 std::vector<LegalOp> legalOps(const PreparedKernel &prepared) {
+  return legalOps(prepared, [](llvm::StringRef) { return true; });
+}
+
+std::vector<LegalOp> legalOps(const PreparedKernel &prepared, llvm::function_ref<bool(llvm::StringRef)> wanted) {
   std::vector<LegalOp> out;
   for (const Op *op : allOps()) {
+    if (!wanted(op->name())) continue;
     for (const nlohmann::json &j : op->instances(prepared.kernel())) {
       OpResult r = op->apply(prepared.kernel(), j);
       if (r.status != Status::Applied) continue;
@@ -387,6 +392,17 @@ std::vector<LegalOp> legalOps(const PreparedKernel &prepared) {
     }
   }
   return out;
+}
+
+std::optional<LegalOp> firstLegalOp(const PreparedKernel &prepared, llvm::StringRef kind) {
+  for (const Op *op : allOps()) {
+    if (op->name() != kind) continue;
+    for (const nlohmann::json &j : op->instances(prepared.kernel())) {
+      OpResult r = op->apply(prepared.kernel(), j);
+      if (r.status == Status::Applied && run(prepared, {j}).status == Status::Applied) return LegalOp{j, r.description};
+    }
+  }
+  return std::nullopt;
 }
 
 llvm::Expected<std::vector<LegalOp>> legalOps(const syntax::SourceBuffer &source, const CandidateOptions &options) {

@@ -9,12 +9,14 @@
 #include "Syntax/SourceBuffer.h"
 
 #include "clang/Tooling/Core/Replacement.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <nlohmann/json.hpp>
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -173,6 +175,10 @@ struct LegalOp {
 /// Every single op instance that applyCandidate would accept (the planner's menu).
 llvm::Expected<std::vector<LegalOp>> legalOps(const syntax::SourceBuffer &source, const CandidateOptions &options);
 std::vector<LegalOp> legalOps(const PreparedKernel &prepared);
+/// The menu restricted to the op kinds `wanted` accepts (the others' instances are not tried).
+std::vector<LegalOp> legalOps(const PreparedKernel &prepared, llvm::function_ref<bool(llvm::StringRef)> wanted);
+/// The first instance of op kind `kind`, in menu order, that applyCandidate would accept.
+std::optional<LegalOp> firstLegalOp(const PreparedKernel &prepared, llvm::StringRef kind);
 
 /// "op {json}" compact one-line JSON with keys in the canonical order of the op.
 std::string formatOp(const nlohmann::json &op);

@@ -46,7 +46,7 @@ struct SearchOptions {
   unsigned numericSeeds = 2;     // seeds of the numeric check (AccelOpt's 0, 21, ...)
   interp::Tolerance tolerance;   // atol/rtol of the numeric check
   double candidateTimeout = 120; // seconds per interpreter run
-  int maxOpsPerCandidate = 8;    // candidates grow by one plan per iteration
+  int maxOpsPerCandidate = 16;   // candidates grow by one plan or closure per iteration
   /// Numerically check every candidate; otherwise only those the profile says
   /// could enter the beam (the others are never selected, so never accepted).
   bool checkAll = false;
@@ -55,9 +55,9 @@ struct SearchOptions {
   bool allowReplace = false;
   /// Evaluates candidates instead of the local threads (--dispatch slurm); not owned.
   RemoteEvaluator *remote = nullptr;
-  /// Valley crossing: each structural op (structuralOpKinds()) legal on a beam member is scored
-  /// together with up to this many greedy follow-up structural moves it enables, on the model
-  /// only; the best state of that closure becomes one candidate (0: off).
+  /// Valley crossing: each structural op (structuralOpKinds()) legal on a beam member, and each
+  /// macro (closureMacroKinds()), is scored together with up to this many greedy follow-up moves
+  /// it enables, on the model only; the best state of that closure becomes one candidate (0: off).
   int closureSteps = 3;
   /// Structural ops per beam member whose closure is scored (menu order).
   int closureStarts = 48;
@@ -83,6 +83,13 @@ public:
 /// The op kinds that reshape loop nests (fission, interchange, fuse, ...): a closure starts from
 /// one of them and continues with them. Declared once; a new nest-restructuring op adds its name.
 llvm::ArrayRef<llvm::StringLiteral> structuralOpKinds();
+/// Single ops a closure continues with, besides the structural ones, once a move enabled them
+/// (widen: a tile the privatised buffers no longer pin to its width).
+llvm::ArrayRef<llvm::StringLiteral> closureFollowUpKinds();
+/// Op kinds a closure applies as one macro move, to a fixpoint (hoist: the loads an interchange
+/// made invariant, then what reads them; shrink_buffer: block buffers privatised so tiles widen).
+/// A macro starts a closure, and is a follow-up once the last move enabled one of its instances.
+llvm::ArrayRef<llvm::StringLiteral> closureMacroKinds();
 
 /// A candidate replaces the original (or a better one) only when its estimate is lower by more
 /// than this fraction: ties and rounding-level differences (a fission that only reorders the same

@@ -90,6 +90,14 @@ TEST(PlannerSignals, EachSignalShowsOnlyPastItsThreshold) {
     EXPECT_TRUE(all[name].seen) << name << ": " << all[name].evidence;
   EXPECT_NE(all["hbm-reads-above-compulsory"].evidence.find("2.00x compulsory"), std::string::npos)
       << all["hbm-reads-above-compulsory"].evidence;
+
+  // An engine less than half as busy as the busiest one counts as idle next to it.
+  perf::Profile lopsided = quiet;
+  lopsided.vectorEngineActiveTimePercent = 0.8;
+  lopsided.scalarEngineActiveTimePercent = 0.35;
+  EXPECT_TRUE(byName(search::readSignals(&lopsided, kernel))["busy-engine-next-to-idle"].seen);
+  lopsided.scalarEngineActiveTimePercent = 0.45;
+  EXPECT_FALSE(byName(search::readSignals(&lopsided, kernel))["busy-engine-next-to-idle"].seen);
 }
 
 // 320 rows in 128-row tiles: the last tile is masked.
