@@ -607,7 +607,11 @@ private:
     int par = hbm ? -1 : std::clamp(view.parDim, 0, std::max(0, rank - 1));
 
     // Free (or, for HBM, all) dimensions: linear element offsets in the row.
-    int64_t stride = 1, spanElems = 0, runElems = 0;
+    // The contiguous run ends at the innermost dim the tile does not cover whole; its pitch is the
+    // stride of the next dim out that the tile spans (out[:, r, :] of a [P, R, N] tensor: runs of N
+    // elements every R * N).
+    int64_t stride = 1, spanElems = 0, runElems = 0, pitchElems = 0;
+    bool runEnded = false;
     for (int d = rank - 1; d > par; --d) {
       nki::IndexDim full;
       full.full = true;
@@ -618,13 +622,18 @@ private:
       if (useBase) f.begin.add(dim.base, stride * elemBytes);
       f.begin.constant += lo * stride * elemBytes;
       spanElems += (hi - lo) * stride;
-      if (d == rank - 1) runElems = hi - lo + 1;
+      if (!runEnded) {
+        runElems = (hi - lo + 1) * stride;
+        runEnded = hi - lo + 1 < (*shape)[d];
+      } else if (pitchElems == 0 && hi > lo) {
+        pitchElems = stride;
+      }
       stride *= (*shape)[d];
     }
     f.span = (spanElems + 1) * elemBytes;
     // A tile of some columns of several rows of an HBM tensor touches one run per row: tiles side by
     // side in a row are disjoint although their first-to-last ranges overlap.
-    int64_t pitchBytes = rank >= 2 ? (*shape)[rank - 1] * elemBytes : 0;
+    int64_t pitchBytes = pitchElems * elemBytes;
     if (hbm && runElems * elemBytes < pitchBytes && f.span > pitchBytes && pitchBytes <= UINT32_MAX &&
         f.span / pitchBytes < kMaxHbmRuns) {
       f.run = static_cast<uint32_t>(runElems * elemBytes);

@@ -519,6 +519,13 @@ private:
       auto closure = scoreClosure(parent.hash, keys, std::move(first), O.closureSteps, room);
       if (closure && strictlyFaster(closure->latency, parent.latency())) found.push_back(std::move(*closure));
     };
+    // Kinds a seen signal proposes start first (spills across sibling nests -> fission/fuse):
+    // under load the closure share of --budget may end before the menu's tail is reached.
+    std::set<std::string> signalled;
+    for (const SignalReading &s : Result.signals)
+      if (s.seen) signalled.insert(s.opKinds.begin(), s.opKinds.end());
+    std::stable_partition(menu.begin(), menu.end(),
+                          [&](const rewrite::LegalOp &m) { return signalled.count(m.op.value("op", "")) != 0; });
     int starts = 0;
     for (const auto &m : menu) {
       if (!isStructural(m.op)) continue;
