@@ -182,8 +182,8 @@ struct Value {
 class KernelBuilder {
 public:
   KernelBuilder(const syntax::Module &m, const std::map<std::string, std::string> &moduleAliases,
-                const InputSpecs *inputs, pycore::LaunchGrid grid = {})
-      : M(m), Aliases(moduleAliases), Inputs(inputs), Grid(std::move(grid)) {}
+                const InputSpecs *inputs, pycore::LaunchGrid grid = {}, const ModuleImports *imports = nullptr)
+      : M(m), Aliases(moduleAliases), Inputs(inputs), Grid(std::move(grid)), Imports(imports) {}
 
   Kernel build(const Stmt *def);
   /// The trace read nl.program_id or nl.num_programs (so other grid instances may trace differently).
@@ -213,7 +213,25 @@ private:
   // ----- diagnostics -----
   void diag(Diagnostic::Severity sev, ByteRange r, std::string msg, Rule rule);
 
-  std::string text(const Expr *e) const { return e ? M.text(e).str() : ""; }
+  std::string text(const Expr *e) const { return e ? (CurModule ? *CurModule : M).text(e).str() : ""; }
+
+  // ----- imported modules next to the kernel (NKI/Imports.h) -----
+  const ModuleImports *Imports;
+  const syntax::Module *CurModule = nullptr; // a followed module whose function is being evaluated
+  const SiblingModule *InSibling = nullptr;  // its module: diagnostics there are said at the call
+  const Stmt *SiblingDef = nullptr;          // the function of it being evaluated
+  ByteRange SiblingCall;                     // the outermost call in the kernel's file
+  bool BuildingSiblingEnv = false;           // its module-level names are being evaluated
+  bool LastHelperTileWork = false;           // the last scalarHelperCall refused tiles or tile work
+  std::map<const SiblingModule *, std::map<std::string, Value>> SiblingEnvs;
+  std::map<const syntax::Module *, syntax::FileBindings> SiblingBindings;
+  /// Binds the names `m` imports from followed modules into Env (and drops their dotted aliases).
+  void bindSiblingImports(const syntax::Module &m);
+  /// A followed module's names: its functions (helpers), imports and module constants.
+  const std::map<std::string, Value> &siblingEnv(const SiblingModule &sib);
+  Value siblingValue(const ImportTarget &t);
+  /// The module (the kernel's file or a followed one) whose code is being evaluated.
+  const syntax::Module &currentModule() const { return CurModule ? *CurModule : M; }
 
   // ----- names -----
   std::string canonical(const Expr *e) const;

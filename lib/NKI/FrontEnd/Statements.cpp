@@ -65,6 +65,7 @@ std::optional<Value> KernelBuilder::inlineCall(const Stmt *s, const Expr *e, std
   auto helper = Helpers.find(fn->second.s.substr(7));
   if (helper == Helpers.end()) return std::nullopt;
   const Stmt &def = *helper->second;
+  if (Imports && Imports->moduleOf(&def)) return std::nullopt; // another file's code is never traced into the IR
   // A module-level function (a sub-kernel the kernel calls, `core(t, o)`) sees the module's names, not the caller's.
   const bool moduleLevel = !def.parent;
   if (moduleLevel && (&def == K.def || def.kind != PyStmt::StmtKind::FunctionDef)) return std::nullopt;
