@@ -767,7 +767,7 @@ private:
       rank = std::max(rank, a->rank);
       elts.push_back(std::move(*a));
     }
-    std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(s->base->name) : std::nullopt;
+    std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(s->base->name, s->base->range.begin) : std::nullopt;
     if (!shape) return refuse("the shape of '" + s->base->name + "' is not known from the trace");
     if (shape->size() != elts.size())
       return refuse("'" + s->base->name + "' has " + std::to_string(shape->size()) +
@@ -1026,7 +1026,7 @@ private:
 
   void boundWholeTile(const Stmt *s, const Expr *name) {
     if (namedArange(name)) return;
-    std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(name->name) : std::nullopt;
+    std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(name->name, name->range.begin) : std::nullopt;
     if (!shape || blockNamed(name, name->name) != Blocks.end()) return;
     std::string suffix = wholeTileBounds(s, *shape);
     if (!suffix.empty()) addFine(name->range.end, name->range.end, suffix);
@@ -1250,7 +1250,7 @@ private:
     bool anyKept = editArguments(args, kept, named, accumulate.empty() ? "" : ", " + accumulate, call->range.end);
     std::string head = render(call->base) + "(" + render(target);
     if (target->kind == ExprKind::Name && Masks.count(s)) {
-      std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(target->name) : std::nullopt;
+      std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(target->name, target->range.begin) : std::nullopt;
       if (!shape) {
         problem(target, "the shape of the masked tile '" + target->name + "' is not known from the trace");
         return false;

@@ -33,10 +33,11 @@ struct Migration {
 /// as the call's destination.
 using TileAllocation = std::function<std::optional<std::string>(const syntax::Stmt &)>;
 
-/// The traced shape of the tensor a kernel names `name` (0.1 order, block dimensions included), when
-/// it is known and the same wherever the name is defined; an index that needs an access pattern
+/// The traced shape of the tensor named `name` where the file's text at `offset` uses it (0.1 order, block
+/// dimensions included): the function holding `offset` names its own tensors (two kernels may use one
+/// parameter name for different shapes); nullopt when unknown. An index that needs an access pattern
 /// (`.ap()`) gets its steps from it.
-using TensorShape = std::function<std::optional<std::vector<int64_t>>(llvm::StringRef name)>;
+using TensorShape = std::function<std::optional<std::vector<int64_t>>(llvm::StringRef name, uint32_t offset)>;
 
 /// The edits that turn `module` (a 0.1 kernel file) into the current dialect. A file already in the
 /// current dialect gets no edits.

@@ -817,8 +817,12 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
   // Each kernel traced with its inputs: its baseline, and the shapes of the tiles its ISA calls create.
   std::vector<KernelContext> kernels(shapeless->kernels.size());
   std::map<uint32_t, std::string> tiles; // statement offset -> allocation of the tile it creates
-  // Tensor name -> traced shape; nullopt where the name has two shapes or an unknown dimension.
-  std::map<std::string, std::optional<std::vector<int64_t>>> shapes;
+  // Per kernel (its def's text), tensor name -> traced shape; nullopt where the name has two shapes in it or an
+  // unknown dimension. Code outside every kernel (a helper several kernels call) gets the names' shapes when
+  // all kernels agree.
+  using ShapeMap = std::map<std::string, std::optional<std::vector<int64_t>>>;
+  std::vector<std::pair<syntax::ByteRange, ShapeMap>> kernelShapes;
+  ShapeMap shapes;
   // Per kernel, the errors its original already has with its inputs (an assertion the inputs of
   // another kernel of the file fail): the migration is not blamed for them, and the kernel is not run.
   std::vector<std::set<std::pair<uint32_t, std::string>>> originalErrors(kernels.size());
@@ -832,14 +836,17 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
     if (ctx.inputs)
       for (const nki::Diagnostic &d : analysis::verify(k))
         if (d.severity == nki::Diagnostic::Error) originalErrors[i].insert({d.offset, d.rule});
+    ShapeMap &own = kernelShapes.emplace_back(k.def ? k.def->range : syntax::ByteRange{}, ShapeMap{}).second;
     for (const nki::Tensor &t : k.tensors) {
       if (t.name.empty()) continue;
       std::optional<std::vector<int64_t>> dims(std::in_place);
       for (const nki::SymInt &d : t.shape)
         if (d.value) dims->push_back(*d.value);
       if (!t.shapeKnown || t.shape.empty() || dims->size() != t.shape.size()) dims.reset();
-      auto [it, fresh] = shapes.emplace(t.name, dims);
-      if (!fresh && it->second != dims) it->second.reset();
+      for (ShapeMap *m : {&own, &shapes}) {
+        auto [it, fresh] = m->emplace(t.name, dims);
+        if (!fresh && it->second != dims) it->second.reset();
+      }
     }
     for (const nki::Statement &st : k.stmts) {
       if (st.definesTensor < 0 || !st.syntax) continue;
@@ -861,9 +868,12 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
         auto it = tiles.find(s.range.begin);
         return it == tiles.end() ? std::nullopt : std::optional<std::string>(it->second);
       },
-      [&](llvm::StringRef name) -> std::optional<std::vector<int64_t>> {
-        auto it = shapes.find(name.str());
-        return it == shapes.end() ? std::nullopt : it->second;
+      [&](llvm::StringRef name, uint32_t offset) -> std::optional<std::vector<int64_t>> {
+        const ShapeMap *in = &shapes;
+        for (const auto &[range, own] : kernelShapes)
+          if (range.begin <= offset && offset < range.end) in = &own;
+        auto it = in->find(name.str());
+        return it == in->end() ? std::nullopt : it->second;
       });
   for (const rewrite::MigrationProblem &p : migration.problems) refuse(p.offset, p.message);
   if (!r.messages.empty()) {
