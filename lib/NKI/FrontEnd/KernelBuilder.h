@@ -206,6 +206,16 @@ private:
   std::map<std::string, const Stmt *> Helpers;           // module-level ones are not inlined (their calls stay opaque)
   std::map<std::string, const Stmt *> Classes;           // the module's classes (Value::path("class.NAME"))
   std::vector<std::unique_ptr<syntax::Module>> Literals; // arguments given as Python literals, parsed
+  /// The `if` conditions on loop variables the statements being traced sit under (`if j + 1 < n:`): each
+  /// statement made there carries it as a mask (sized when it has the MaskBound form) and reads its names.
+  struct IterationGuard {
+    std::optional<std::vector<MaskBound>> bounds; // nullopt: a condition the model cannot size
+    std::vector<std::string> names;
+  };
+  std::vector<IterationGuard> Guards;
+  /// The guard of an `if` whose condition is known in each iteration (it reads loop variables and
+  /// trace-time values only); std::nullopt for a condition on other (run-time) data.
+  std::optional<IterationGuard> iterationGuard(const Expr *cond, const Value &value) const;
   // Per-statement scratch while evaluating one statement.
   Statement *Cur = nullptr;
   int CurLoop = -1;
