@@ -1,4 +1,5 @@
 #include "LSP/Document.h"
+#include "NKI/Dialect.h"
 #include "NKI/PyCore.h"
 
 #include "Analysis/Verifier.h"
@@ -221,6 +222,36 @@ void Analysis::addDiagnostic(uint32_t begin, uint32_t end, int severity, const s
   Diagnostics.push_back(std::move(d));
 }
 
+std::optional<std::pair<uint32_t, uint32_t>> legacyImportLine(llvm::StringRef text, uint32_t offset) {
+  if (offset > text.size()) return std::nullopt;
+  size_t begin = text.rfind('\n', offset); // the last newline before offset
+  begin = begin == llvm::StringRef::npos ? 0 : begin + 1;
+  size_t end = std::min(text.find('\n', offset), text.size());
+  llvm::StringRef raw = text.slice(begin, end);
+  llvm::StringRef line = raw.trim();
+  if (!(line.startswith("import ") || line.startswith("from ")) || !line.contains(std::string(nki::kLegacyPackage)))
+    return std::nullopt;
+  uint32_t at = uint32_t(begin + (raw.size() - raw.ltrim().size()));
+  return std::make_pair(at, uint32_t(at + line.size()));
+}
+
+void Analysis::addDialectHints() {
+  llvm::StringRef text(Text);
+  for (size_t at = 0; at <= text.size();) {
+    if (auto line = legacyImportLine(text, uint32_t(at))) {
+      addDiagnostic(line->first, line->second, 4,
+                    "this file is written in the neuronxcc.nki dialect (NKI 0.1); kernels are now written against "
+                    "the nki package (NKI 0.2+, where neuronxcc.nki is a compile error from 0.4): the quick fix "
+                    "'Migrate to the nki dialect (0.3)' rewrites the file",
+                    "dialect");
+      return; // once per file: the quick fix is offered on every such import
+    }
+    size_t next = text.find('\n', at);
+    if (next == llvm::StringRef::npos) break;
+    at = next + 1;
+  }
+}
+
 void Analysis::addFrontEndFailure(const std::string &message) {
   // Lines look like "PATH:LINE:COL: error: MESSAGE" (LINE/COL 1-based, COL in bytes).
   llvm::SmallVector<llvm::StringRef, 4> lines;
@@ -262,6 +293,7 @@ void Analysis::addFrontEndFailure(const std::string &message) {
 }
 
 void Analysis::build(const Config &config, InputResolver &resolver, const perf::HardwareDesc *hw) {
+  addDialectHints();
   InputResolver::FileInputs fileInputs = resolver.forFile(config, Uri, Path);
   if (!fileInputs.problem.empty()) addDiagnostic(0, 0, 2, fileInputs.problem, "accelopt-config");
 

@@ -102,6 +102,10 @@ private:
   bool Missed = false;
 };
 
+/// The line holding `offset` when it is an import of `neuronxcc.nki` (NKI 0.1): its trimmed text's
+/// byte range; std::nullopt for any other line. The dialect hint and the migrate quick fix sit there.
+std::optional<std::pair<uint32_t, uint32_t>> legacyImportLine(llvm::StringRef text, uint32_t offset);
+
 /// One analysed version of a document. Immutable once built (apart from the
 /// estimate cache, which has its own lock); shared between threads.
 class Analysis {
@@ -175,6 +179,8 @@ private:
 
   void addDiagnostic(uint32_t begin, uint32_t end, int severity, const std::string &message, const std::string &rule);
   void addFrontEndFailure(const std::string &message);
+  /// A hint on the first import of `neuronxcc.nki`: the file is in the old dialect, and the quick fix migrates it.
+  void addDialectHints();
 };
 
 } // namespace accelopt::lsp

@@ -479,13 +479,7 @@ json codeActions(const Analysis &a, uint32_t offset, const std::vector<std::stri
 }
 
 json migrationAction(const Analysis &a, uint32_t offset) {
-  llvm::StringRef text(a.text());
-  if (offset > text.size()) return nullptr;
-  size_t begin = text.rfind('\n', offset == 0 ? 0 : offset - 1);
-  begin = begin == llvm::StringRef::npos || offset == 0 ? 0 : begin + 1;
-  llvm::StringRef line = text.slice(begin, text.find('\n', offset)).trim();
-  if (!(line.startswith("import ") || line.startswith("from ")) || !line.contains(std::string(nki::kLegacyPackage)))
-    return nullptr;
+  if (!legacyImportLine(a.text(), offset)) return nullptr;
   return {{"title", "Migrate to the nki dialect (0.3)"},
           {"kind", QuickFixKind},
           {"data", {{"uri", a.uri()}, {"version", a.version()}, {"migrate", std::string(search::kMigrationPattern)}}}};

@@ -182,7 +182,7 @@ FileLaunch launchInFile(const syntax::Module &m, const Stmt &kernel, const Input
 /// The kernel `fn` traced as instance 0 of its launch grid (given, else the file's launch), and, when
 /// the trace reads the program id, every other instance: their diagnostics join instance 0's.
 static Kernel buildGrid(const syntax::Module &m, const std::map<std::string, std::string> &aliases,
-                        const FrontEndOptions &options, const Stmt *fn) {
+                        const FrontEndOptions &options, const Stmt *fn, const ModuleImports *imports) {
   std::vector<int64_t> dims = options.grid;
   if (dims.empty() && options.inputs) dims = options.inputs->grid;
   std::optional<Diagnostic> launchNote;
@@ -200,7 +200,7 @@ static Kernel buildGrid(const syntax::Module &m, const std::map<std::string, std
   grid.dims = dims;
   int64_t size = grid.size();
   if (size > pycore::kMaxGridInstances) grid.dims.clear();
-  KernelBuilder builder(m, aliases, options.inputs, grid);
+  KernelBuilder builder(m, aliases, options.inputs, grid, imports);
   Kernel k = builder.build(fn);
   k.grid = grid.dims;
   if (launchNote && builder.readLaunchGrid()) k.diagnostics.push_back(*launchNote);
@@ -217,7 +217,7 @@ static Kernel buildGrid(const syntax::Module &m, const std::map<std::string, std
   auto others = std::make_shared<std::vector<Kernel>>();
   for (int64_t flat = 1; flat < k.gridSize(); ++flat) {
     pycore::LaunchGrid at = pycore::LaunchGrid::at(k.grid, flat);
-    KernelBuilder b(m, aliases, options.inputs, at);
+    KernelBuilder b(m, aliases, options.inputs, at, imports);
     Kernel ki = b.build(fn);
     for (const Diagnostic &d : ki.diagnostics)
       if (d.severity != Diagnostic::Note && seen.insert({d.offset, d.endOffset, d.rule}).second) {
@@ -262,7 +262,8 @@ llvm::Expected<KernelFile> buildKernelFile(std::unique_ptr<syntax::Module> modul
     if (!isKernel(fn) && !entries.count(fn->name)) continue;
     foundAny = true;
     if (!options.kernelName.empty() && fn->name != options.kernelName) continue;
-    file.kernels.push_back(buildGrid(m, aliases, options, fn));
+    if (!file.imports) file.imports = ModuleImports::resolve(m);
+    file.kernels.push_back(buildGrid(m, aliases, options, fn, file.imports.get()));
   }
   if (!foundAny)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),

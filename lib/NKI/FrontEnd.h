@@ -1,6 +1,7 @@
 // From a parsed Python file to the kernel IR of each @nki.jit function.
 #pragma once
 
+#include "NKI/Imports.h"
 #include "NKI/KernelIR.h"
 #include "NKI/Types.h"
 #include "Syntax/PyAST.h"
@@ -42,6 +43,8 @@ std::string formatInputSpecs(const InputSpecs &specs);
 struct KernelFile {
   std::unique_ptr<syntax::Module> module;
   std::vector<Kernel> kernels;
+  /// The Python files next to it that it imports (the kernels' helpers may live there).
+  std::shared_ptr<const ModuleImports> imports;
 
   const syntax::SourceBuffer &source() const { return module->source(); }
 };

@@ -911,6 +911,16 @@ ClassLayout classLayout(const syntax::Stmt &cls) {
   return out;
 }
 
+std::string_view operatorSymbol(std::string_view name) {
+  static constexpr std::pair<std::string_view, std::string_view> kOps[] = {
+      {"operator.add", "+"},       {"operator.sub", "-"}, {"operator.mul", "*"},     {"operator.truediv", "/"},
+      {"operator.floordiv", "//"}, {"operator.mod", "%"}, {"operator.pow", "**"},    {"operator.and_", "&"},
+      {"operator.or_", "|"},       {"operator.xor", "^"}, {"operator.lshift", "<<"}, {"operator.rshift", ">>"}};
+  for (const auto &[fn, sym] : kOps)
+    if (fn == name) return sym;
+  return "";
+}
+
 } // namespace accelopt::nki::pycore
 
 namespace accelopt::nki {

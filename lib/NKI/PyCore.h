@@ -196,6 +196,16 @@ bool mathReturnsInt(std::string_view canonicalName);
 BuiltinResult callMath(std::string_view canonicalName, std::span<const PyValue> args);
 
 // ---------------------------------------------------------------------------
+// The operator module and functools.reduce
+// ---------------------------------------------------------------------------
+
+/// The Python operator a function of the operator module applies ("operator.mul" -> "*",
+/// "operator.floordiv" -> "//"), or "" for any other name. Both evaluators call it on two values and
+/// fold `functools.reduce(operator.X, seq[, init])` with it.
+std::string_view operatorSymbol(std::string_view canonicalName);
+inline constexpr std::string_view kReduce = "functools.reduce";
+
+// ---------------------------------------------------------------------------
 // Tile attributes and methods
 // ---------------------------------------------------------------------------
 

@@ -34,9 +34,9 @@ struct Migration {
 using TileAllocation = std::function<std::optional<std::string>(const syntax::Stmt &)>;
 
 /// The traced shape of the tensor a kernel names `name` (0.1 order, block dimensions included) where
-/// the use at byte offset `at` reads or writes it (or, failing that, wherever the name is defined, when
-/// the same), when known, -1 for a dimension whose extent differs between traces; an index that needs
-/// an access pattern (`.ap()`) gets its steps from it.
+/// the use at byte offset `at` reads or writes it (or, failing that, wherever the function holding `at`
+/// defines the name, when the same), when known, -1 for a dimension whose extent differs between traces; an index that
+/// needs an access pattern (`.ap()`) gets its steps from it.
 using TensorShape = std::function<std::optional<std::vector<int64_t>>(llvm::StringRef name, uint32_t at)>;
 
 /// The edits that turn `module` (a 0.1 kernel file) into the current dialect. A file already in the

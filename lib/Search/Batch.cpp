@@ -828,8 +828,12 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
   // Each kernel traced with its inputs: its baseline, and the shapes of the tiles its ISA calls create.
   std::vector<KernelContext> kernels(shapeless->kernels.size());
   std::map<uint32_t, std::string> tiles; // statement offset -> allocation of the tile it creates
-  // Tensor name -> traced shape; nullopt where the name has two shapes or an unknown dimension.
-  std::map<std::string, std::optional<std::vector<int64_t>>> shapes;
+  // Tensor name -> traced shape, file-wide and per kernel (its def's text); nullopt where the name has two
+  // shapes or an unknown dimension. Code outside every kernel (a helper several kernels call) gets the
+  // file-wide shape, known when all kernels agree.
+  using ShapeMap = std::map<std::string, std::optional<std::vector<int64_t>>>;
+  std::vector<std::pair<syntax::ByteRange, ShapeMap>> kernelShapes;
+  ShapeMap shapes;
   // Offset of a use (a subscript or a whole-tile name) -> the traced shape of the tensor it reads or
   // writes there: a name bound to tensors of several shapes (`t = nl.zeros(...)`, later `t = nl.load(...)`).
   std::map<uint32_t, std::optional<std::vector<int64_t>>> useShapes;
@@ -861,11 +865,14 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
     if (ctx.inputs)
       for (const nki::Diagnostic &d : analysis::verify(k))
         if (d.severity == nki::Diagnostic::Error) originalErrors[i].insert({d.offset, d.rule});
+    ShapeMap &own = kernelShapes.emplace_back(k.def ? k.def->range : syntax::ByteRange{}, ShapeMap{}).second;
     for (const nki::Tensor &t : k.tensors) {
       if (t.name.empty()) continue;
       auto dims = shapeOf(t);
-      auto [it, fresh] = shapes.emplace(t.name, dims);
-      if (!fresh) mergeShape(it->second, dims);
+      for (ShapeMap *m : {&own, &shapes}) {
+        auto [it, fresh] = m->emplace(t.name, dims);
+        if (!fresh) mergeShape(it->second, dims);
+      }
     }
     for (const nki::Statement &st : k.stmts) {
       if (st.definesTensor < 0 || !st.syntax) continue;
@@ -889,8 +896,11 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
       },
       [&](llvm::StringRef name, uint32_t at) -> std::optional<std::vector<int64_t>> {
         if (auto use = useShapes.find(at); use != useShapes.end() && use->second) return use->second;
-        auto it = shapes.find(name.str());
-        return it == shapes.end() ? std::nullopt : it->second;
+        const ShapeMap *in = &shapes;
+        for (const auto &[range, own] : kernelShapes)
+          if (range.begin <= at && at < range.end) in = &own;
+        auto it = in->find(name.str());
+        return it == in->end() ? std::nullopt : it->second;
       });
   for (const rewrite::MigrationProblem &p : migration.problems) refuse(p.offset, p.message);
   if (!r.messages.empty()) {

@@ -24,6 +24,29 @@ Value KernelEvaluator::call(const Expr *e, View *dest) {
   if (fn.kind != Value::Path) fail(e->range, "'" + text(e->base) + "' is not callable");
   const std::string &name = fn.s;
   if (name.rfind("builtins.", 0) == 0) return builtin(name.substr(9), e);
+  if (std::string_view op = nki::pycore::operatorSymbol(name); !op.empty()) {
+    auto args = positional(e);
+    if (args.size() != 2 || !e->keywords.empty()) fail(e->range, name + "() takes exactly 2 arguments");
+    return binary(std::string(op), args[0], args[1], e->range);
+  }
+  if (name == nki::pycore::kReduce) { // functools.reduce(operator.X, sequence[, initial])
+    auto args = positional(e);
+    std::string_view op = args.empty() || args[0].kind != Value::Path ? "" : nki::pycore::operatorSymbol(args[0].s);
+    if (op.empty() || args.size() < 2 || args.size() > 3 || !args[1].isSeq() || !e->keywords.empty())
+      fail(e->range, "functools.reduce is evaluated with an operator function (operator.mul, ...), a tuple or list "
+                     "and an optional initial value");
+    std::vector<Value> items = *args[1].elts;
+    if (args.size() == 3) items.insert(items.begin(), args[2]);
+    if (items.empty()) fail(e->range, "reduce() of empty iterable with no initial value");
+    Value acc = items[0];
+    for (size_t k = 1; k < items.size(); ++k) acc = binary(std::string(op), acc, items[k], e->range);
+    return acc;
+  }
+  if (const auto *unresolved = File.imports ? File.imports->unresolvedOf(currentModule()) : nullptr) {
+    std::string dotted = e->base->dottedName();
+    if (auto it = unresolved->find(dotted.substr(0, dotted.find('.'))); it != unresolved->end())
+      fail(e->base->range, it->second + "; the call of '" + dotted + "' cannot run");
+  }
   if (const nki::pycore::IntrinsicInfo *intrinsic = nki::pycore::lookupIntrinsic(name))
     return callIntrinsic(*intrinsic, e);
   if (isLoopIterator(name)) {
@@ -367,14 +390,29 @@ Value KernelEvaluator::callPython(const Value &callee, const Expr *e) {
   Env = &frame;
   Frame = framePtr;
   Enclosing = callee.closure; // a function defined inside another reads that one's names
+  // A function of a followed module: its text is another file's; errors are said at this call.
+  const nki::SiblingModule *sib = File.imports ? File.imports->moduleOf(fn) : nullptr;
+  const syntax::Module *savedModule = CurModule;
+  if (sib) CurModule = sib->module.get();
   Value result = Value::none();
   try {
     execBlock(fn->body);
-  } catch (ReturnSignal &r) { result = std::move(r.value); } catch (...) {
+  } catch (ReturnSignal &r) { result = std::move(r.value); } catch (RuntimeError &err) {
     restore();
+    CurModule = savedModule;
+    if (sib && !err.inSibling) {
+      err.message = nki::inSiblingFunction(*sib, *fn, err.offset, err.message);
+      err.offset = e->range.begin;
+      err.inSibling = savedModule == nullptr; // said in the kernel's file once the outermost call is reached
+    }
+    throw;
+  } catch (...) {
+    restore();
+    CurModule = savedModule;
     throw;
   }
   restore();
+  CurModule = savedModule;
   return result;
 }
 

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <optional>
 #include <unordered_map>
 
@@ -81,7 +82,17 @@ protected:
   struct BreakSignal {};
   struct ContinueSignal {};
 
-  std::string text(const Expr *e) const { return e ? M.text(e).str() : ""; }
+  std::string text(const Expr *e) const { return e ? (CurModule ? *CurModule : M).text(e).str() : ""; }
+
+  // ----- imported modules next to the kernel (NKI/Imports.h) -----
+  const syntax::Module *CurModule = nullptr; // a followed module whose function is running
+  std::map<const nki::SiblingModule *, std::shared_ptr<Scope>> SiblingScopes;
+  /// Binds the names `m` imports from followed modules into `scope`.
+  void bindSiblingImports(const syntax::Module &m, Scope &scope);
+  /// A followed module's globals (its imports, functions and constants), built at its first import.
+  std::shared_ptr<Scope> siblingScope(const nki::SiblingModule &sib);
+  /// The module (the kernel's file or a followed one) whose code is running.
+  const syntax::Module &currentModule() const { return CurModule ? *CurModule : M; }
 
   // ----- names and imports -----
   void importInto(const Stmt *s, Scope &scope);

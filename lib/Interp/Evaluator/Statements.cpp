@@ -16,6 +16,62 @@
 
 namespace accelopt::interp::evaluator {
 
+void KernelEvaluator::bindSiblingImports(const syntax::Module &m, Scope &scope) {
+  const auto *bindings = File.imports ? File.imports->bindingsOf(m) : nullptr;
+  if (!bindings) return;
+  for (const auto &[local, target] : *bindings) {
+    std::shared_ptr<Scope> names = siblingScope(*target.module);
+    if (target.attr.empty()) {
+      Value mod;
+      mod.kind = Value::Object;
+      mod.s = "module '" + target.module->name + "'";
+      mod.attrs = names;
+      scope[local] = mod;
+    } else if (auto it = names->find(target.attr); it != names->end()) {
+      scope[local] = it->second;
+    } else {
+      scope.erase(local); // CPython's ImportError: a use of the name reports it
+    }
+  }
+}
+
+std::shared_ptr<KernelEvaluator::Scope> KernelEvaluator::siblingScope(const nki::SiblingModule &sib) {
+  if (auto it = SiblingScopes.find(&sib); it != SiblingScopes.end()) return it->second;
+  auto scope = std::make_shared<Scope>();
+  SiblingScopes[&sib] = scope; // an import cycle sees the names bound so far
+  Captured.push_back(scope);   // its functions close over it: cleared at the end
+  const syntax::Module &m = *sib.module;
+  auto closure = std::make_shared<std::vector<std::shared_ptr<Scope>>>(1, scope);
+  for (const Stmt *s : m.body()) {
+    if (s->kind == PyStmt::StmtKind::Import || s->kind == PyStmt::StmtKind::ImportFrom)
+      importInto(s, *scope);
+    else if (s->kind == PyStmt::StmtKind::FunctionDef) {
+      Value f;
+      f.kind = Value::PyFunc;
+      f.fn = s;
+      f.s = s->name;
+      f.closure = closure; // the module's names come before the kernel file's
+      (*scope)[f.s] = f;
+    }
+  }
+  bindSiblingImports(m, *scope);
+  Scope *savedEnv = Env, *savedGlobals = Globals;
+  const syntax::Module *savedModule = CurModule;
+  Env = Globals = scope.get();
+  CurModule = &m;
+  for (const Stmt *s : m.body())
+    if (s->kind == PyStmt::StmtKind::Assign && nki::pycore::isModuleConstant(s->value)) {
+      try {
+        Value v = eval(s->value);
+        for (auto *t : s->targets) bind(t, v);
+      } catch (const RuntimeError &) {}
+    }
+  Env = savedEnv;
+  Globals = savedGlobals;
+  CurModule = savedModule;
+  return scope;
+}
+
 RunResult KernelEvaluator::run(std::vector<KernelArg> args) {
   Start = std::chrono::steady_clock::now();
   Scope globals;
@@ -30,6 +86,7 @@ RunResult KernelEvaluator::run(std::vector<KernelArg> args) {
       globals[f.s] = f;
     }
   }
+  bindSiblingImports(M, globals);
   // Module-level constants (no calls, so nothing with side effects runs) and configuration objects.
   auto isClass = [&](std::string_view name) {
     auto it = globals.find(std::string(name));

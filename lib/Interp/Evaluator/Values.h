@@ -23,6 +23,7 @@ namespace PyStmt = syntax;
 struct RuntimeError {
   uint32_t offset;
   std::string message;
+  bool inSibling = false; // already said at the call in the kernel's file, naming its place in another file
 };
 
 [[noreturn]] inline void fail(const syntax::ByteRange &r, std::string msg) {

@@ -33,12 +33,71 @@ Kernel KernelBuilder::build(const Stmt *def) {
 }
 
 void KernelBuilder::diag(Diagnostic::Severity sev, ByteRange r, std::string msg, Rule rule) {
+  if (BuildingSiblingEnv) return; // CPython runs a module's constants once at import: `run` reports their errors
+  if (InSibling) {
+    K.diagnostics.push_back({sev, SiblingCall.begin, SiblingCall.end,
+                             inSiblingFunction(*InSibling, *SiblingDef, r.begin, msg), ruleId(rule)});
+    return;
+  }
   K.diagnostics.push_back({sev, r.begin, r.end, std::move(msg), ruleId(rule)});
+}
+
+void KernelBuilder::bindSiblingImports(const syntax::Module &m) {
+  const auto *bindings = Imports ? Imports->bindingsOf(m) : nullptr;
+  if (!bindings) return;
+  for (const auto &[local, target] : *bindings) {
+    Aliases.erase(local);
+    Env[local] = siblingValue(target);
+  }
+}
+
+Value KernelBuilder::siblingValue(const ImportTarget &t) {
+  const std::map<std::string, Value> &env = siblingEnv(*t.module);
+  if (t.attr.empty()) {
+    Value obj;
+    obj.kind = Value::Object;
+    obj.s = "module " + t.module->name;
+    obj.attrs = std::make_shared<std::map<std::string, Value>>(env);
+    return obj;
+  }
+  auto it = env.find(t.attr);
+  return it != env.end() ? it->second : Value::unknown(t.attr);
+}
+
+const std::map<std::string, Value> &KernelBuilder::siblingEnv(const SiblingModule &sib) {
+  if (auto it = SiblingEnvs.find(&sib); it != SiblingEnvs.end()) return it->second;
+  SiblingEnvs[&sib]; // empty while it is built: an import cycle sees no names
+  std::map<std::string, Value> savedEnv = std::move(Env);
+  std::map<std::string, std::string> savedAliases = std::move(Aliases);
+  const syntax::Module *savedModule = CurModule;
+  bool savedBuilding = BuildingSiblingEnv;
+  Env.clear();
+  Aliases = sib.aliases;
+  CurModule = sib.module.get();
+  BuildingSiblingEnv = true;
+  bindSiblingImports(*sib.module);
+  for (const Stmt *s : sib.module->body()) {
+    if (s->kind == PyStmt::StmtKind::FunctionDef) {
+      std::string key = sib.name + "." + s->name;
+      Helpers[key] = s;
+      Env[s->name] = Value::path("helper." + key);
+    }
+    if (s->kind != PyStmt::StmtKind::Assign || !pycore::isModuleConstant(s->value)) continue;
+    Value v = eval(s->value);
+    for (const Expr *t : s->targets) bind(t, v);
+  }
+  SiblingEnvs[&sib] = std::move(Env);
+  Env = std::move(savedEnv);
+  Aliases = std::move(savedAliases);
+  CurModule = savedModule;
+  BuildingSiblingEnv = savedBuilding;
+  return SiblingEnvs[&sib];
 }
 
 std::string KernelBuilder::canonical(const Expr *e) const { return canonicalOf(e, Aliases); }
 
 void KernelBuilder::bindModuleConstants() {
+  bindSiblingImports(M);
   for (const Stmt *s : M.body()) {
     if (s->kind == PyStmt::StmtKind::FunctionDef) Helpers[s->name] = s, Env[s->name] = Value::path("helper." + s->name);
     if (std::string_view cls = pycore::classNameOf(*s); !cls.empty())

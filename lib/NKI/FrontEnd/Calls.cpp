@@ -30,6 +30,13 @@ std::optional<std::string> KernelBuilder::hostCodeCall(const Value &fn, const Ex
     return "call to '" + what.str() +
            "' runs host code when the kernel is traced; accelopt neither runs nor analyses it";
   };
+  // A name bound by an import of a module not found next to the file: said as such.
+  if (const auto *unresolved = Imports ? Imports->unresolvedOf(currentModule()) : nullptr) {
+    std::string dotted = e->base->dottedName();
+    if (auto it = unresolved->find(dotted.substr(0, dotted.find('.'))); it != unresolved->end())
+      return it->second + "; the call of '" + dotted + "' is not analysed";
+  }
+  if (fn.kind == Value::Path && (fn.s == pycore::kReduce || !pycore::operatorSymbol(fn.s).empty())) return std::nullopt;
   if (fn.kind == Value::Path) {
     std::string_view root = std::string_view(fn.s).substr(0, fn.s.find('.'));
     if (!traceRoots.count(root) || numpyHostIo.count(fn.s) || fn.s.rfind("np.lib.", 0) == 0 ||
@@ -128,6 +135,24 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
     }
     return Value::unknown(text(e));
   }
+  if (std::string_view op = pycore::operatorSymbol(name); !op.empty() || name == pycore::kReduce) {
+    std::vector<Value> args;
+    for (auto *a : e->elts) args.push_back(eval(a));
+    for (auto &kw : e->keywords) eval(kw.value);
+    if (!op.empty())
+      return args.size() == 2 && e->keywords.empty() ? binary(std::string(op), args[0], args[1], e->range, text(e))
+                                                     : Value::unknown(text(e));
+    // functools.reduce(operator.X, sequence[, initial]).
+    std::string_view fold = args.empty() || args[0].kind != Value::Path ? "" : pycore::operatorSymbol(args[0].s);
+    if (fold.empty() || args.size() < 2 || args.size() > 3 || args[1].kind != Value::Seq || !e->keywords.empty())
+      return Value::unknown(text(e));
+    std::vector<Value> items = args[1].elts;
+    if (args.size() == 3) items.insert(items.begin(), args[2]);
+    if (items.empty()) return Value::unknown(text(e)); // CPython's TypeError: `run` reports it
+    Value acc = items[0];
+    for (size_t k = 1; k < items.size(); ++k) acc = binary(std::string(fold), acc, items[k], e->range, text(e));
+    return acc;
+  }
   if (pycore::isMathFunction(name)) {
     std::vector<Value> args;
     for (auto *a : e->elts) args.push_back(eval(a));
@@ -150,7 +175,13 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
     for (auto &kw : e->keywords) keywordArgs.push_back(eval(kw.value));
     if (auto it = Helpers.find(name.substr(7)); it != Helpers.end()) {
       if (auto v = scalarHelperCall(*it->second, e, args, keywordArgs)) return *v;
-      if (it->second->parent && InlineCalls < kMaxInlineCalls)
+      if (const SiblingModule *sib = Imports ? Imports->moduleOf(it->second) : nullptr; sib && LastHelperTileWork)
+        diag(Diagnostic::Warning, e->range,
+             "function '" + it->second->name + "' of " + sib->module->source().path().str() +
+                 " works on tiles: `run` runs it, but accelopt traces only the kernel's own file, so this call's "
+                 "effects are not analysed (not checked, not in the profile)",
+             Rule::TraceTime);
+      else if (it->second->parent && InlineCalls < kMaxInlineCalls)
         diag(Diagnostic::Warning, e->range,
              "function '" + it->second->name +
                  "' defined in the kernel is traced where a statement calls it, not in a loop header or a "
@@ -187,13 +218,49 @@ std::optional<Value> KernelBuilder::scalarHelperCall(const Stmt &def, const Expr
   // calls per kernel the rest stay opaque, so tracing ends in well under a second (run's --timeout
   // only starts with the interpreter).
   constexpr int kMaxHelperCalls = 10000;
+  LastHelperTileWork = false;
   if (HelperDepth >= kMaxHelperDepth || HelperCalls >= kMaxHelperCalls) return std::nullopt;
   std::function<bool(const Value &)> holdsTensor = [&](const Value &v) {
     return v.kind == Value::Tensor || v.kind == Value::Method || std::any_of(v.elts.begin(), v.elts.end(), holdsTensor);
   };
   if (std::any_of(args.begin(), args.end(), holdsTensor) ||
-      std::any_of(keywordArgs.begin(), keywordArgs.end(), holdsTensor))
+      std::any_of(keywordArgs.begin(), keywordArgs.end(), holdsTensor)) {
+    LastHelperTileWork = true;
     return std::nullopt;
+  }
+  // A function of a followed module runs with that module's names and imports; what it reports is said
+  // at the call in the kernel's file, naming its own place.
+  const SiblingModule *sib = Imports ? Imports->moduleOf(&def) : nullptr;
+  const std::map<std::string, Value> *moduleNames = sib ? &siblingEnv(*sib) : &ModuleEnv;
+  struct ModuleScope {
+    KernelBuilder &B;
+    std::map<std::string, std::string> aliases;
+    const syntax::Module *module;
+    const SiblingModule *sibling;
+    const Stmt *def;
+    ByteRange call;
+    ~ModuleScope() {
+      B.Aliases = std::move(aliases);
+      B.CurModule = module;
+      B.InSibling = sibling;
+      B.SiblingDef = def;
+      B.SiblingCall = call;
+    }
+  } scope{*this, Aliases, CurModule, InSibling, SiblingDef, SiblingCall};
+  if (sib) {
+    Aliases = sib->aliases;
+    CurModule = sib->module.get();
+    if (!InSibling) SiblingCall = e->range;
+    InSibling = sib;
+    SiblingDef = &def;
+  }
+  auto isHelperName = [&](const std::string &name) {
+    if (!def.parent || sib) {
+      auto it = moduleNames->find(name);
+      if (it != moduleNames->end()) return it->second.kind == Value::Path && it->second.s.rfind("helper.", 0) == 0;
+    }
+    return Helpers.count(name) != 0;
+  };
   // The body: assignments to names, `for` over known sequences, `if` on known conditions and returns;
   // every call in it is a builtin, math or such a helper. CPython runs it at trace time; so does this.
   using SK = PyStmt::StmtKind;
@@ -213,9 +280,12 @@ std::optional<Value> KernelBuilder::scalarHelperCall(const Stmt &def, const Expr
     auto checkExpr = [&](const Expr *x) {
       if (x->kind == ExprKind::Lambda) pure = false;
       if (x->kind != ExprKind::Call) return;
-      if (pycore::isMathFunction(canonical(x->base))) return;
+      std::string callee = canonical(x->base);
+      if (pycore::isMathFunction(callee) || callee == pycore::kReduce || !pycore::operatorSymbol(callee).empty())
+        return;
+      if (lookupOp(callee)) LastHelperTileWork = true;
       if (x->base->kind == ExprKind::Name) {
-        if (Helpers.count(x->base->name)) return;
+        if (isHelperName(x->base->name)) return;
         const pycore::BuiltinInfo *b = pycore::lookupBuiltin(x->base->name);
         if (b && b->evaluated && !b->hostEffect) return;
       }
@@ -236,7 +306,7 @@ std::optional<Value> KernelBuilder::scalarHelperCall(const Stmt &def, const Expr
 
   // A module-level helper sees the module's names; one defined in the kernel also the kernel's.
   std::map<std::string, Value> callerEnv = Env;
-  if (!def.parent) Env = ModuleEnv;
+  if (!def.parent || sib) Env = *moduleNames;
   for (size_t p = 0; p < params.size(); ++p) {
     int at = b.argOf[p];
     Env[std::string(params[p].name)] = at == pycore::Binding::Unbound ? eval(def.params[p].defaultValue)

@@ -56,7 +56,14 @@ Value KernelBuilder::eval(const Expr *e, std::optional<Buffer> resultBuffer, con
     } else if (!EvaluatingLiteral && !syntax::isPythonBuiltinName(e->name)) {
       // Bound nowhere in the file: CPython raises NameError whichever scope reads it.
       if (!Bindings) Bindings = syntax::namesBoundInFile(M.source().text());
-      if (!Bindings->starImport && !Bindings->names.count(e->name) &&
+      const syntax::FileBindings *bound = &*Bindings;
+      if (CurModule) {
+        auto it = SiblingBindings.find(CurModule);
+        if (it == SiblingBindings.end())
+          it = SiblingBindings.emplace(CurModule, syntax::namesBoundInFile(CurModule->source().text())).first;
+        bound = &it->second;
+      }
+      if (!bound->starImport && !bound->names.count(e->name) &&
           ReportedUndefinedNames.insert({e->name, e->range.begin}).second)
         diag(Diagnostic::Error, e->range, "name '" + e->name + "' is not defined", Rule::UndefinedName);
     }

@@ -182,8 +182,8 @@ struct Value {
 class KernelBuilder {
 public:
   KernelBuilder(const syntax::Module &m, const std::map<std::string, std::string> &moduleAliases,
-                const InputSpecs *inputs, pycore::LaunchGrid grid = {})
-      : M(m), Aliases(moduleAliases), Inputs(inputs), Grid(std::move(grid)) {}
+                const InputSpecs *inputs, pycore::LaunchGrid grid = {}, const ModuleImports *imports = nullptr)
+      : M(m), Aliases(moduleAliases), Inputs(inputs), Grid(std::move(grid)), Imports(imports) {}
 
   Kernel build(const Stmt *def);
   /// The trace read nl.program_id or nl.num_programs (so other grid instances may trace differently).
@@ -206,6 +206,16 @@ private:
   std::map<std::string, const Stmt *> Helpers;           // module-level ones are not inlined (their calls stay opaque)
   std::map<std::string, const Stmt *> Classes;           // the module's classes (Value::path("class.NAME"))
   std::vector<std::unique_ptr<syntax::Module>> Literals; // arguments given as Python literals, parsed
+  /// The `if` conditions on loop variables the statements being traced sit under (`if j + 1 < n:`): each
+  /// statement made there carries it as a mask (sized when it has the MaskBound form) and reads its names.
+  struct IterationGuard {
+    std::optional<std::vector<MaskBound>> bounds; // nullopt: a condition the model cannot size
+    std::vector<std::string> names;
+  };
+  std::vector<IterationGuard> Guards;
+  /// The guard of an `if` whose condition is known in each iteration (it reads loop variables and
+  /// trace-time values only); std::nullopt for a condition on other (run-time) data.
+  std::optional<IterationGuard> iterationGuard(const Expr *cond, const Value &value) const;
   // Per-statement scratch while evaluating one statement.
   Statement *Cur = nullptr;
   int CurLoop = -1;
@@ -213,7 +223,25 @@ private:
   // ----- diagnostics -----
   void diag(Diagnostic::Severity sev, ByteRange r, std::string msg, Rule rule);
 
-  std::string text(const Expr *e) const { return e ? M.text(e).str() : ""; }
+  std::string text(const Expr *e) const { return e ? (CurModule ? *CurModule : M).text(e).str() : ""; }
+
+  // ----- imported modules next to the kernel (NKI/Imports.h) -----
+  const ModuleImports *Imports;
+  const syntax::Module *CurModule = nullptr; // a followed module whose function is being evaluated
+  const SiblingModule *InSibling = nullptr;  // its module: diagnostics there are said at the call
+  const Stmt *SiblingDef = nullptr;          // the function of it being evaluated
+  ByteRange SiblingCall;                     // the outermost call in the kernel's file
+  bool BuildingSiblingEnv = false;           // its module-level names are being evaluated
+  bool LastHelperTileWork = false;           // the last scalarHelperCall refused tiles or tile work
+  std::map<const SiblingModule *, std::map<std::string, Value>> SiblingEnvs;
+  std::map<const syntax::Module *, syntax::FileBindings> SiblingBindings;
+  /// Binds the names `m` imports from followed modules into Env (and drops their dotted aliases).
+  void bindSiblingImports(const syntax::Module &m);
+  /// A followed module's names: its functions (helpers), imports and module constants.
+  const std::map<std::string, Value> &siblingEnv(const SiblingModule &sib);
+  Value siblingValue(const ImportTarget &t);
+  /// The module (the kernel's file or a followed one) whose code is being evaluated.
+  const syntax::Module &currentModule() const { return CurModule ? *CurModule : M; }
 
   // ----- names -----
   std::string canonical(const Expr *e) const;

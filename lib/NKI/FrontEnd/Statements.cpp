@@ -20,8 +20,41 @@ Statement &KernelBuilder::newStmt(const Stmt *s, StmtKind kind, int parent) {
   st.parent = parent;
   st.syntax = s;
   st.range = s->range;
+  for (const IterationGuard &g : Guards) {
+    if (!st.hasMask && g.bounds)
+      st.maskBounds = *g.bounds;
+    else if (g.bounds && !st.maskBounds.empty())
+      st.maskBounds.insert(st.maskBounds.end(), g.bounds->begin(), g.bounds->end());
+    else
+      st.maskBounds.clear();
+    st.hasMask = true;
+    for (const std::string &n : g.names)
+      if (std::find(st.uses.begin(), st.uses.end(), n) == st.uses.end()) st.uses.push_back(n);
+  }
   K.stmts.push_back(std::move(st));
   return K.stmts.back();
+}
+
+std::optional<KernelBuilder::IterationGuard> KernelBuilder::iterationGuard(const Expr *cond, const Value &value) const {
+  IterationGuard g;
+  bool readsLoop = false, other = false;
+  syntax::forEachExpr(cond, [&](const Expr *x) {
+    if (x->kind != ExprKind::Name) return;
+    auto it = Env.find(x->name);
+    if (it == Env.end()) return; // a builtin or a module name
+    const Value &v = it->second;
+    if (v.kind == Value::Index && v.idx.aranges.empty() && !v.idx.base.terms.empty()) {
+      readsLoop = true;
+      if (std::find(g.names.begin(), g.names.end(), x->name) == g.names.end()) g.names.push_back(x->name);
+    } else if (v.kind == Value::Tensor || v.kind == Value::Unknown || v.kind == Value::Index) {
+      other = true;
+    }
+  });
+  if (!readsLoop || other) return std::nullopt;
+  if (value.kind == Value::Path && value.s == "mask" && value.maskBounds &&
+      llvm::all_of(*value.maskBounds, [](const MaskBound &m) { return m.axis < 0; }))
+    g.bounds = *value.maskBounds;
+  return g;
 }
 
 void KernelBuilder::block(const std::vector<const Stmt *> &stmts, std::vector<NodeRef> &out, int loop) {
@@ -65,6 +98,7 @@ std::optional<Value> KernelBuilder::inlineCall(const Stmt *s, const Expr *e, std
   auto helper = Helpers.find(fn->second.s.substr(7));
   if (helper == Helpers.end()) return std::nullopt;
   const Stmt &def = *helper->second;
+  if (Imports && Imports->moduleOf(&def)) return std::nullopt; // another file's code is never traced into the IR
   // A module-level function (a sub-kernel the kernel calls, `core(t, o)`) sees the module's names, not the caller's.
   const bool moduleLevel = !def.parent;
   if (moduleLevel && (&def == K.def || def.kind != PyStmt::StmtKind::FunctionDef)) return std::nullopt;
@@ -216,6 +250,36 @@ void KernelBuilder::statement(const Stmt *s, std::vector<NodeRef> &out, int loop
     if (auto n = cond.number()) {
       // Trace-time condition: only the taken branch exists in the traced kernel.
       block(*n != 0 ? s->body : s->orelse, out, loop);
+      return;
+    }
+    if (std::optional<IterationGuard> guard = iterationGuard(s->value, cond)) {
+      // Known in each iteration (`if j + 1 < n:`, as migrate writes a loop-only mask): both branches are
+      // analysed, each statement masked by its branch's condition (the else branch's is not sized).
+      // `i == k` holds where `i <= k` and `i >= k` do (two loop-only bounds); `!=` is the else branch's.
+      std::optional<std::vector<MaskBound>> equal;
+      const Expr *c = s->value;
+      if (c->kind == ExprKind::Compare && c->ops.size() == 1 && c->elts.size() == 2 &&
+          (c->ops[0] == "==" || c->ops[0] == "!=")) {
+        Value l = eval(c->elts[0]), r = eval(c->elts[1]);
+        auto le = maskBound(l, "<=", r), ge = maskBound(l, ">=", r);
+        if (le && ge && le->axis < 0 && ge->axis < 0) equal = std::vector<MaskBound>{*le, *ge};
+      }
+      bool notEqual = equal && c->ops[0] == "!=";
+      if (equal && !notEqual) guard->bounds = equal;
+      Guards.push_back(*guard);
+      block(s->body, out, loop);
+      // The else branch: `base >= 0`, i.e. `-base - 1 < 0`, for one loop-only bound; else not sized.
+      std::optional<std::vector<MaskBound>> &bounds = Guards.back().bounds;
+      if (notEqual) {
+        bounds = equal;
+      } else if (bounds && bounds->size() == 1) {
+        (*bounds)[0].base.scale(-1);
+        (*bounds)[0].base.constant -= 1;
+      } else {
+        bounds.reset();
+      }
+      block(s->orelse, out, loop);
+      Guards.pop_back();
       return;
     }
   }
