@@ -383,6 +383,15 @@ std::pair<nki::Buffer, nki::Buffer> dmaEndpoints(const Trace &trace, const Instr
   return {src, dst};
 }
 
+/// The compiler queue a DMA is triggered on: a copy from HBM to on-chip memory (nisa.dma_copy, the
+/// current dialect's load) waits behind loads, one to HBM behind stores, like nl.load and nl.store.
+OpKind triggerQueue(OpKind op, nki::Buffer src, nki::Buffer dst) {
+  if (op != OpKind::DmaCopy) return op;
+  if (nki::isHBM(src) && nki::isOnChip(dst)) return OpKind::Load;
+  if (nki::isOnChip(src) && nki::isHBM(dst)) return OpKind::Store;
+  return op;
+}
+
 } // namespace
 
 std::optional<ComputeEngine> resolveEngine(const HardwareDesc &hw, const Instruction &inst) {
@@ -1103,7 +1112,8 @@ void TimingModel::Simulation::run() {
     if (isDma(inst.op)) {
       auto [src, dst] = dmaEndpoints(*trace, inst);
       uint64_t hbmBytes = (nki::isHBM(src) ? inst.bytes : 0) + (nki::isHBM(dst) ? inst.bytes : 0);
-      auto transfer = dma.run(inst.op, inst.bytes, inst.bytesPerPartition, inst.partitions, hbmBytes, ready);
+      auto transfer = dma.run(triggerQueue(inst.op, src, dst), inst.bytes, inst.bytesPerPartition, inst.partitions,
+                              hbmBytes, ready);
       end = transfer.end;
       result.dmaQueueBusyNs += transfer.queueWorkNs;
       ++result.dmaTransfers;

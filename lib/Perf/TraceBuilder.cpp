@@ -175,6 +175,8 @@ private:
   std::vector<TensorId> TensorIds;
   /// Per tensor: the loops whose iterations share one copy of it (a tile the compiler hoists).
   std::vector<llvm::SmallVector<int, 2>> SharedLoops;
+  /// Per statement id: the loops a load into a tile it fills whole is hoisted out of.
+  std::vector<llvm::SmallVector<int, 2>> HoistedLoadLoops;
   /// Per statement: the loops it is issued for only once (an invariant transpose the compiler
   /// reuses); per tensor: the loops whose iterations all access that one copy of it.
   std::vector<llvm::SmallVector<int, 2>> ReusedStmtLoops, ReusedTensorLoops;
@@ -257,23 +259,33 @@ private:
   /// again from the input.
   void findHoistedLoads() {
     SharedLoops.assign(K.tensors.size(), {});
+    HoistedLoadLoops.assign(K.stmts.size(), {});
     if (!Options.hoistInvariantLoads) return;
-    std::vector<bool> written(K.tensors.size(), false);
+    std::vector<unsigned> writers(K.tensors.size(), 0);
     for (const Statement &s : K.stmts)
-      for (const Access &a : s.writes) written[storageOf(a.tensor)] = true;
+      for (const Access &a : s.writes) ++writers[storageOf(a.tensor)];
     for (const Statement &s : K.stmts) {
       // A mask may select other elements in every iteration: such a load is left where it is.
-      if (!s.op || s.op->kind != nki::OpKind::Load || !s.writes.empty() || s.definesTensor < 0 || s.parent < 0 ||
-          s.hasMask)
-        continue;
-      const Tensor &tile = K.tensors[s.definesTensor];
-      if (storageOf(tile.id) != tile.id || written[tile.id] || tile.scope != s.parent || !nki::isOnChip(bufferOf(tile)))
+      if (!s.op || s.parent < 0 || s.hasMask || s.kind == nki::StmtKind::Accumulate) continue;
+      // `t = nl.load(...)`, or a tile allocated in the loop body and filled whole, once, by
+      // `t[...] = nl.load(...)` or `nisa.dma_copy(dst=t, ...)`.
+      int tileId = -1;
+      if (s.writes.empty() && s.op->kind == nki::OpKind::Load && s.definesTensor >= 0)
+        tileId = s.definesTensor;
+      else if (s.writes.size() == 1 && (s.op->kind == nki::OpKind::Load || s.op->kind == nki::OpKind::DmaCopy) &&
+               s.writes.front().exact &&
+               llvm::all_of(s.writes.front().dims, [](const nki::IndexDim &d) { return d.full; }))
+        tileId = s.writes.front().tensor;
+      if (tileId < 0 || s.id < 0 || s.id >= static_cast<int>(K.stmts.size())) continue;
+      const Tensor &tile = K.tensors[tileId];
+      if (storageOf(tile.id) != tile.id || writers[tile.id] != s.writes.size() || tile.scope != s.parent ||
+          !nki::isOnChip(bufferOf(tile)))
         continue;
       const Access *src = readSlot(s, nki::Slot::Data);
       if (!src && s.reads.size() == 1) src = &s.reads.front();
       if (!src || !src->exact) continue;
       const Tensor &input = K.tensors[storageOf(src->tensor)];
-      if (!input.isArgument || written[input.id] || !nki::isHBM(bufferOf(input))) continue;
+      if (!input.isArgument || writers[input.id] || !nki::isHBM(bufferOf(input))) continue;
       auto usesLoop = [&](int loop) {
         for (const nki::IndexDim &d : src->dims)
           if (!d.full)
@@ -291,9 +303,10 @@ private:
       uint64_t copies = 1;
       for (int l = s.parent; l >= 0; l = K.loops[l].parent) {
         if (!usesLoop(l) &&
-            copies * layout->blocksPerInstance * layout->bytesPerPartition <= Options.hoistBytesPerPartition)
+            copies * layout->blocksPerInstance * layout->bytesPerPartition <= Options.hoistBytesPerPartition) {
           SharedLoops[tile.id].push_back(l);
-        else if (rotatesBuffers(l))
+          HoistedLoadLoops[s.id].push_back(l);
+        } else if (rotatesBuffers(l))
           copies *= static_cast<uint64_t>(trip(l));
       }
     }
@@ -1071,7 +1084,10 @@ private:
       } else if (llvm::Error err = addReads(t, {src})) {
         return err;
       }
-      if (s.writes.empty() && s.definesTensor >= 0) t.firstIterationOnly = SharedLoops[storageOf(s.definesTensor)];
+      if (s.writes.empty() && s.definesTensor >= 0)
+        t.firstIterationOnly = SharedLoops[storageOf(s.definesTensor)];
+      else if (s.id >= 0 && s.id < static_cast<int>(HoistedLoadLoops.size()))
+        t.firstIterationOnly = HoistedLoadLoops[s.id];
       return issueToDest(std::move(t));
     }
     case nki::OpKind::Matmul: {
