@@ -23,6 +23,17 @@ namespace evaluator {
 namespace {
 
 /// Whether `mask`, right-aligned against a tile of `rank` axes, constrains one of `axes`.
+/// One affine comparison, as nisa.affine_select takes: `a >= 0`, or `a == 0` (a >= 0 and -a >= 0).
+bool affineSelectPredicate(const Mask &mask) {
+  if (mask.geZero.size() == 1) return true;
+  if (mask.geZero.size() != 2) return false;
+  const IndexArr &a = mask.geZero[0], &b = mask.geZero[1];
+  if (a.rank() != b.rank() || a.c != -b.c) return false;
+  for (int k = 0; k < a.rank(); ++k)
+    if (a.coeff[size_t(k)] != -b.coeff[size_t(k)]) return false;
+  return true;
+}
+
 bool maskSpansAxes(const Mask &mask, int rank, llvm::ArrayRef<int> axes) {
   for (const IndexArr &g : mask.geZero)
     for (int a = 0, off = rank - g.rank(); a < g.rank(); ++a)
@@ -626,6 +637,40 @@ public:
       NDArray out = alloc(data.shape());
       // Each call draws its own pattern: the seed counts the dropout calls of the run.
       check(dropout(out.asTile(), data.asTile(), rate, ++DropoutCalls));
+      return finish(std::move(out), nki::Buffer::SBUF);
+    }
+    case OpKind::AffineSelect: {
+      // pred: one affine comparison of the tile's indices (`i_p >= i_f`), evaluated per element.
+      int predAt = op->paramIndex("pred");
+      const Expr *predE = predAt >= 0 ? b.exprs[size_t(predAt)] : nullptr;
+      const Value *pred = predAt >= 0 && b.given[size_t(predAt)] ? &b.values[size_t(predAt)] : nullptr;
+      if (!pred || pred->kind != Value::MaskV)
+        fail(predE ? predE->range : e->range,
+             std::string(op->name) + "'s pred must be one affine comparison of nl.arange indices (i_p >= i_f), got " +
+                 (pred ? describe(*pred) : std::string("nothing")));
+      if (!affineSelectPredicate(*pred->mask))
+        fail(predE->range, std::string(op->name) + "'s pred combines several comparisons; the GpSimd engine "
+                                                   "evaluates one affine comparison (use nl.where for more)");
+      NDArray data = operand(nki::Slot::Data);
+      int falseAt = op->paramIndex("on_false_value");
+      const Value *falseV = b.given[size_t(falseAt)] ? &b.values[size_t(falseAt)] : nullptr;
+      if (!falseV || !falseV->isNumber())
+        fail(falseV ? b.exprs[size_t(falseAt)]->range : e->range,
+             std::string(op->name) + "'s on_false_value must be a scalar number");
+      NDArray out = alloc(data.shape());
+      llvm::SmallVector<int64_t, 6> ext(data.shape().begin(), data.shape().end());
+      for (const IndexArr &g : pred->mask->geZero)
+        if (g.rank() > int(ext.size()))
+          fail(predE->range, llvm::formatv("{0}'s pred has {1} index axes; on_true_tile {2} has {3}", op->name,
+                                           g.rank(), formatShape(data.shape()), ext.size())
+                                 .str());
+      const float *in = data.data();
+      float *o = out.data(), onFalse = float(falseV->num());
+      int64_t flat = 0;
+      forEachElement(ext, [&](const int64_t *k) {
+        o[flat] = pred->mask->allows(k, int(ext.size())) ? in[flat] : onFalse;
+        ++flat;
+      });
       return finish(std::move(out), nki::Buffer::SBUF);
     }
     case OpKind::Broadcast: break;

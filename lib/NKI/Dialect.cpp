@@ -30,6 +30,9 @@ constexpr D scan[] = {{"dst", true}, {"data0", true}, {"data1", true}, {"initial
 constexpr D memset[] = {{"dst", true}, {"value", true}, {"engine"}, {"name"}};
 constexpr D reciprocal[] = {{"dst", true}, {"data", true}, {"name"}};
 constexpr D iota[] = {{"dst", true}, {"pattern", true}, {"offset"}, {"channel_multiplier"}, {"name"}};
+constexpr D affineSelect[] = {
+    {"dst", true},          {"pattern", true},        {"offset", true}, {"channel_multiplier", true},
+    {"on_true_tile", true}, {"on_false_value", true}, {"cmp_op"},       {"name"}};
 constexpr D dmaCopy[] = {{"dst", true}, {"src", true}, {"oob_mode"}, {"dge_mode"}, {"name"}};
 constexpr D dmaCompute[] = {{"dst", true}, {"srcs", true}, {"reduce_op", true}, {"name"}};
 
@@ -45,6 +48,7 @@ constexpr DialectApi currentApis[] = {
     {"nisa.memset", memset},
     {"nisa.reciprocal", reciprocal},
     {"nisa.iota", iota},
+    {"nisa.affine_select", affineSelect},
     {"nisa.dma_copy", dmaCopy},
     {"nisa.dma_compute", dmaCompute},
 };

@@ -126,6 +126,12 @@ constexpr P memsetParams[] = {{"shape", Role::Shape, true},
                               {"mask", Role::Mask},
                               {"engine", Role::Engine}};
 constexpr P iotaParams[] = {{"expr", Role::Any, true}, {"dtype", Role::DType, true}, {"mask", Role::Mask}};
+// nisa.affine_select (0.1): pred is one affine comparison of nl.arange indices (and loop variables).
+constexpr P affineSelectParams[] = {{"pred", Role::Any, true},
+                                    {"on_true_tile", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
+                                    {"on_false_value", Role::Operand, true},
+                                    {"mask", Role::Mask},
+                                    {"dtype", Role::DType}};
 constexpr P loopReduceParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
                                   {"op", Role::Func, true, 0, 0, 0, Slot::Func},
                                   {"loop_indices", Role::Any, true},
@@ -258,6 +264,9 @@ const OpInfo opTable[] = {
      "fill a new tile with a constant"},
     {"nisa.iota", OpKind::Iota, Engine::GpSimd, iotaParams, ShapeRule::SameAsInput, Buffer::SBUF, Instr::Iota,
      "GpSimd writes an affine index pattern"},
+    {"nisa.affine_select", OpKind::AffineSelect, Engine::GpSimd, affineSelectParams, ShapeRule::SameAsInput,
+     Buffer::SBUF, Instr::AffineSelect,
+     "GpSimd keeps on_true_tile where an affine index predicate holds, else a scalar"},
     {"nl.loop_reduce", OpKind::LoopReduce, Engine::Vector, loopReduceParams, ShapeRule::SameAsInput, Buffer::SBUF,
      Instr::TensorTensor, "dst = op(x, dst) across the named loops"},
     {"tile.broadcast_to", OpKind::Broadcast, Engine::Tensor, broadcastParams, ShapeRule::BroadcastTo, Buffer::SBUF,

@@ -34,6 +34,7 @@ enum class OpKind : uint8_t {
   BnStats,      // per-partition (count, mean, variance*count) of even and odd free elements
   BnAggr,       // combines (count, mean, variance*count) triples into (mean, variance)
   Dropout,      // zeroes each element with a drop probability (a scalar or a (P,1) tile)
+  AffineSelect, // on_true_tile where an affine predicate of the tile indices holds, else a scalar
 };
 
 enum class Role : uint8_t {
@@ -143,6 +144,7 @@ enum class Instr : uint8_t {
   Reciprocal,         ///< nisa.reciprocal (VectorE)
   Memset,             ///< nisa.memset
   Iota,               ///< nisa.iota (GpSimd)
+  AffineSelect,       ///< nisa.affine_select (GpSimd)
   OtherCompute,       ///< any other engine instruction, costed max(MIN_II, N)
   Load,               ///< DMA HBM -> SBUF (nl.load)
   Store,              ///< DMA SBUF -> HBM (nl.store)

@@ -5,15 +5,10 @@ namespace accelopt::perf {
 namespace {
 // Indexed by OpKind; the names are the nki.isa spellings the op table uses.
 constexpr std::string_view kOpKindNames[kNumOpKinds] = {
-    "nc_matmul",     "transpose",
-    "activation",    "tensor_tensor",
-    "tensor_scalar", "scalar_tensor_tensor",
-    "tensor_reduce", "tensor_tensor_scan",
-    "tensor_copy",   "reciprocal",
-    "memset",        "iota",
-    "other_compute", "load",
-    "store",         "spill_save",
-    "spill_reload",  "dma_copy",
+    "nc_matmul",     "transpose",          "activation",  "tensor_tensor", "tensor_scalar", "scalar_tensor_tensor",
+    "tensor_reduce", "tensor_tensor_scan", "tensor_copy", "reciprocal",    "memset",        "iota",
+    "affine_select", "other_compute",      "load",        "store",         "spill_save",    "spill_reload",
+    "dma_copy",
 };
 } // namespace
 

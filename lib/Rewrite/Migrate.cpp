@@ -910,14 +910,58 @@ private:
   /// signature's arguments: the partition dimension's coefficient is `channel_multiplier`, each free
   /// dimension a `[step, num]` pair of `pattern`, the other terms `offset`.
   std::optional<std::string> iotaArguments(const Expr *expr, const Expr *target) {
+    auto a = affineIndex(expr);
+    return patternArguments(a, expr, target, "nisa.iota expression",
+                            "nisa.iota(dst, pattern=[[step, num], ...], offset=..., channel_multiplier=...)");
+  }
+
+  /// The 0.1 `nisa.affine_select(pred=lhs <cmp> rhs, ...)` as the current signature's arguments: the
+  /// affine value lhs - rhs as nisa.iota's pattern, offset and channel_multiplier, and cmp_op comparing
+  /// it with 0.
+  std::optional<std::string> affineSelectArguments(const Expr *pred, const Expr *target) {
+    static constexpr std::pair<std::string_view, std::string_view> kCmp[] = {
+        {">=", "nl.greater_equal"}, {">", "nl.greater"}, {"<=", "nl.less_equal"}, {"<", "nl.less"}, {"==", "nl.equal"}};
+    const char *spelling = "nisa.affine_select(dst, pattern=[[step, num], ...], offset=..., channel_multiplier=..., "
+                           "on_true_tile=..., on_false_value=..., cmp_op=...)";
+    std::string_view cmp;
+    if (pred->kind == ExprKind::Compare && pred->ops.size() == 1 && pred->elts.size() == 2)
+      for (const auto &[op, fn] : kCmp)
+        if (pred->ops[0] == op) cmp = fn;
+    std::optional<Affine> a;
+    if (!cmp.empty()) {
+      a = affineIndex(pred->elts[0]);
+      auto r = affineIndex(pred->elts[1]);
+      if (a && r) {
+        if (!r->constant.empty()) r->constant = {"-" + parenthesized(llvm::join(r->constant, " + "))};
+        for (auto &[d, c] : r->coef)
+          for (auto &[f, k] : c) k = -k;
+        r->number = -r->number;
+        if (!addAffine(*a, *r)) a.reset();
+      } else {
+        a.reset();
+      }
+    }
+    if (cmp.empty()) {
+      syntax::forEachExpr(pred, [&](const Expr *x) { Consumed.insert(x), ConvertedNames.insert(x); });
+      problem(pred, "this nisa.affine_select pred has no pattern equivalent: it is not one comparison (>=, >, <=, <, "
+                    "==) of integer combinations of nl.arange; write " +
+                        std::string(spelling) + " by hand");
+      return std::nullopt;
+    }
+    auto args = patternArguments(a, pred, target, "nisa.affine_select pred", spelling);
+    if (!args) return std::nullopt;
+    // The current signature has no default channel_multiplier for affine_select.
+    if (args->find("channel_multiplier=") == std::string::npos) *args += ", channel_multiplier=0";
+    return *args + ", cmp_op=" + std::string(cmp);
+  }
+
+  std::optional<std::string> patternArguments(const std::optional<Affine> &a, const Expr *expr, const Expr *target,
+                                              const std::string &what, const std::string &spelling) {
     auto refuse = [&](const std::string &why) -> std::optional<std::string> {
       syntax::forEachExpr(expr, [&](const Expr *x) { Consumed.insert(x), ConvertedNames.insert(x); });
-      problem(expr,
-              "this nisa.iota expression has no pattern equivalent: " + why +
-                  "; write nisa.iota(dst, pattern=[[step, num], ...], offset=..., channel_multiplier=...) by hand");
+      problem(expr, "this " + what + " has no pattern equivalent: " + why + "; write " + spelling + " by hand");
       return std::nullopt;
     };
-    auto a = affineIndex(expr);
     if (!a || !a->rank) return refuse("it is not an integer combination of nl.arange");
     if (a->rank < 2) return refuse("its index grid has no free dimension");
     std::optional<std::vector<int64_t>> shape =
@@ -1603,6 +1647,16 @@ private:
         return false;
       }
       accumulate = *iota; // in place of the expression, after the arguments kept
+    }
+    if (op->kind == nki::OpKind::AffineSelect) {
+      const Expr *pred = call->keyword("pred");
+      if (!pred && !call->elts.empty()) pred = call->elts.front();
+      std::optional<std::string> sel = pred ? affineSelectArguments(pred, target) : std::nullopt;
+      if (!sel) {
+        if (!pred) problem(call, "nisa.affine_select without its pred has no nki dialect spelling");
+        return false;
+      }
+      accumulate = *sel; // in place of pred, after the arguments kept
     }
     size_t open = Text.find('(', call->base->range.end);
     bool anyKept = editArguments(args, kept, named, accumulate.empty() ? "" : ", " + accumulate, call->range.end);

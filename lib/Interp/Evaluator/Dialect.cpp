@@ -12,6 +12,44 @@
 
 namespace accelopt::interp::evaluator {
 
+/// nisa.iota's and nisa.affine_select's affine value per dst element: offset + p * channel_multiplier +
+/// sum(step * i) over the pattern's [step, num] pairs (outermost first), as (partitions, per partition, values).
+std::tuple<int64_t, int64_t, std::vector<int64_t>>
+KernelEvaluator::affinePattern(const nki::DialectApi &api, const std::function<const Expr *(std::string_view)> &exprOf,
+                               const View &dst) {
+  const Expr *patE = exprOf("pattern");
+  Value pat = eval(patE);
+  auto intOf = [&](std::string_view p) -> int64_t {
+    const Expr *x = exprOf(p);
+    return x ? intArg(eval(x), x) : 0;
+  };
+  int64_t offset = intOf("offset"), channel = intOf("channel_multiplier");
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  if (!pat.isSeq()) fail(patE->range, std::string(api.name) + "'s pattern is a list of [step, num] pairs");
+  for (const Value &pair : *pat.elts) {
+    if (!pair.isSeq() || pair.elts->size() != 2)
+      fail(patE->range, std::string(api.name) + "'s pattern is a list of [step, num] pairs");
+    pairs.push_back({intArg((*pair.elts)[0], patE), intArg((*pair.elts)[1], patE)});
+  }
+  int64_t parts = dst.extent.empty() ? 1 : dst.extent[0], perPartition = 1;
+  for (auto &[step, num] : pairs) perPartition *= num;
+  if (parts * perPartition != dst.numel())
+    fail(patE->range, llvm::formatv("{0}'s pattern makes {1} elements per partition; its dst has {2}", api.name,
+                                    perPartition, dst.numel() / std::max<int64_t>(1, parts))
+                          .str());
+  std::vector<int64_t> values(size_t(parts * perPartition));
+  for (int64_t p = 0; p < parts; ++p)
+    for (int64_t f = 0; f < perPartition; ++f) {
+      int64_t value = offset + p * channel, rest = f;
+      for (size_t a = pairs.size(); a-- > 0;) {
+        value += pairs[a].first * (rest % pairs[a].second);
+        rest /= pairs[a].second;
+      }
+      values[size_t(p * perPartition + f)] = value;
+    }
+  return {parts, perPartition, std::move(values)};
+}
+
 Value KernelEvaluator::dialectCall(const nki::DialectApi &api, const Expr *e) {
   std::vector<std::string_view> keywords;
   for (const auto &kw : e->keywords) keywords.push_back(kw.name);
@@ -61,39 +99,38 @@ Value KernelEvaluator::dialectCall(const nki::DialectApi &api, const Expr *e) {
     return Value::none();
   }
   case nki::OpKind::Iota: {
-    // value(p, i...) = offset + p * channel_multiplier + sum(step * i) over the pattern's [step, num] pairs.
     ++Stats.instructions;
-    const Expr *patE = exprOf("pattern");
-    Value pat = eval(patE);
-    auto intOf = [&](std::string_view p) -> int64_t {
-      const Expr *x = exprOf(p);
-      return x ? intArg(eval(x), x) : 0;
-    };
-    int64_t offset = intOf("offset"), channel = intOf("channel_multiplier");
-    std::vector<std::pair<int64_t, int64_t>> pairs;
-    if (pat.isSeq())
-      for (const Value &pair : *pat.elts) {
-        if (!pair.isSeq() || pair.elts->size() != 2) fail(patE->range, "iota's pattern is a list of [step, num] pairs");
-        pairs.push_back({intArg((*pair.elts)[0], patE), intArg((*pair.elts)[1], patE)});
-      }
-    int64_t parts = dst.extent.empty() ? 1 : dst.extent[0], perPartition = 1;
-    for (auto &[step, num] : pairs) perPartition *= num;
-    if (parts * perPartition != dst.numel())
-      fail(patE->range, llvm::formatv("iota's pattern makes {0} elements per partition; its dst has {1}", perPartition,
-                                      dst.numel() / std::max<int64_t>(1, parts))
-                            .str());
+    auto [parts, perPartition, values] = affinePattern(api, exprOf, dst);
     auto out = NDArray::allocate({parts, perPartition}, nki::DType::Float32);
     if (!out) fail(e->range, llvm::toString(out.takeError()));
     float *o = out->data();
-    for (int64_t p = 0; p < parts; ++p)
-      for (int64_t f = 0; f < perPartition; ++f) {
-        int64_t value = offset + p * channel, rest = f;
-        for (size_t a = pairs.size(); a-- > 0;) {
-          value += pairs[a].first * (rest % pairs[a].second);
-          rest /= pairs[a].second;
-        }
-        o[p * perPartition + f] = float(value);
-      }
+    for (size_t k = 0; k < values.size(); ++k) o[k] = float(values[k]);
+    scatter(dst, *out, nullptr, dstE->range, nullptr, true);
+    return Value::none();
+  }
+  case nki::OpKind::AffineSelect: {
+    // dst = cmp_op(affine value, 0) ? on_true_tile : on_false_value, the value as nisa.iota's.
+    ++Stats.instructions;
+    auto [parts, perPartition, values] = affinePattern(api, exprOf, dst);
+    const Expr *trueE = exprOf("on_true_tile"), *falseE = exprOf("on_false_value");
+    Value onTrueV = eval(trueE), onFalseV = eval(falseE);
+    if (!onTrueV.isTile())
+      fail(trueE->range, "affine_select's on_true_tile must be a tensor, got " + describe(onTrueV));
+    if (!onFalseV.isNumber())
+      fail(falseE->range, "affine_select's on_false_value must be a scalar number, got " + describe(onFalseV));
+    NDArray onTrue = gather(viewOf(onTrueV, trueE), nullptr, trueE->range, true);
+    if (onTrue.numel() != parts * perPartition)
+      fail(trueE->range, llvm::formatv("affine_select's on_true_tile has {0} elements; its dst and pattern {1}",
+                                       onTrue.numel(), parts * perPartition)
+                             .str());
+    const Expr *cmpE = exprOf("cmp_op");
+    Value cmpV = cmpE ? eval(cmpE) : Value::none();
+    AluOp cmp = cmpE ? aluFrom(&cmpV, cmpE) : AluOp::Equal;
+    auto out = NDArray::allocate({parts, perPartition}, nki::DType::Float32);
+    if (!out) fail(e->range, llvm::toString(out.takeError()));
+    const float *in = onTrue.data();
+    float *o = out->data(), onFalse = float(onFalseV.num());
+    for (size_t k = 0; k < values.size(); ++k) o[k] = applyAlu(cmp, float(values[k]), 0.0f) != 0.0f ? in[k] : onFalse;
     scatter(dst, *out, nullptr, dstE->range, nullptr, true);
     return Value::none();
   }

@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 
 namespace accelopt::interp::evaluator {
@@ -250,6 +251,9 @@ protected:
   // ----- the current `nki` dialect (Evaluator/Dialect.cpp) -----
   /// A destination-passing call: the op-table row's result written (or accumulated) into dst.
   Value dialectCall(const nki::DialectApi &api, const Expr *e);
+  std::tuple<int64_t, int64_t, std::vector<int64_t>>
+  affinePattern(const nki::DialectApi &api, const std::function<const Expr *(std::string_view)> &exprOf,
+                const View &dst);
   /// t.ap(pattern=[[step, num], ...], offset=): a strided view over the flattened tensor.
   Value accessPattern(const Value &m, const Expr *e);
   /// The current-dialect binding the next bindArgs uses instead of the op row's 0.1 order.

@@ -705,6 +705,28 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
     int i = op->paramIndex(n);
     return i >= 0 && bound[i] ? &vals[i] : nullptr;
   };
+  if (op->kind == OpKind::AffineSelect) {
+    // The GpSimd engine evaluates one affine comparison of the indices with 0, and selects a scalar.
+    int at = op->paramIndex("pred");
+    if (const Expr *pe = at >= 0 ? bound[size_t(at)] : nullptr) {
+      const Value &pv = vals[size_t(at)];
+      bool combined = pe->kind == ExprKind::BinOp && (pe->name == "&" || pe->name == "|");
+      if (combined || pe->kind == ExprKind::BoolOp)
+        diag(Diagnostic::Error, pe->range,
+             std::string(op->name) + "'s pred combines several comparisons; it takes one affine comparison of "
+                                     "nl.arange indices (use nl.where for more)",
+             Rule::CallArgs);
+      else if (pv.kind != Value::Unknown && !(pv.kind == Value::Path && pv.s == "mask"))
+        diag(Diagnostic::Error, pe->range,
+             std::string(op->name) + "'s pred must be an affine comparison of nl.arange indices (i_p >= i_f), not '" +
+                 text(pe) + "'",
+             Rule::CallArgs);
+    }
+    int fa = op->paramIndex("on_false_value");
+    if (const Expr *fe = fa >= 0 ? bound[size_t(fa)] : nullptr; fe && vals[size_t(fa)].kind == Value::Tensor)
+      diag(Diagnostic::Error, fe->range, std::string(op->name) + "'s on_false_value must be a scalar, not a tile",
+           Rule::CallArgs);
+  }
   auto firstTile = [&]() -> const Value * {
     for (size_t i = 0; i < bound.size(); ++i)
       if (bound[i] && op->params[i].role == Role::Tile) return &vals[i];

@@ -63,6 +63,7 @@ std::string argumentFor(const OpInfo &op, const nki::ParamInfo &p) {
   case Role::Int: return "1";
   case Role::Any:
     if (op.kind == OpKind::Iota) return "nl.arange(8)[:, None] * 8 + nl.arange(8)[None, :]";
+    if (op.kind == OpKind::AffineSelect) return "nl.arange(8)[:, None] >= nl.arange(8)[None, :]";
     if (op.kind == OpKind::LoopReduce) return "[i]";
     if (p.name == "reduce_res") return "nl.ndarray((8, 1), dtype=nl.float32, buffer=nl.sbuf)";
     return "<no argument for a required '" + std::string(p.name) + "'>";
@@ -138,6 +139,7 @@ RowKernel kernelFor(const OpInfo &op) {
   case OpKind::Reciprocal:
   case OpKind::Memset:
   case OpKind::Iota:
+  case OpKind::AffineSelect:
   case OpKind::Select:
   case OpKind::Dropout:
     callStatement("r = " + callOf(op));
@@ -200,7 +202,8 @@ std::optional<float> expectedAt(const OpInfo &op, int64_t r, int64_t c) {
     return x;
   case OpKind::TensorScalar: return x + 2.0f;
   case OpKind::Select: return x > 0.75f ? x : y;
-  case OpKind::Dropout: return x; // drop probability 0
+  case OpKind::AffineSelect: return r >= c ? x : 2.0f; // on_false_value 2.0 above the diagonal
+  case OpKind::Dropout: return x;                      // drop probability 0
   case OpKind::BnStats:
   case OpKind::BnAggr: {
     // Population statistics of row r's even (parity 0) and odd elements, or of all of them.
