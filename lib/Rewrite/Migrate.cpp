@@ -1638,25 +1638,22 @@ private:
     // accumulate=True gets on a tile only nl.zeros wrote. `=` overwrites every time: accumulate=False
     // (None would add from the second write on).
     std::string accumulate = matmul ? (s->kind == StmtKind::AugAssign ? "accumulate=None" : "accumulate=False") : "";
-    if (op->kind == nki::OpKind::Iota) {
-      const Expr *expr = call->keyword("expr");
+    // iota's expression and affine_select's predicate become pattern arguments, written in place of
+    // the expression after the arguments kept.
+    if (op->kind == nki::OpKind::Iota || op->kind == nki::OpKind::AffineSelect) {
+      bool iota = op->kind == nki::OpKind::Iota;
+      std::string keyword = iota ? "expr" : "pred";
+      const Expr *expr = call->keyword(keyword);
       if (!expr && !call->elts.empty()) expr = call->elts.front();
-      std::optional<std::string> iota = expr ? iotaArguments(expr, target) : std::nullopt;
-      if (!iota) {
-        if (!expr) problem(call, "nisa.iota without its expression has no nki dialect spelling");
+      std::optional<std::string> pattern;
+      if (expr) pattern = iota ? iotaArguments(expr, target) : affineSelectArguments(expr, target);
+      if (!pattern) {
+        if (!expr)
+          problem(call, "nisa." + std::string(iota ? "iota" : "affine_select") + " without its " + keyword +
+                            " has no nki dialect spelling");
         return false;
       }
-      accumulate = *iota; // in place of the expression, after the arguments kept
-    }
-    if (op->kind == nki::OpKind::AffineSelect) {
-      const Expr *pred = call->keyword("pred");
-      if (!pred && !call->elts.empty()) pred = call->elts.front();
-      std::optional<std::string> sel = pred ? affineSelectArguments(pred, target) : std::nullopt;
-      if (!sel) {
-        if (!pred) problem(call, "nisa.affine_select without its pred has no nki dialect spelling");
-        return false;
-      }
-      accumulate = *sel; // in place of pred, after the arguments kept
+      accumulate = *pattern;
     }
     size_t open = Text.find('(', call->base->range.end);
     bool anyKept = editArguments(args, kept, named, accumulate.empty() ? "" : ", " + accumulate, call->range.end);
