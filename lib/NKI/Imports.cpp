@@ -128,7 +128,9 @@ struct ImportResolver {
       std::string path = existingFile(base, rel);
       SiblingModule *sib =
           path.empty() || depth > ModuleImports::kMaxDepth ? nullptr : load(path, spelled.str(), depth);
-      for (const auto &[name, alias] : s->imports) {
+      for (const auto &imported : s->imports) {
+        // Not a structured binding: clang 14 (the sanitizer build) cannot capture one in a lambda.
+        const std::string &name = imported.first, &alias = imported.second;
         if (name == "*") continue;
         std::string local = alias.empty() ? name : alias;
         // `from . import utils`, `from pkg import mod`: a module file of the package, else a name of it.
