@@ -178,6 +178,20 @@ llvm::Expected<ImportStats> Store::importJson(const json &doc) {
       for (const json &row : doc[table]) {
         if (!row.is_object())
           return makeError(MemoryError::BadInput, "error: a row of \"" + table + "\" is not an object");
+        // Columns read as integers must be integers: a float such as 6.7e68 converted to int64_t is
+        // undefined behaviour, not a json exception (found by the memory-import fuzzer).
+        auto notInteger = [&](const std::string &col) {
+          auto it = row.find(col);
+          return it != row.end() && !it->is_null() && !it->is_number_integer();
+        };
+        for (const char *col : {"id", "candidate", "wins", "tries"})
+          if (notInteger(col))
+            return makeError(MemoryError::BadInput,
+                             "error: \"" + std::string(col) + "\" of a row of \"" + table + "\" is not an integer");
+        for (auto &[col, target] : t.refs)
+          if (notInteger(col))
+            return makeError(MemoryError::BadInput,
+                             "error: \"" + std::string(col) + "\" of a row of \"" + table + "\" is not an integer");
         // Remap references; a reference to a row missing from the export becomes NULL.
         json r = row;
         for (auto &[col, target] : t.refs) {
