@@ -38,8 +38,12 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   // The "reference" setting runs Python on a file the input names: never here.
   setenv("ACCELOPT_PYTHON", "/nonexistent/accelopt-fuzz-python", 1);
   // Relative "memory" paths resolve in a directory of our own.
-  llvm::SmallString<128> dir;
-  if (!llvm::sys::fs::createUniqueDirectory("accelopt-fuzz-lsp", dir)) (void)!chdir(dir.c_str());
+  static llvm::SmallString<128> dir;
+  if (!llvm::sys::fs::createUniqueDirectory("accelopt-fuzz-lsp", dir)) {
+    (void)!chdir(dir.c_str());
+    // Leave nothing behind in the temporary directory when the run ends.
+    std::atexit([] { (void)llvm::sys::fs::remove_directories(dir); });
+  }
   return 0;
 }
 
