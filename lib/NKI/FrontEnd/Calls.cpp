@@ -635,7 +635,9 @@ Value KernelBuilder::newTile(const OpInfo *op, std::vector<int64_t> shape, Buffe
   t.producer = op;
   for (int64_t d : shape) t.shape.push_back(d > 0 ? SymInt::known(d) : SymInt::symbolic("?"));
   K.tensors.push_back(t);
-  if (Cur && Cur->definesTensor < 0) Cur->definesTensor = t.id;
+  // Arguments are evaluated before their call, so the last tile a statement creates is its result
+  // (`a = nl.mean(nl.square(t), axis=1)` defines the mean, not the square).
+  if (Cur) Cur->definesTensor = t.id;
   return Value::tensorRef(t.id);
 }
 

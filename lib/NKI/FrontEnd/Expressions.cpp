@@ -295,7 +295,16 @@ Value KernelBuilder::binary(const std::string &op, const Value &l, const Value &
       Cur->callee = std::string(info->name);
     }
     const Value &shaped = l.kind == Value::Tensor ? l : r;
-    return newTile(info, tileShapeOf(shaped), Buffer::SBUF, dtypeOf(shaped), range);
+    std::vector<int64_t> shape = tileShapeOf(shaped);
+    // Tiles of one rank broadcast their extent-1 dimensions: `mean * t` of a [P, 1] and a [P, F] tile
+    // is [P, F]. (Ranks differ only with index grids of other ranks; the left shape stays.)
+    if (l.kind == Value::Tensor && r.kind == Value::Tensor) {
+      std::vector<int64_t> other = tileShapeOf(r);
+      if (other.size() == shape.size())
+        for (size_t i = 0; i < other.size(); ++i)
+          if (shape[i] == 1 && other[i] > 1) shape[i] = other[i];
+    }
+    return newTile(info, shape, Buffer::SBUF, dtypeOf(shaped), range);
   }
   if (op == "+" && l.kind == Value::Seq && r.kind == Value::Seq) {
     std::vector<Value> e = l.elts;
