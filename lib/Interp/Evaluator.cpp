@@ -165,11 +165,12 @@ public:
           if (undefinedLane[size_t(from)]) d[flat] = maskedOffValue();
         }
       }
+      // The call's dtype= rounds its result, also before a store converts it to the destination's dtype.
+      if (dtype) result.convertTo(*dtype);
       if (dest) {
         scatter(*dest, result, mask, e->range, nullptr, true);
         return Value::none();
       }
-      if (dtype) result.convertTo(*dtype);
       if (mask) {
         // Masked-off elements of a new tile were never written.
         llvm::SmallVector<int64_t, 6> ext(result.shape().begin(), result.shape().end());

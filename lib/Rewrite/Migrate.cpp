@@ -3,7 +3,9 @@
 #include "NKI/Dialect.h"
 #include "NKI/OpTable.h"
 #include "NKI/PyCore.h"
+#include "NKI/Types.h"
 #include "Syntax/AstWalks.h"
+#include "Syntax/TextLayout.h"
 
 #include "llvm/Support/Regex.h"
 
@@ -53,8 +55,9 @@ struct ArangeIndex {
 
 class Migrator {
 public:
-  Migrator(const syntax::Module &m, const TileAllocation &allocation, const TensorShape &shapeOf)
-      : M(m), Text(m.source().text()), Allocation(allocation), ShapeOf(shapeOf) {}
+  Migrator(const syntax::Module &m, const TileAllocation &allocation, const TensorShape &shapeOf,
+           const CallAllocation &callAllocation)
+      : M(m), Text(m.source().text()), Allocation(allocation), ShapeOf(shapeOf), CallTile(callAllocation) {}
 
   Migration run() {
     std::map<std::string, std::string> aliases;
@@ -76,6 +79,7 @@ public:
       planPerIterationAllocation(b);
       rewriteBlockShape(b);
     }
+    findBlockParameters();
     findNamedAranges();
     planMasks();
     propagateBounds();
@@ -102,7 +106,8 @@ private:
   struct BlockTensor {
     std::string name;
     const Stmt *alloc = nullptr;
-    const Expr *shape = nullptr;
+    const Expr *shape = nullptr;    // as written
+    std::vector<const Expr *> dims; // its elements
     size_t partition = 0;
     bool psum = false;
     const Stmt *home = nullptr; // the loop whose body allocates one tile per iteration
@@ -110,13 +115,18 @@ private:
     /// every use indexes the blocks by the enclosing loops' variables, so no tile outlives its iteration,
     /// and folding them into free dimensions would multiply the tile's SBUF footprint).
     bool perIteration = false;
+    bool parameter = false; // a helper's parameter that every call passes a block tensor of this layout
   };
 
   const syntax::Module &M;
   llvm::StringRef Text;
   const TileAllocation &Allocation;
   const TensorShape &ShapeOf;
-  std::vector<const Expr *> Exprs; // every expression, parents first
+  const CallAllocation &CallTile;
+  /// Lines inserted in front of a statement (nested ISA calls hoisted), by the statement's line start.
+  std::map<uint32_t, std::string> Hoisted;
+  std::set<std::string> FreshNames; // names the hoisted tiles took
+  std::vector<const Expr *> Exprs;  // every expression, parents first
   std::map<const Expr *, const Stmt *> StmtOf;
   std::map<const Expr *, const Expr *> ParentOf;
   std::map<uint32_t, Edit> Fine;   // expression edits; a larger edit absorbs those it covers
@@ -324,6 +334,16 @@ private:
     return call->elts.empty() ? nullptr : call->elts.front();
   }
 
+  /// The elements of a shape written as a tuple or a list, or a concatenation of them (`[2] + [nl.par_dim(p), f]`).
+  static bool shapeElements(const Expr *e, std::vector<const Expr *> &out) {
+    if (e->kind == ExprKind::Tuple || e->kind == ExprKind::List) {
+      out.insert(out.end(), e->elts.begin(), e->elts.end());
+      return true;
+    }
+    return e->kind == ExprKind::BinOp && e->name == "+" && e->elts.size() == 2 && shapeElements(e->elts[0], out) &&
+           shapeElements(e->elts[1], out);
+  }
+
   void findBlockTensors() {
     std::map<std::pair<const Stmt *, std::string>, int> assignments;
     syntax::forEachStmt(M.body(), [&](const Stmt *s) {
@@ -334,9 +354,10 @@ private:
       if (s->kind != StmtKind::Assign || s->targets.size() != 1 || !s->value || s->value->kind != ExprKind::Call)
         return;
       const Expr *shape = shapeArg(s->value);
-      if (!shape || shape->kind != ExprKind::Tuple) return;
-      for (size_t i = 0; i < shape->elts.size(); ++i) {
-        const Expr *d = shape->elts[i];
+      std::vector<const Expr *> dims;
+      if (!shape || !shapeElements(shape, dims)) return;
+      for (size_t i = 0; i < dims.size(); ++i) {
+        const Expr *d = dims[i];
         if (d->kind != ExprKind::Call || canonicalCallee(d) != "nl.par_dim" || d->elts.size() != 1) continue;
         Consumed.insert(d);
         const Expr *target = s->targets.front();
@@ -349,21 +370,74 @@ private:
           return;
         }
         const Expr *buffer = s->value->keyword("buffer");
-        BlockTensor b{target->name, s, shape, i, buffer && M.text(buffer).contains("psum")};
+        BlockTensor b{target->name, s, shape, dims, i, buffer && M.text(buffer).contains("psum")};
         Blocks[{functionOf(s), b.name}] = b;
         return;
       }
     });
   }
 
+  /// A block tensor passed whole to a function the file defines (`core(q_tile, output_tile)`) is a block
+  /// tensor of that function under its parameter's name, so the helper's subscripts are reordered alike;
+  /// every call must pass a tensor of one layout there.
+  void findBlockParameters() {
+    std::map<std::string, const Stmt *> functions;
+    syntax::forEachStmt(M.body(), [&](const Stmt *s) {
+      if (s->kind == StmtKind::FunctionDef) functions[s->name] = s;
+    });
+    // By function and parameter: what each call passes (a block tensor, or nullopt), and where.
+    std::map<std::pair<const Stmt *, std::string>, std::vector<std::pair<const Expr *, std::optional<BlockTensor>>>>
+        passed;
+    for (const Expr *e : Exprs) {
+      if (e->kind != ExprKind::Call || !e->base || e->base->kind != ExprKind::Name) continue;
+      auto fn = functions.find(e->base->name);
+      if (fn == functions.end()) continue;
+      const Stmt *def = fn->second;
+      auto pass = [&](const std::string &param, const Expr *arg) {
+        std::optional<BlockTensor> b;
+        if (arg->kind == ExprKind::Name)
+          if (auto it = blockNamed(arg, arg->name); it != Blocks.end() && !it->second.perIteration) b = it->second;
+        passed[{def, param}].push_back({arg, b});
+      };
+      size_t positional = 0;
+      for (const Expr *a : e->elts)
+        if (positional < def->params.size() && !def->params[positional].isVarArgs)
+          pass(def->params[positional++].name, a);
+      for (const auto &kw : e->keywords)
+        if (!kw.name.empty()) pass(kw.name, kw.value);
+    }
+    for (auto &[key, uses] : passed) {
+      const std::optional<BlockTensor> &first = uses.front().second;
+      bool any = false, same = true;
+      for (const auto &[arg, b] : uses) {
+        any |= b.has_value();
+        same &= b.has_value() == first.has_value() &&
+                (!b || (b->partition == first->partition && b->dims.size() == first->dims.size()));
+      }
+      if (!any || Blocks.count(key)) continue;
+      if (!same) {
+        problem(uses.front().first, "parameter '" + key.second + "' of " + key.first->name +
+                                        " receives tensors of different layouts, some with block dimensions");
+        continue;
+      }
+      BlockTensor alias = *first;
+      alias.name = key.second, alias.parameter = true, alias.home = nullptr;
+      Blocks[key] = alias;
+    }
+  }
+
   /// The allocation's shape: the partition dimension first, then the block dimensions as free
   /// dimensions (SBUF, folded) or without them (one tile per iteration).
   void rewriteBlockShape(const BlockTensor &b) {
-    const Expr *d = b.shape->elts[b.partition];
+    const Expr *d = b.dims[b.partition];
     std::vector<std::string> dims = {render(d->elts.front())};
-    for (size_t j = 0; j < b.shape->elts.size(); ++j)
-      if (j != b.partition && (!b.perIteration || j > b.partition)) dims.push_back(render(b.shape->elts[j]));
-    addFine(b.shape->elts.front()->range.begin, b.shape->elts.back()->range.end, llvm::join(dims, ", "));
+    for (size_t j = 0; j < b.dims.size(); ++j)
+      if (j != b.partition && (!b.perIteration || j > b.partition)) dims.push_back(render(b.dims[j]));
+    // A concatenation of lists (`[2] + [nl.par_dim(p), f]`) becomes one tuple.
+    if (b.shape->kind == ExprKind::Tuple || b.shape->kind == ExprKind::List)
+      addFine(b.dims.front()->range.begin, b.dims.back()->range.end, llvm::join(dims, ", "));
+    else
+      addFine(b.shape->range.begin, b.shape->range.end, "(" + llvm::join(dims, ", ") + ")");
   }
 
   std::vector<const Stmt *> enclosingLoops(const Stmt *s) const {
@@ -770,9 +844,9 @@ private:
     if (block != Blocks.end()) {
       const BlockTensor &b = block->second;
       // `t[k]` indexes the blocks only: the tile's own dimensions are whole.
-      if (s->elts.size() <= b.partition) texts.resize(b.shape->elts.size(), ":");
-      if (texts.size() != b.shape->elts.size()) {
-        problem(s, "'" + b.name + "' has " + std::to_string(b.shape->elts.size()) +
+      if (s->elts.size() <= b.partition) texts.resize(b.dims.size(), ":");
+      if (texts.size() != b.dims.size()) {
+        problem(s, "'" + b.name + "' has " + std::to_string(b.dims.size()) +
                        " dimensions with its block dimensions but is indexed with " + std::to_string(s->elts.size()));
         return;
       }
@@ -1502,12 +1576,12 @@ private:
           canonicalCallee(s->value) == "nl.load")
         destinationCalls.insert(s->value);
     });
+    std::vector<const Expr *> nested;
     for (const Expr *e : Exprs) {
       if (e->kind != ExprKind::Call || destinationCalls.count(e)) continue;
       std::string callee = canonicalCallee(e);
       if (llvm::StringRef(callee).startswith("nisa.") && nki::currentDialectApi(callee)) {
-        problem(e, callee + " returns its result in NKI 0.1 but writes a destination in the nki dialect; assign "
-                            "its result to a subscripted tensor first");
+        nested.push_back(e);
         continue;
       }
       std::vector<Arg> args = argumentsOf(e);
@@ -1516,6 +1590,9 @@ private:
       for (const Arg &a : args) kept.push_back(keepKeyword(a)), drops |= !kept.back();
       if (drops) editArguments(args, kept, std::vector<std::string>(args.size()), "", e->range.end);
     }
+    // In source order, innermost first: an outer call's hoisted text holds the inner one's tile.
+    llvm::stable_sort(nested, [](const Expr *x, const Expr *y) { return x->range.end < y->range.end; });
+    for (const Expr *e : nested) hoistNestedCall(e);
     for (const Stmt *s : apWrites) {
       if (s->kind == StmtKind::Assign && s->value && s->value->kind == ExprKind::Call &&
           canonicalCallee(s->value) == "nl.load")
@@ -1586,6 +1663,89 @@ private:
                               *isa + ".tensor_copy(dst=" + render(s->targets.front()) + ", src=" + render(src) + ")"};
   }
 
+  /// `nl.bfloat16`, `np.float32`, `float32`: the dtype a name spells, when it is one.
+  static std::optional<nki::DType> literalDtype(const Expr *e) {
+    if (e->kind != ExprKind::Name && e->kind != ExprKind::Attribute) return std::nullopt;
+    return nki::parseDType(e->name);
+  }
+
+  /// Which of a 0.1 call's arguments the current signature keeps (removed keywords and parameters it
+  /// lacks go) and which become keywords (a positional argument whose place moved behind the destination).
+  void planArguments(const nki::DialectApi &api, const nki::OpInfo &op, const std::vector<Arg> &args,
+                     std::vector<bool> &kept, std::vector<std::string> &named) {
+    size_t positional = 0, keptPositional = 0;
+    bool keywordsFromHere = false;
+    for (const Arg &a : args) {
+      named.emplace_back();
+      if (!a.keyword.empty()) {
+        kept.push_back(keepKeyword(a) && api.paramIndex(a.keyword) >= 0);
+        keywordsFromHere = true;
+        continue;
+      }
+      // A 0.1 positional argument is the op-table parameter at its position.
+      std::string_view name = positional < op.params.size() ? op.params[positional].name : "";
+      ++positional;
+      int at = name.empty() ? -1 : api.paramIndex(name);
+      kept.push_back(at >= 0);
+      if (at < 0) continue;
+      if (!keywordsFromHere && size_t(at) == keptPositional + 1)
+        ++keptPositional;
+      else
+        named.back() = std::string(name), keywordsFromHere = true;
+    }
+  }
+
+  /// `y = x * nisa.op(a, dtype=d)` -> `op_tile = nl.ndarray(<traced shape>, ...)` and `nisa.op(op_tile, a)`
+  /// on lines of their own in front of the statement, which reads `op_tile` in place of the call: the
+  /// current dialect writes a destination where 0.1 returned the result.
+  void hoistNestedCall(const Expr *call) {
+    std::string callee = canonicalCallee(call);
+    const nki::DialectApi *api = nki::currentDialectApi(callee);
+    const nki::OpInfo *op = api->op();
+    const Stmt *s = StmtOf.at(call);
+    auto refuse = [&](const std::string &why) {
+      syntax::forEachExpr(call, [&](const Expr *x) { Consumed.insert(x), ConvertedNames.insert(x); });
+      problem(call, callee + " returns its result in NKI 0.1 but writes a destination in the nki dialect, and " + why +
+                        "; assign its result to a subscripted tensor first");
+    };
+    if (const Expr *mask = call->keyword("mask"); mask && !isNone(mask)) return; // reported by planMasks
+    if (!op || op->kind == nki::OpKind::Iota || op->kind == nki::OpKind::AffineSelect)
+      return refuse("its arguments have no destination-passing spelling inside an expression");
+    if (s->kind != StmtKind::Assign && s->kind != StmtKind::AugAssign && s->kind != StmtKind::Expr &&
+        s->kind != StmtKind::Return)
+      return refuse("its statement is not an assignment, an expression or a return, in front of which it could "
+                    "be written");
+    for (const Expr *p = ParentOf.at(call); p; p = ParentOf.at(p))
+      if (p->kind == ExprKind::IfExp || p->kind == ExprKind::BoolOp || p->kind == ExprKind::Lambda)
+        return refuse("it is evaluated only under a condition");
+    if (!syntax::startsLine(Text, s->range.begin) || Guards.count(s))
+      return refuse("its statement does not start its line or becomes conditional");
+    std::optional<std::string> allocation = CallTile ? CallTile(*call) : std::nullopt;
+    if (!allocation) return refuse("the shape of its result is not known from the trace");
+    std::vector<Arg> args = argumentsOf(call);
+    std::vector<bool> kept;
+    std::vector<std::string> named;
+    planArguments(*api, *op, args, kept, named);
+    // A fresh tile: a matmul overwrites it.
+    std::string accumulate = op->kind == nki::OpKind::Matmul ? "accumulate=False" : "";
+    bool anyKept = editArguments(args, kept, named, accumulate.empty() ? "" : ", " + accumulate, call->range.end);
+    if (FreshNames.empty()) FreshNames = syntax::identifiersIn(Text);
+    std::string base = callee.substr(callee.rfind('.') + 1);
+    std::string name = syntax::freshName(FreshNames, base + "_tile");
+    FreshNames.insert(name);
+    size_t open = Text.find('(', call->base->range.end);
+    std::string rest = render(uint32_t(open + 1), call->range.end);
+    std::string head = render(call->base) + "(" + name;
+    if (anyKept)
+      head += llvm::StringRef(rest).ltrim(" \t\r").startswith("\n") ? "," : ", ";
+    else if (!accumulate.empty())
+      head += ", " + accumulate;
+    uint32_t line = lineStartOf(s->range.begin);
+    std::string indent = Text.slice(line, s->range.begin).str();
+    Hoisted[line] += indent + name + " = " + *allocation + "\n" + indent + head + rest + "\n";
+    addFine(call->range.begin, call->range.end, name);
+  }
+
   /// `t[...] = nisa.op(a, k=v, mask=None)` -> `nisa.op(t[...], a, k=v)`.
   bool convertDestinationCall(const Stmt *s) {
     const Expr *call = s->value;
@@ -1613,26 +1773,7 @@ private:
     std::vector<Arg> args = argumentsOf(call);
     std::vector<bool> kept;
     std::vector<std::string> named;
-    size_t positional = 0, keptPositional = 0;
-    bool keywordsFromHere = false;
-    for (const Arg &a : args) {
-      named.emplace_back();
-      if (!a.keyword.empty()) {
-        kept.push_back(keepKeyword(a) && api->paramIndex(a.keyword) >= 0);
-        keywordsFromHere = true;
-        continue;
-      }
-      // A 0.1 positional argument is the op-table parameter at its position.
-      std::string_view name = positional < op->params.size() ? op->params[positional].name : "";
-      ++positional;
-      int at = name.empty() ? -1 : api->paramIndex(name);
-      kept.push_back(at >= 0);
-      if (at < 0) continue;
-      if (!keywordsFromHere && size_t(at) == keptPositional + 1)
-        ++keptPositional;
-      else
-        named.back() = std::string(name), keywordsFromHere = true;
-    }
+    planArguments(*api, *op, args, kept, named);
     // `+=` adds to what the tile holds: accumulate=None (docs/NKI.md §2), which adds into written PSUM
     // and overwrites a fresh one (where 0.1 added to uninitialised memory), without the warning
     // accumulate=True gets on a tile only nl.zeros wrote. `=` overwrites every time: accumulate=False
@@ -1658,6 +1799,35 @@ private:
     size_t open = Text.find('(', call->base->range.end);
     bool anyKept = editArguments(args, kept, named, accumulate.empty() ? "" : ", " + accumulate, call->range.end);
     std::string head = render(call->base) + "(" + render(target);
+    // `t[...] = nisa.op(..., dtype=d)` into a tile allocated with another dtype: 0.1 rounded the result to
+    // d before storing it. The call writes a tile of dtype d (the traced result), copied into t after it.
+    if (const Expr *dt = call->keyword("dtype"); dt && target->kind == ExprKind::Subscript && target->base &&
+                                                 target->base->kind == ExprKind::Name && s->kind == StmtKind::Assign) {
+      const Stmt *def = reachingDef(target, target->base->name);
+      const Expr *held =
+          def && def->value && def->value->kind == ExprKind::Call ? def->value->keyword("dtype") : nullptr;
+      std::optional<nki::DType> want = literalDtype(dt), have = held ? literalDtype(held) : std::nullopt;
+      if (want && have && *want != *have) {
+        std::optional<std::string> tile = CallTile ? CallTile(*call) : std::nullopt;
+        if (!tile) {
+          problem(dt, "dtype= rounds the result of " + callee + " to another dtype than '" + target->base->name +
+                          "' holds, and the shape of that result is not known from the trace; the nki dialect takes "
+                          "the dtype from the destination");
+          return false;
+        }
+        if (FreshNames.empty()) FreshNames = syntax::identifiersIn(Text);
+        std::string name = syntax::freshName(FreshNames, callee.substr(callee.rfind('.') + 1) + "_tile");
+        FreshNames.insert(name);
+        std::string indent = Text.slice(lineStartOf(s->range.begin), s->range.begin).str();
+        std::string module = render(call->base);
+        module = module.substr(0, module.rfind('.'));
+        size_t at = tile->find("dtype=");
+        if (at != std::string::npos) tile->replace(at + 6, tile->find(',', at) - at - 6, render(dt));
+        head = name + " = " + *tile + "\n" + indent + render(call->base) + "(" + name;
+        Coarse[s->range.end] = {s->range.end,
+                                "\n" + indent + module + ".tensor_copy(" + render(target) + ", " + name + ")"};
+      }
+    }
     if (target->kind == ExprKind::Name && Masks.count(s)) {
       std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(target->name, target->range.begin) : std::nullopt;
       if (!shape) {
@@ -1685,6 +1855,14 @@ private:
     out.problems = std::move(Problems);
     if (!out.problems.empty()) return out;
     moveAllocations();
+    // Hoisted calls after an allocation moved to the same place (they may read it).
+    for (const auto &[at, text] : Hoisted)
+      if (auto it = Coarse.find(at); it != Coarse.end() && it->second.end == at)
+        it->second.text += text;
+      else if (it != Coarse.end())
+        it->second.text = text + it->second.text;
+      else
+        Coarse[at] = {at, text};
     for (const auto &[s, text] : Guards) {
       if (auto it = Coarse.find(s->range.begin); it != Coarse.end())
         it->second.text = text + it->second.text;
@@ -1710,9 +1888,9 @@ private:
 } // namespace
 
 Migration migrateToCurrentDialect(const syntax::Module &module, const TileAllocation &allocation,
-                                  const TensorShape &shapeOf) {
+                                  const TensorShape &shapeOf, const CallAllocation &callAllocation) {
   if (nki::dialectOfImports(module) == nki::Dialect::Nki) return {};
-  return Migrator(module, allocation, shapeOf).run();
+  return Migrator(module, allocation, shapeOf, callAllocation).run();
 }
 
 } // namespace accelopt::rewrite

@@ -33,6 +33,11 @@ struct Migration {
 /// as the call's destination.
 using TileAllocation = std::function<std::optional<std::string>(const syntax::Stmt &)>;
 
+/// The allocation of the tile an ISA call returns, by the call, when the traced kernel knows it: a call
+/// nested in an expression (`y = x * nisa.nc_transpose(t)`) is hoisted in front of its statement, writing
+/// that tile; for a call that writes a subscript, the tile of the region it writes (the destination's dtype).
+using CallAllocation = std::function<std::optional<std::string>(const syntax::Expr &call)>;
+
 /// The traced shape of the tensor a kernel names `name` (0.1 order, block dimensions included) where
 /// the use at byte offset `at` reads or writes it (or, failing that, wherever the function holding `at`
 /// defines the name, when the same), when known, -1 for a dimension whose extent differs between traces; an index that
@@ -42,6 +47,6 @@ using TensorShape = std::function<std::optional<std::vector<int64_t>>(llvm::Stri
 /// The edits that turn `module` (a 0.1 kernel file) into the current dialect. A file already in the
 /// current dialect gets no edits.
 Migration migrateToCurrentDialect(const syntax::Module &module, const TileAllocation &allocation = {},
-                                  const TensorShape &shapeOf = {});
+                                  const TensorShape &shapeOf = {}, const CallAllocation &callAllocation = {});
 
 } // namespace accelopt::rewrite

@@ -101,7 +101,10 @@ Value KernelBuilder::dialectCall(const DialectApi &api, const Expr *e) {
   for (size_t i = 0; i < bound.size(); ++i) bound[i] = exprAt(b.argOf[i]);
   for (const DialectParam &p : api.params)
     if (op->paramIndex(p.name) < 0 && p.name != "dst")
-      if (const Expr *x = exprAt(b.arg(p.name))) eval(x); // accumulate, pattern, ...: reads names only
+      if (const Expr *x = exprAt(b.arg(p.name))) {
+        Value v = eval(x); // accumulate, pattern, ...: reads names only
+        if (p.name == "pattern") checkPattern(api, x, v);
+      }
   Value result = opCall(op, e, std::nullopt, nullptr, &bound);
   if (Cur && op->kind != OpKind::Store) Cur->kind = StmtKind::Op;
   if (op->kind == OpKind::DmaCopy && Cur)
@@ -164,6 +167,22 @@ Value KernelBuilder::dialectCall(const DialectApi &api, const Expr *e) {
   }
   Cur->writes.push_back(w);
   return Value::none();
+}
+
+/// iota's and affine_select's pattern: a list of up to 4 [step, num] pairs (the GpSimd engine's 4D pattern).
+void KernelBuilder::checkPattern(const DialectApi &api, const Expr *e, const Value &v) {
+  if (v.kind != Value::Seq) return; // not known at trace time
+  std::string what = std::string(api.name) + "'s pattern is a list of up to 4 [step, num] pairs";
+  if (v.elts.size() > 4)
+    return diag(Diagnostic::Error, e->range, what + ", not " + std::to_string(v.elts.size()), Rule::CallArgs);
+  for (size_t i = 0; i < v.elts.size(); ++i)
+    if (v.elts[i].kind != Value::Seq || v.elts[i].elts.size() != 2) {
+      const Expr *at = e->kind == ExprKind::List && i < e->elts.size() ? e->elts[i] : e;
+      return diag(Diagnostic::Error, at->range,
+                  what + "; pair " + std::to_string(i) + " has " +
+                      (v.elts[i].kind == Value::Seq ? std::to_string(v.elts[i].elts.size()) + " values" : "no list"),
+                  Rule::CallArgs);
+    }
 }
 
 Value KernelBuilder::accessPattern(const Value &m, const Expr *e) {

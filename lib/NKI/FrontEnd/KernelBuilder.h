@@ -396,6 +396,8 @@ private:
   void reportRemovedKeywords(const Expr *e);
   /// t.ap(pattern=[[step, num], ...], offset=...): all of t may be read; the tile has the pattern's shape.
   Value accessPattern(const Value &m, const Expr *e);
+  /// nisa.iota's and nisa.affine_select's pattern= has the GpSimd engine's form ([step, num] pairs, up to 4).
+  void checkPattern(const DialectApi &api, const Expr *e, const Value &v);
   /// True when a statement before the current one wrote `tensor`.
   bool writtenBefore(int tensor) const;
   /// psum-banks: the PSUM tensors live at once fit the 8 banks (each starts on its own).

@@ -18,6 +18,6 @@ def kernel(x):
   # a mask that keeps the end of the tile; one on loop variables alone becomes `if` (migrated)
   u[nl.arange(128)[:, None], nl.arange(1024)[None, :]] = nl.exp(t, mask=(nl.arange(128)[:, None] >= 28))
   u[nl.arange(128)[:, None], nl.arange(1024)[None, :]] = nl.exp(t, mask=(nl.program_id(0) < 1))
-  # an ISA call whose result is not assigned
+  # an ISA call whose result is not assigned (hoisted into a tile)
   nl.store(out, value=nisa.reciprocal(u))
   return out
