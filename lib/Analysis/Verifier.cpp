@@ -1,6 +1,7 @@
 #include "Analysis/Verifier.h"
 
 #include "Analysis/Dependence.h"
+#include "NKI/KernelQueries.h"
 #include "NKI/Platform.h"
 #include "NKI/PyCore.h"
 
@@ -245,14 +246,34 @@ private:
   /// Is loop `l` an ancestor of statement `s` (the statement runs inside it)?
   bool inside(int s, int l) const { return K.encloses(l, NodeRef{false, s}); }
 
+  /// An in-place tensor_tensor accumulation (dst=x, data1=x, op=nl.add).
+  static bool accumulatesInPlace(const Statement &st) {
+    if (!st.op || st.op->kind != OpKind::TensorTensor) return false;
+    return llvm::any_of(st.writes, [](const Access &w) { return w.isAccumulate; });
+  }
+
+  /// Does a statement inside loop `l`, other than an in-place accumulation, read tensor `t`'s storage?
+  bool readInLoop(int l, int t) const {
+    int storage = storageOf(K, t);
+    for (const auto &other : K.stmts) {
+      if (!inside(other.id, l) || accumulatesInPlace(other)) continue;
+      for (const Access &r : other.reads)
+        if (storageOf(K, r.tensor) == storage) return true;
+    }
+    return false;
+  }
+
   void checkAffineWrites() {
     for (const auto &st : K.stmts) {
       for (const Access &w : st.writes) {
-        if (w.isAccumulate) continue;
+        // An in-place accumulation is order-free while nothing else in the loop reads the partial result.
+        bool inPlace = w.isAccumulate && accumulatesInPlace(st);
+        if (w.isAccumulate && !inPlace) continue;
         const Tensor &t = K.tensors[w.tensor];
         for (int l : K.loopNest(st.parent)) {
           const Loop &loop = K.loops[l];
           if (loop.kind != LoopKind::Affine) continue;
+          if (inPlace && !readInLoop(l, w.tensor)) continue;
           // A tensor defined inside the loop is private to each iteration.
           if (t.scope >= 0 && (t.scope == l || K.encloses(l, NodeRef{true, t.scope}))) continue;
           // A tile allocated in another loop's body and taken out of a list (`tiles[j]`, the nki dialect's

@@ -244,6 +244,22 @@ public:
       return dflt;
     };
 
+    // reduce_res=t (activation, activation_reduce, tensor_scalar_reduce): the engine also reduces each row
+    // of the result with reduce_op (add unless given) into t, one element per partition.
+    auto reduceInto = [&](const NDArray &out) {
+      const Expr *resE = paramExpr(op, b, "reduce_res");
+      if (!resE) return;
+      const Value *redOp = param(op, b, "reduce_op");
+      Value add = Value::path("nl.add");
+      AluOp alu = aluFrom(redOp ? redOp : &add, e);
+      ConstTile r = out.asTile();
+      NDArray red = alloc({r.rows, 1});
+      check(tensorReduce(red.asTile(), alu, r, false));
+      const Value *res = param(op, b, "reduce_res");
+      if (!res || !res->isTile()) fail(resE->range, std::string(op->name) + ": reduce_res must be a tile");
+      scatter(viewOf(*res, resE), red, nullptr, resE->range, nullptr, true);
+    };
+
     switch (op->kind) {
     case OpKind::Alloc: {
       nki::Buffer buffer = bufferParam(op->result);
@@ -392,19 +408,7 @@ public:
                               : PerPartition::noBias();
       NDArray out = alloc(data.shape());
       check(activation(out.asTile(), func, data.asTile(), scale, bias));
-      if (const Expr *resE = paramExpr(op, b, "reduce_res")) {
-        // reduce_res=t (nisa.activation, activation_reduce): ScalarE also reduces each row of the
-        // result with reduce_op (add on trn1) into t, one element per partition.
-        const Value *redOp = param(op, b, "reduce_op");
-        Value add = Value::path("nl.add");
-        AluOp alu = aluFrom(redOp ? redOp : &add, e);
-        ConstTile r = out.asTile();
-        NDArray red = alloc({r.rows, 1});
-        check(tensorReduce(red.asTile(), alu, r, false));
-        const Value *res = param(op, b, "reduce_res");
-        if (!res || !res->isTile()) fail(resE->range, std::string(op->name) + ": reduce_res must be a tile");
-        scatter(viewOf(*res, resE), red, nullptr, resE->range, nullptr, true);
-      }
+      reduceInto(out);
       return finish(std::move(out), nki::Buffer::SBUF);
     }
     case OpKind::TensorTensor: {
@@ -442,6 +446,7 @@ public:
             ScalarStep{aluFrom(op1, e), perPartition(param(op, b, "operand1"), e, keep, 0.0f), flag(op, b, "reverse1")};
       NDArray out = alloc(data.shape());
       check(tensorScalar(out.asTile(), data.asTile(), first, second));
+      reduceInto(out);
       return finish(std::move(out), nki::Buffer::SBUF);
     }
     case OpKind::Reduce: {
@@ -674,7 +679,18 @@ public:
       });
       return finish(std::move(out), nki::Buffer::SBUF);
     }
-    case OpKind::Broadcast: break;
+    case OpKind::Broadcast: {
+      // nl.broadcast_to(x, shape): x's rows (one, or as many as shape's) repeated along the partitions.
+      NDArray data = operand(nki::Slot::Data);
+      const Value *shapeV = param(op, b, "shape");
+      if (!shapeV || !shapeV->isSeq()) fail(e->range, std::string(op->name) + " needs a shape tuple");
+      std::vector<int64_t> shape;
+      for (auto &x : *shapeV->elts) shape.push_back(intArg(x, e));
+      NDArray out = alloc(shape);
+      check(applyBinary(AluOp::Add, out.asTile(), data.asTile(), 0.0f));
+      if (!dtype) dtype = data.dtype(); // the method form keeps x's dtype too
+      return finish(std::move(out), nki::Buffer::SBUF);
+    }
     }
     fail(e->range, std::string(op->name) + " is not supported by the interpreter");
   }

@@ -23,6 +23,9 @@ constexpr D activation[] = {{"dst", true}, {"op", true},   {"data", true}, {"bia
 constexpr D tensorTensor[] = {{"dst", true}, {"data1", true}, {"data2", true}, {"op", true}, {"engine"}, {"name"}};
 constexpr D tensorScalar[] = {{"dst", true}, {"data", true}, {"op0", true}, {"operand0", true}, {"reverse0"},
                               {"op1"},       {"operand1"},   {"reverse1"},  {"engine"},         {"name"}};
+constexpr D tensorScalarReduce[] = {{"dst", true},       {"data", true},        {"op0", true}, {"operand0", true},
+                                    {"reduce_op", true}, {"reduce_res", true},  {"reverse0"},  {"reduce_cmd"},
+                                    {"reduce_init"},     {"reduce_res_negate"}, {"name"}};
 constexpr D tensorReduce[] = {{"dst", true}, {"op", true}, {"data", true}, {"axis", true},
                               {"negate"},    {"keepdims"}, {"name"}};
 constexpr D scan[] = {{"dst", true}, {"data0", true}, {"data1", true}, {"initial", true}, {"op0", true},
@@ -43,6 +46,7 @@ constexpr DialectApi currentApis[] = {
     {"nisa.activation", activation},
     {"nisa.tensor_tensor", tensorTensor},
     {"nisa.tensor_scalar", tensorScalar},
+    {"nisa.tensor_scalar_reduce", tensorScalarReduce},
     {"nisa.tensor_reduce", tensorReduce},
     {"nisa.tensor_tensor_scan", scan},
     {"nisa.memset", memset},

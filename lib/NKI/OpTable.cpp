@@ -1,7 +1,9 @@
 #include "NKI/OpTable.h"
+#include "NKI/FunctionValues.h"
 
 #include <algorithm>
 #include <array>
+#include <string>
 
 namespace accelopt::nki {
 
@@ -102,6 +104,15 @@ constexpr P tensorScalarParams[] = {{"data", Role::Tile, true, PMax, 0, OnChip, 
                                     {"dtype", Role::DType},
                                     {"mask", Role::Mask},
                                     {"engine", Role::Engine}};
+// nisa.tensor_scalar_reduce: one tensor_scalar step, and the result's free axes reduced into reduce_res.
+constexpr P tensorScalarReduceParams[] = {{"data", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
+                                          {"op0", Role::Func, true},
+                                          {"operand0", Role::Operand, true},
+                                          {"reduce_op", Role::Func, true},
+                                          {"reduce_res", Role::Any, true},
+                                          {"reverse0", Role::Flag},
+                                          {"dtype", Role::DType},
+                                          {"mask", Role::Mask}};
 constexpr P tensorReduceParams[] = {{"op", Role::Func, true, 0, 0, 0, Slot::Func},
                                     {"data", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
                                     {"axis", Role::Int, true},
@@ -149,6 +160,8 @@ constexpr P reductionParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip, Slot::
                                  {"mask", Role::Mask},
                                  {"keepdims", Role::Flag}};
 constexpr P broadcastParams[] = {{"shape", Role::Shape, true}};
+// nl.broadcast_to(x, shape): the function form of tile.broadcast_to.
+constexpr P broadcastFnParams[] = {{"x", Role::Tile, true, PMax, 0, OnChip, Slot::Data}, {"shape", Role::Shape, true}};
 // nl.where(condition, x, y): x and y may be scalars or (P,1) vectors, so they are operands.
 constexpr P whereParams[] = {{"condition", Role::Tile, true, PMax, 0, OnChip, Slot::Predicate},
                              {"x", Role::Operand, true, 0, 0, 0, Slot::Data},
@@ -247,6 +260,9 @@ const OpInfo opTable[] = {
      Buffer::SBUF, Instr::TensorTensor, "VectorE elementwise op(data1, data2), same shapes"},
     {"nisa.tensor_scalar", OpKind::TensorScalar, Engine::Vector, tensorScalarParams, ShapeRule::SameAsInput,
      Buffer::SBUF, Instr::TensorScalar, "(data op0 operand0) op1 operand1 with per-partition scalars"},
+    {"nisa.tensor_scalar_reduce", OpKind::TensorScalar, Engine::Vector, tensorScalarReduceParams,
+     ShapeRule::SameAsInput, Buffer::SBUF, Instr::TensorScalar,
+     "data op0 operand0, its free axes also reduced with reduce_op into reduce_res (one per partition)"},
     {"nisa.tensor_reduce", OpKind::Reduce, Engine::Vector, tensorReduceParams, ShapeRule::ReduceFree, Buffer::SBUF,
      Instr::TensorReduce, "VectorE reduction along free axes"},
     {"nisa.tensor_tensor_scan", OpKind::Scan, Engine::Vector, scanParams, ShapeRule::SameAsInput, Buffer::SBUF,
@@ -271,6 +287,8 @@ const OpInfo opTable[] = {
      Instr::TensorTensor, "dst = op(x, dst) across the named loops"},
     {"tile.broadcast_to", OpKind::Broadcast, Engine::Tensor, broadcastParams, ShapeRule::BroadcastTo, Buffer::SBUF,
      Instr::NcMatmul, "partition-broadcast a 1-row tile (TensorE ones-matmul)"},
+    {"nl.broadcast_to", OpKind::Broadcast, Engine::Tensor, broadcastFnParams, ShapeRule::BroadcastTo, Buffer::SBUF,
+     Instr::NcMatmul, "partition-broadcast a 1-row tile x to shape (TensorE ones-matmul)"},
     ELEMENTWISE_BINARY("add", Add, "x + y"),
     ELEMENTWISE_BINARY("subtract", Subtract, "x - y"),
     ELEMENTWISE_BINARY("multiply", Multiply, "x * y"),
@@ -504,6 +522,19 @@ const NamedConstant *lookupConstant(std::string_view n) {
 
 bool isFunctionValue(std::string_view n) {
   return std::find(std::begin(functionValues), std::end(functionValues), n) != std::end(functionValues);
+}
+
+std::optional<AluOp> aluOfFunctionValue(std::string_view n) {
+  if (!isFunctionValue(n)) return std::nullopt;
+  std::string name(n);
+  if (name.rfind("np.", 0) == 0) name = "nl." + name.substr(3);
+  const OpInfo *op = lookupOp(name);
+  if (!op || op->kind != OpKind::TensorTensor) return std::nullopt;
+  return op->numerics.alu;
+}
+
+bool accumulatesInAnyOrder(AluOp op) {
+  return op == AluOp::Add || op == AluOp::Multiply || op == AluOp::Maximum || op == AluOp::Minimum;
 }
 
 bool matmulTransposesStationary(const OpInfo &op, bool transposeX) { return op.name == "nl.matmul" && !transposeX; }

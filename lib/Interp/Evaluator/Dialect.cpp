@@ -7,6 +7,7 @@
 #include "Interp/DTypeRounding.h"
 #include "Interp/Uninit.h"
 #include "NKI/Dialect.h"
+#include "NKI/FunctionValues.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -155,8 +156,30 @@ Value KernelEvaluator::dialectCall(const nki::DialectApi &api, const Expr *e) {
     if (mode == nki::AccumulateMode::Add) combine = [](float o, float n) { return o + n; };
     if (mode == nki::AccumulateMode::Auto) combine = [](float o, float n) { return isUninit(o) ? n : o + n; };
   }
+  if (op->kind == nki::OpKind::TensorTensor && inPlaceAccumulation(exprOf, dst))
+    combine = [](float, float n) { return n; }; // an accumulation: iterations may meet in dst, as with `+=`
   writeValue(dst, result, e, nullptr, combine ? &combine : nullptr, dstE);
   return Value::none();
+}
+
+bool KernelEvaluator::inPlaceAccumulation(const std::function<const Expr *(std::string_view)> &exprOf,
+                                          const View &dst) {
+  // tensor_tensor(dst=x, data1=x, data2=y, op=nl.add): x accumulates in any order, like `x += y`.
+  const Expr *opE = exprOf("op");
+  Value fn = opE ? eval(opE) : Value::none();
+  auto alu = fn.kind == Value::Path ? nki::aluOfFunctionValue(fn.s) : std::nullopt;
+  if (!alu || !nki::accumulatesInAnyOrder(*alu)) return false;
+  for (std::string_view param : {"data1", "data2"}) {
+    const Expr *x = exprOf(param);
+    if (!x) continue;
+    Value v = eval(x);
+    if (!v.isTile()) continue;
+    View operand = viewOf(v, x);
+    if (operand.tensor == dst.tensor && operand.offset == dst.offset && operand.stride == dst.stride &&
+        operand.extent == dst.extent)
+      return true;
+  }
+  return false;
 }
 
 Value KernelEvaluator::accessPattern(const Value &m, const Expr *e) {

@@ -251,6 +251,7 @@ protected:
   // ----- the current `nki` dialect (Evaluator/Dialect.cpp) -----
   /// A destination-passing call: the op-table row's result written (or accumulated) into dst.
   Value dialectCall(const nki::DialectApi &api, const Expr *e);
+  bool inPlaceAccumulation(const std::function<const Expr *(std::string_view)> &exprOf, const View &dst);
   std::tuple<int64_t, int64_t, std::vector<int64_t>>
   affinePattern(const nki::DialectApi &api, const std::function<const Expr *(std::string_view)> &exprOf,
                 const View &dst);

@@ -16,6 +16,16 @@ namespace accelopt::interp::evaluator {
 
 void KernelEvaluator::assignInto(const Expr *target, const Expr *valueExpr, const std::string *augOp) {
   Value base = eval(target->base);
+  if (base.kind == Value::List && !augOp) {
+    // shape[axis] = 1: a list item, replaced in place (every name bound to the list sees it).
+    Value idx = eval(target->elts.empty() ? nullptr : target->elts[0]);
+    if (!idx.isIntLike()) fail(target->range, "list index must be an integer");
+    int64_t n = int64_t(base.elts->size()), k = idx.i < 0 ? idx.i + n : idx.i;
+    if (k < 0 || k >= n)
+      fail(target->range, llvm::formatv("list assignment index {0} out of range for length {1}", idx.i, n).str());
+    (*base.elts)[size_t(k)] = eval(valueExpr);
+    return;
+  }
   if (!base.isTile()) fail(target->range, "cannot assign into " + describe(base));
   View dst = makeView(base, target, nullptr);
   if (augOp) {

@@ -690,8 +690,8 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
       a.param = std::string(p.name);
       Cur->writes.push_back(a);
     }
-    // activation(..., reduce_res=t): the instruction also writes the row reduction into t.
-    if (p.name == "reduce_res" && op->kind == OpKind::Activation && Cur && vals[i].kind == Value::Tensor) {
+    // activation / tensor_scalar_reduce(..., reduce_res=t): the instruction also writes the row reduction into t.
+    if (p.name == "reduce_res" && Cur && vals[i].kind == Value::Tensor) {
       Access r = wholeAccess(vals[i], bound[i]);
       r.isWrite = true;
       r.param = "reduce_res";
@@ -808,6 +808,7 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
     }
     break;
   case ShapeRule::FromShapeArg:
+  case ShapeRule::BroadcastTo:
     if (const Value *s = paramVal("shape")) shape = intList(*s);
     break;
   case ShapeRule::FixedFree:

@@ -3,6 +3,7 @@
 // `t[...] += ...` for an accumulating nc_matmul), bound through the one dialect table (NKI/Dialect).
 #include "NKI/Dialect.h"
 #include "NKI/FrontEnd/KernelBuilder.h"
+#include "NKI/FunctionValues.h"
 
 #include <algorithm>
 
@@ -28,6 +29,13 @@ std::string shapeText(const std::vector<int64_t> &s) {
   std::string out = "[";
   for (size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + (s[i] > 0 ? std::to_string(s[i]) : std::string("?"));
   return out + "]";
+}
+
+std::string withoutSpaces(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if (c != ' ' && c != '\n' && c != '\t') out += c;
+  return out;
 }
 } // namespace
 
@@ -145,6 +153,17 @@ Value KernelBuilder::dialectCall(const DialectApi &api, const Expr *e) {
   Access w = wholeAccess(dst, dstE);
   w.isWrite = true;
   w.param = "dst";
+  // tensor_tensor(dst=x, data1=x, data2=y, op=nl.add): x accumulates like `x += y` (any order, one result).
+  if (op->kind == OpKind::TensorTensor) {
+    const Expr *opE = exprAt(b.arg("op"));
+    Value fn = opE ? eval(opE) : Value::none();
+    auto alu = fn.kind == Value::Path ? aluOfFunctionValue(fn.s) : std::nullopt;
+    auto sameAsDst = [&](std::string_view param) {
+      const Expr *x = exprAt(b.arg(param));
+      return x && withoutSpaces(text(x)) == withoutSpaces(text(dstE));
+    };
+    if (alu && accumulatesInAnyOrder(*alu) && (sameAsDst("data1") || sameAsDst("data2"))) w.isAccumulate = true;
+  }
   if (op->kind == OpKind::Matmul) {
     // accumulate=False overwrites; True and None (the default: later writes add) accumulate like `+=`.
     const Expr *accE = exprAt(b.arg("accumulate"));

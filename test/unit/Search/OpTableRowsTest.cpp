@@ -118,7 +118,9 @@ RowKernel kernelFor(const OpInfo &op) {
     break;
   case OpKind::Broadcast:
     body.push_back("row = nl.load(x[0:1, :])");
-    callStatement("r = row.broadcast_to((8, 8))");
+    // The method form (tile.broadcast_to) or the function form with the tile as its data operand.
+    callStatement(op.slot(Slot::Data) ? "r = " + std::string(op.name) + "(row, (8, 8))"
+                                      : "r = row.broadcast_to((8, 8))");
     body.push_back("nl.store(out, value=r)");
     break;
   case OpKind::BnAggr: body.push_back("s = nisa.bn_stats(a)"); [[fallthrough]];
