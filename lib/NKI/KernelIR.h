@@ -156,6 +156,9 @@ struct Statement {
   bool hasMask = false;
   /// The mask's conjuncts when every one has the MaskBound form (else empty, and the mask is not sized).
   std::vector<MaskBound> maskBounds;
+  /// In the else branch of an `if` on a conjunction of loop-only bounds (axis -1): the statement runs in
+  /// the iterations where not all of them hold.
+  std::vector<MaskBound> unlessAll;
   /// Flag parameters of the call that evaluated to true at trace time (transpose_x=True).
   std::vector<std::string> setFlags;
   const syntax::Stmt *syntax = nullptr;

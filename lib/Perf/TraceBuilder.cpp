@@ -1228,6 +1228,12 @@ private:
   };
   std::optional<MaskedShare> maskedShare(const Statement &s, const int64_t *n) const {
     MaskedShare share;
+    auto holds = [&](const nki::MaskBound &m) {
+      int64_t base = m.base.constant;
+      for (auto &[loop, coeff] : m.base.terms) base += coeff * n[loop];
+      return base < 0;
+    };
+    if (!s.unlessAll.empty() && llvm::all_of(s.unlessAll, holds)) return std::nullopt; // the if branch's
     for (const nki::MaskBound &m : s.maskBounds) {
       int64_t base = m.base.constant;
       for (auto &[loop, coeff] : m.base.terms) base += coeff * n[loop];
@@ -1246,7 +1252,7 @@ private:
   void emit(const Statement &s) {
     const int64_t *n = Counters.data();
     std::optional<MaskedShare> share = MaskedShare{};
-    if (!s.maskBounds.empty()) share = maskedShare(s, n);
+    if (!s.maskBounds.empty() || !s.unlessAll.empty()) share = maskedShare(s, n);
     if (!share) return; // the mask keeps no element of this instance: nothing is issued
     for (const InstructionTemplate &t : Templates[s.id]) {
       if (llvm::any_of(t.firstIterationOnly, [&](int loop) { return n[loop] != 0; })) continue;

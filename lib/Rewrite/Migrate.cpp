@@ -86,9 +86,11 @@ public:
     convertSubscripts();
     convertCalls();
     checkMasksUsed();
+    checkSplits();
     dropNamedMasks();
     dropNamedAffines();
     dropNamedAranges();
+    refuseDirectAllocation();
     for (const Expr *e : Exprs)
       if (isRemovedApiCall(e) && !Consumed.count(e)) {
         const nki::RemovedApi *r = nki::removedInCurrentDialect(canonicalCallee(e), false);
@@ -828,7 +830,8 @@ private:
           convertToAccessPattern(s, s->elts[at[k]]);
           return;
         }
-        texts[at[k]] = sliceText(a.lo, boundedExtent(StmtOf.at(s), a.dim, a.extent));
+        texts[at[k]] = splitSlice(StmtOf.at(s), a.dim, a.lo, a.extent)
+                           .value_or(sliceText(a.lo, boundedExtent(StmtOf.at(s), a.dim, a.extent)));
         Consumed.insert(a.call);
         syntax::forEachExpr(s->elts[at[k]], [&](const Expr *x) { ConvertedNames.insert(x); });
         for (size_t i = at[k] + 1; gap && i < end; ++i) {
@@ -1152,6 +1155,9 @@ private:
       }
       if (extent.empty()) return refuse("grid dimension " + std::to_string(d) + " is spanned by no arange");
       // In a masked statement a grid dimension the mask bounds counts `min(E, bound)` steps.
+      if (Splits.count(StmtOf.at(s)))
+        return refuse("its statement's mask is split into whole rows and a partial row, which an access "
+                      "pattern does not take");
       pattern.push_back("[" + coefficientText(total) + ", " + boundedExtent(StmtOf.at(s), d, extent) + "]");
     }
     int64_t number = 0;
@@ -1276,9 +1282,12 @@ private:
     int64_t sign = op == ">" || op == ">=" ? -1 : 1;
     LinearText rest;
     rest.add(d, sign);
+    CurrentCompare = e, CurrentInclusive = op == "<=" || op == ">=";
     std::optional<size_t> dim;
     int64_t coef = 0;
     std::string extent;
+    if (std::string why; coupledAranges(rest) && !flattenedPrefix(rest, why)) return refuse(why);
+    if (PendingSplit && PendingSplit->condition == e) return true;
     for (const auto &[a, c] : rest.aranges) {
       if (dim && (*dim != a.dim || extent != a.extent)) return refuse("it compares more than one nl.arange");
       dim = a.dim, extent = a.extent, coef += c;
@@ -1311,7 +1320,9 @@ private:
           named != NamedMasks.end())
         condition = named->second->value;
       std::vector<std::string> guards;
+      PendingSplit.reset();
       if (!maskConjuncts(condition, bounds, guards)) return;
+      if (PendingSplit && !planSplit(s, *PendingSplit, bounds, guards)) return;
       Masks[s] = bounds;
       if (!guards.empty()) guardStatement(s, guards);
       // Whole tiles named as operands (or the new tile `t = nisa.op(...)`) are sliced to what the mask keeps.
@@ -1367,10 +1378,22 @@ private:
     size_t last = 0;
     for (const MaskBoundText &b : it->second)
       if (b.dim < shape.size() && shape[b.dim] != 1) last = std::max(last, b.dim + 1);
+    auto split = Splits.find(s);
+    if (split != Splits.end())
+      for (size_t d : {split->second.outer, split->second.inner})
+        if (d < shape.size() && shape[d] != 1) last = std::max(last, d + 1);
     std::vector<std::string> idx(last, ":");
     bool any = false;
     for (size_t d = 0; d < last; ++d) {
       if (shape[d] == 1) continue;
+      if (split != Splits.end()) {
+        bool outer = d == split->second.outer;
+        if (outer || d == split->second.inner) {
+          idx[d] = *splitSlice(s, d, "", outer ? split->second.outerExtent : split->second.innerExtent);
+          any = true;
+          continue;
+        }
+      }
       std::vector<std::string> bounds;
       std::string extent;
       for (MaskBoundText &b : it->second)
@@ -1482,6 +1505,236 @@ private:
       } else if (s->targets.front()->kind == ExprKind::Name)
         BoundedTiles.erase({fn, target->name}); // made whole again
     });
+  }
+
+  // ------------------------------------------------------- statement splitting
+
+  /// A mask conjunct on a flattened offset, `E * row + col < K` with `col` an arange of extent E: it
+  /// keeps the rows before `K // E` whole and `K % E` elements of row `K // E`, a union of two
+  /// rectangles. Its statement is split in two: the whole rows (bounded slices), then, when a partial
+  /// row exists, that row (its own statement under `if`).
+  struct SplitMask {
+    const Expr *condition = nullptr;
+    size_t outer = 0, inner = 0; // grid dimensions of the row and the column
+    std::string outerExtent, innerExtent, bound;
+    int64_t step = 0; // E
+    bool usedOuter = false, usedInner = false;
+    std::string allocation;    // `t = nl.load(...)` made whole first: `nl.ndarray(...)`
+    bool isaAllocates = false; // `t = nisa.op(...)`: the call conversion allocates t
+  };
+  std::optional<SplitMask> PendingSplit;
+  std::map<const Stmt *, SplitMask> Splits;
+  const Expr *CurrentCompare = nullptr;
+  bool CurrentInclusive = false;
+
+  static bool coupledAranges(const LinearText &rest) {
+    std::set<std::pair<size_t, std::string>> dims;
+    for (const auto &[a, c] : rest.aranges) dims.insert({a.dim, a.extent});
+    return dims.size() > 1;
+  }
+
+  /// `rest < 0` (rest of CurrentCompare) as a flattened offset over two aranges: PendingSplit; else
+  /// why not.
+  bool flattenedPrefix(const LinearText &rest, std::string &why) {
+    std::map<std::pair<size_t, std::string>, int64_t> coef;
+    for (const auto &[a, c] : rest.aranges) coef[{a.dim, a.extent}] += c;
+    why = "it compares more than one nl.arange, and not as a flattened offset (`E * row + col < n`, col an "
+          "nl.arange of extent E, row of another grid dimension)";
+    if (coef.size() != 2) return false;
+    auto first = coef.begin(), second = std::next(first);
+    auto inner = first->second == 1 ? first : second, outer = inner == first ? second : first;
+    int64_t extent = 0;
+    if (inner->second != 1 || llvm::StringRef(inner->first.second).getAsInteger(10, extent) || extent <= 0 ||
+        outer->second != extent || outer->first.first == inner->first.first)
+      return false;
+    if (PendingSplit && PendingSplit->condition != CurrentCompare) {
+      why = "it holds two flattened offsets; one mask splits its statement once";
+      return false;
+    }
+    LinearText constant;
+    constant.atoms = rest.atoms, constant.number = rest.number - (CurrentInclusive ? 1 : 0);
+    LinearText bound;
+    bound.add(constant, -1);
+    SplitMask split;
+    split.condition = CurrentCompare;
+    split.outer = outer->first.first, split.outerExtent = outer->first.second;
+    split.inner = inner->first.first, split.innerExtent = inner->first.second;
+    split.bound = renderLinear(bound), split.step = extent;
+    PendingSplit = split;
+    return true;
+  }
+
+  /// Records the split of statement s, when it can be written twice.
+  bool planSplit(const Stmt *s, SplitMask &split, const std::vector<MaskBoundText> &bounds,
+                 const std::vector<std::string> &guards) {
+    const Expr *mask = s->value->keyword("mask");
+    auto refuse = [&](const std::string &why) {
+      problem(mask, "this mask keeps whole rows and a partial row (a flattened offset); " + why);
+      return false;
+    };
+    if (!guards.empty()) return refuse("it also holds a condition on loop variables, which is not split");
+    for (const MaskBoundText &b : bounds)
+      if (b.dim == split.outer || b.dim == split.inner)
+        return refuse("another conjunct bounds one of its grid dimensions too");
+    if (!ownsLines(s) || Text.slice(lineStartOf(s->range.begin), s->range.begin).trim(" \t").size() ||
+        (s->parent && s->parent->kind != StmtKind::For && s->parent->kind != StmtKind::FunctionDef &&
+         s->parent->kind != StmtKind::If && s->parent->kind != StmtKind::While))
+      return refuse("its statement must be alone on its lines to be split");
+    const Expr *target = s->targets.size() == 1 ? s->targets.front() : nullptr;
+    if (target && target->kind == ExprKind::Name && s->kind == StmtKind::Assign) {
+      split.isaAllocates = s->value->kind == ExprKind::Call && nki::currentDialectApi(canonicalCallee(s->value));
+      std::optional<std::string> alloc = Allocation ? Allocation(*s) : std::nullopt;
+      if (!alloc && !split.isaAllocates)
+        return refuse("'" + target->name +
+                      "' is written in two parts, so it must be allocated first, and the "
+                      "trace does not know its shape");
+      if (!split.isaAllocates) split.allocation = *alloc;
+    } else if (s->kind == StmtKind::AugAssign) {
+      return refuse("'" + s->op + "=' is not split");
+    }
+    Splits[s] = split;
+    return true;
+  }
+
+  /// A slice marker for grid dimension `dim` of a split statement, rendered per part by renderSplit.
+  std::optional<std::string> splitSlice(const Stmt *s, size_t dim, const std::string &lo, const std::string &extent) {
+    auto it = Splits.find(s);
+    if (it == Splits.end()) return std::nullopt;
+    SplitMask &split = it->second;
+    bool outer = dim == split.outer && extent == split.outerExtent;
+    if (!outer && !(dim == split.inner && extent == split.innerExtent)) return std::nullopt;
+    (outer ? split.usedOuter : split.usedInner) = true;
+    return std::string("\x01") + (outer ? "o" : "i") + "\x02" + lo + "\x02" + extent + "\x01";
+  }
+
+  /// The split spans both its grid dimensions in its statement, and a later statement reading the
+  /// tile it writes is split alike.
+  void checkSplits() {
+    for (const auto &[s, split] : Splits) {
+      if (!split.usedOuter || !split.usedInner) {
+        problem(s->value->keyword("mask"), "the mask's flattened offset spans grid dimensions " +
+                                               std::to_string(split.outer) + " and " + std::to_string(split.inner) +
+                                               ", which the statement's indices do not both span");
+        continue;
+      }
+      const Expr *target = s->targets.size() == 1 ? s->targets.front() : nullptr;
+      if (target && target->kind == ExprKind::Subscript) target = target->base;
+      if (!target || target->kind != ExprKind::Name || !s->parent) continue;
+      const std::vector<const Stmt *> &siblings = s->parent->body;
+      auto at = std::find(siblings.begin(), siblings.end(), s);
+      if (at == siblings.end()) continue;
+      for (auto it = std::next(at); it != siblings.end(); ++it) {
+        const Stmt *u = *it;
+        auto other = Splits.find(u);
+        bool alike = other != Splits.end() && other->second.bound == split.bound && other->second.step == split.step;
+        bool reads = false;
+        syntax::forEachStmt({u}, [&](const Stmt *x) {
+          syntax::forEachExpr(x->value,
+                              [&](const Expr *e) { reads |= e->kind == ExprKind::Name && e->name == target->name; });
+        });
+        if (reads && !alike) {
+          problem(u->value ? u->value : target, "this statement reads '" + target->name +
+                                                    "', which a flattened-offset mask wrote in whole rows and a "
+                                                    "partial row; mask it alike to be split");
+          break;
+        }
+        if (u->kind == StmtKind::Assign && u->targets.size() == 1 && u->targets.front()->kind == ExprKind::Name &&
+            u->targets.front()->name == target->name)
+          break; // bound again
+      }
+    }
+  }
+
+  /// The text of [b, e) with every edit inside it.
+  std::string renderEdited(uint32_t b, uint32_t e) const {
+    std::vector<std::pair<uint32_t, Edit>> edits;
+    for (auto it = Coarse.lower_bound(b); it != Coarse.end() && it->first < e; ++it)
+      if (it->second.end <= e) edits.push_back(*it);
+    size_t coarse = edits.size();
+    for (auto it = Fine.lower_bound(b); it != Fine.end() && it->first < e; ++it) {
+      if (it->second.end > e) continue;
+      bool inside = false;
+      for (size_t k = 0; k < coarse; ++k) {
+        const auto &[cb, c] = edits[k];
+        inside |= c.end > cb && it->first >= cb && it->second.end <= c.end && it->first != c.end;
+      }
+      if (!inside) edits.push_back(*it);
+    }
+    std::stable_sort(edits.begin(), edits.end(), [](const auto &x, const auto &y) { return x.first < y.first; });
+    std::string out;
+    uint32_t at = b;
+    for (const auto &[eb, edit] : edits) {
+      if (eb < at) continue;
+      out += Text.slice(at, eb).str() + edit.text;
+      at = edit.end;
+    }
+    return out + Text.slice(at, e).str();
+  }
+
+  /// The statement's whole rows, then `if <a partial row exists>:` and that row.
+  void renderSplit(const Stmt *s, const SplitMask &split) {
+    const Expr *target = s->targets.size() == 1 ? s->targets.front() : nullptr;
+    if (!split.allocation.empty()) {
+      std::optional<std::vector<int64_t>> shape = ShapeOf ? ShapeOf(target->name, target->range.begin) : std::nullopt;
+      if (shape) addFine(target->range.end, target->range.end, wholeTileBounds(s, *shape));
+    }
+    uint32_t b = s->range.begin, e = s->range.end;
+    std::string text = renderEdited(b, e);
+    std::string k = split.bound.find_first_of(" +-*/%") == std::string::npos ? split.bound : "(" + split.bound + ")";
+    std::string rows = k + " // " + std::to_string(split.step), rest = k + " % " + std::to_string(split.step);
+    auto part = [&](bool partial) {
+      std::string out;
+      for (size_t i = 0; i < text.size();) {
+        size_t open = text.find('\x01', i);
+        if (open == std::string::npos) return out + text.substr(i);
+        size_t close = text.find('\x01', open + 1);
+        llvm::SmallVector<llvm::StringRef, 3> f;
+        llvm::StringRef(text).slice(open + 1, close).split(f, '\x02');
+        std::string lo = f[1].str(), extent = f[2].str();
+        bool outer = f[0] == "o";
+        out += text.substr(i, open - i);
+        if (!partial)
+          out += sliceText(lo, outer ? "min(" + extent + ", " + rows + ")" : extent);
+        else if (outer)
+          out += sliceText(lo.empty() ? rows : lo + " + " + rows, "1");
+        else
+          out += sliceText(lo, "min(" + extent + ", " + rest + ")");
+        i = close + 1;
+      }
+      return out;
+    };
+    std::string indent = Text.slice(lineStartOf(b), b).str();
+    // One level deeper, as the file indents this block from the one around it.
+    std::string outer = s->parent ? Text.slice(lineStartOf(s->parent->range.begin), s->parent->range.begin).str() : "";
+    std::string unit = llvm::StringRef(indent).startswith(outer) && indent.size() > outer.size()
+                           ? indent.substr(outer.size())
+                           : (!indent.empty() && indent[0] == '\t' ? "\t" : "    ");
+    std::string whole = part(false), partial = part(true);
+    if (split.isaAllocates) // the allocation line stays with the whole rows
+      if (size_t nl = partial.find('\n'); nl != std::string::npos) partial = partial.substr(nl + 1 + indent.size());
+    if (!split.allocation.empty()) whole = target->name + " = " + split.allocation + "\n" + indent + whole;
+    for (auto it = Coarse.lower_bound(b); it != Coarse.end() && it->first < e;) it = Coarse.erase(it);
+    Coarse[b] = {e, whole + "\n" + indent + "if " + rows + " < " + split.outerExtent + " and " + rest + " > 0:\n" +
+                        indent + unit + partial};
+  }
+
+  /// `buffer=ncc.sbuf.mod_alloc(base_addr=..., num_free_tiles=(2,))` (NKI 0.1 direct allocation) places
+  /// each block's tile by hand; the current nl.ndarray takes one `address=` per tensor and has no block
+  /// dimensions, so the placement is left to the user.
+  void refuseDirectAllocation() {
+    static const llvm::Regex allocator("(^|\\.)compiler\\.(sbuf|psum)\\.[A-Za-z_]*alloc$");
+    for (const Expr *e : Exprs) {
+      if (e->kind != ExprKind::Call || !e->base) continue;
+      std::string dotted = e->base->dottedName();
+      if (size_t dot = dotted.find('.'); FileAliases && dot != std::string::npos)
+        if (auto it = FileAliases->find(dotted.substr(0, dot)); it != FileAliases->end())
+          dotted = it->second + dotted.substr(dot);
+      if (!allocator.match(dotted)) continue;
+      problem(e, render(e->base) +
+                     " (direct allocation) has no mechanical nki 0.3 equivalent: nl.ndarray places a "
+                     "tensor by one address=(partition_offset, free_offset) and block dimensions are gone; "
+                     "allocate with buffer=nl.sbuf or nl.psum, or place the tiles by hand");
+    }
   }
 
   /// Every conjunct of a converted mask bounded some index or tile of its statement.
@@ -1855,6 +2108,7 @@ private:
     out.problems = std::move(Problems);
     if (!out.problems.empty()) return out;
     moveAllocations();
+    for (const auto &[s, split] : Splits) renderSplit(s, split);
     // Hoisted calls after an allocation moved to the same place (they may read it).
     for (const auto &[at, text] : Hoisted)
       if (auto it = Coarse.find(at); it != Coarse.end() && it->second.end == at)

@@ -670,7 +670,7 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
       // Every sized conjunct once (a store and the op in its value often repeat one mask); one mask
       // the model cannot size leaves the statement's tiles at their full size.
       bool sized = vals[i].kind == Value::Path && vals[i].s == "mask" && vals[i].maskBounds;
-      if (!Cur->hasMask && sized)
+      if ((!Cur->hasMask || (Cur->maskBounds.empty() && !Cur->unlessAll.empty())) && sized)
         Cur->maskBounds = *vals[i].maskBounds;
       else if (Cur->hasMask && sized && !Cur->maskBounds.empty()) {
         for (const MaskBound &m : *vals[i].maskBounds)
@@ -680,7 +680,7 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
               }))
             Cur->maskBounds.push_back(m);
       } else {
-        Cur->maskBounds.clear();
+        Cur->maskBounds.clear(), Cur->unlessAll.clear();
       }
       Cur->hasMask = true;
     }

@@ -98,6 +98,10 @@ Value KernelBuilder::eval(const Expr *e, std::optional<Buffer> resultBuffer, con
     if (ln && e->name == "or" && *ln != 0) return l;
     Value r = eval(e->elts[1]);
     if (ln) return r;
+    // `if a < n and b < m:` on loop variables: both masks' bounds, as `&` joins them.
+    auto isMask = [](const Value &v) { return v.kind == Value::Path && v.s == "mask"; };
+    if (e->name == "and" && e->elts.size() == 2 && isMask(l) && isMask(r)) return binary("&", l, r, e->range, text(e));
+    if (auto rn = r.number(); rn && e->name == "and" && isMask(l)) return *rn != 0 ? l : Value::boolean(false);
     return Value::unknown(text(e));
   }
   case ExprKind::Compare: return compare(e);
@@ -261,7 +265,8 @@ std::optional<Value> KernelBuilder::minArithmetic(const std::string &op, const V
 }
 
 void KernelBuilder::addSliceBound(const MaskBound &m) {
-  if (!Cur || (Cur->hasMask && Cur->maskBounds.empty())) return; // a mask the model cannot size
+  if (!Cur || (Cur->hasMask && Cur->maskBounds.empty() && Cur->unlessAll.empty()))
+    return; // a mask the model cannot size
   Cur->hasMask = true;
   if (llvm::none_of(Cur->maskBounds, [&](const MaskBound &x) {
         return x.axis == m.axis && x.extent == m.extent && x.coeff == m.coeff && x.base.constant == m.base.constant &&
@@ -335,6 +340,25 @@ Value KernelBuilder::binary(const std::string &op, const Value &l, const Value &
         return Value::integer(SymInt::symbolic(textual));
       }
       if (op == "/" && b != 0) return Value::floating(double(a) / double(b));
+    }
+    // `(n - 32768 * t) // 256` and `% 256` (a flattened offset's rows and remainder): affine when the
+    // divisor divides every loop coefficient, as floor((c + k * d * t) / d) is c // d + k * t.
+    if (l.kind == Value::Index && rConst && (op == "//" || op == "%") && li->aranges.empty() && li->base.known &&
+        !li->minOf && *r.i.value > 0) {
+      int64_t d = *r.i.value;
+      if (llvm::all_of(li->base.terms, [&](const auto &t) { return t.second % d == 0; })) {
+        IndexVal out = *li;
+        auto q = pyint::apply("//", li->base.constant, d), m = pyint::apply("%", li->base.constant, d);
+        if (q && m && q->problem == pyint::Problem::None && m->problem == pyint::Problem::None) {
+          out.base.constant = op == "//" ? q->value : m->value;
+          if (op == "%") out.base.terms.clear();
+          for (auto &t : out.base.terms) t.second /= d;
+          if (out.base.terms.empty()) return Value::integer(out.base.constant);
+          Value v = Value::index(out);
+          v.s = textual;
+          return v;
+        }
+      }
     }
     if (l.kind == Value::Index || r.kind == Value::Index) {
       IndexVal out;

@@ -210,6 +210,7 @@ private:
   /// statement made there carries it as a mask (sized when it has the MaskBound form) and reads its names.
   struct IterationGuard {
     std::optional<std::vector<MaskBound>> bounds; // nullopt: a condition the model cannot size
+    std::vector<MaskBound> unlessAll;             // the else branch of a conjunction (bounds nullopt)
     std::vector<std::string> names;
   };
   std::vector<IterationGuard> Guards;

@@ -20,13 +20,17 @@ Statement &KernelBuilder::newStmt(const Stmt *s, StmtKind kind, int parent) {
   st.parent = parent;
   st.syntax = s;
   st.range = s->range;
+  bool unsized = false;
   for (const IterationGuard &g : Guards) {
-    if (!st.hasMask && g.bounds)
-      st.maskBounds = *g.bounds;
-    else if (g.bounds && !st.maskBounds.empty())
+    if (g.bounds)
       st.maskBounds.insert(st.maskBounds.end(), g.bounds->begin(), g.bounds->end());
-    else
-      st.maskBounds.clear();
+    else if (g.unlessAll.empty())
+      unsized = true;
+    if (!g.unlessAll.empty()) {
+      unsized |= !st.unlessAll.empty(); // two such else branches: not one MaskBound form
+      st.unlessAll = g.unlessAll;
+    }
+    if (unsized) st.maskBounds.clear(), st.unlessAll.clear();
     st.hasMask = true;
     for (const std::string &n : g.names)
       if (std::find(st.uses.begin(), st.uses.end(), n) == st.uses.end()) st.uses.push_back(n);
@@ -268,13 +272,17 @@ void KernelBuilder::statement(const Stmt *s, std::vector<NodeRef> &out, int loop
       if (equal && !notEqual) guard->bounds = equal;
       Guards.push_back(*guard);
       block(s->body, out, loop);
-      // The else branch: `base >= 0`, i.e. `-base - 1 < 0`, for one loop-only bound; else not sized.
+      // The else branch: `base >= 0`, i.e. `-base - 1 < 0`, for one loop-only bound; where not all of
+      // them hold for a conjunction (`if a < n and b < m:`); else not sized.
       std::optional<std::vector<MaskBound>> &bounds = Guards.back().bounds;
       if (notEqual) {
         bounds = equal;
       } else if (bounds && bounds->size() == 1) {
         (*bounds)[0].base.scale(-1);
         (*bounds)[0].base.constant -= 1;
+      } else if (bounds && bounds->size() > 1) {
+        Guards.back().unlessAll = *bounds;
+        bounds.reset();
       } else {
         bounds.reset();
       }

@@ -30,3 +30,14 @@ def on_data(x, y):
   t = nl.load(x[0:128, 0:64])
   if t[0, 0] > 0:
     nl.store(y[0:128, 0:64], t)
+
+
+@nki.jit
+def corner_else(x, y):
+  for i in nl.affine_range(4):
+    for j in nl.affine_range(4):
+      t = nl.load(x[i * 32:(i + 1) * 32, j * 64:(j + 1) * 64])
+      if i < 3 and j < 2:
+        nl.store(y[i * 32:(i + 1) * 32, j * 64:(j + 1) * 64], t)
+      else:
+        nl.store(y[i * 32:(i + 1) * 32, j * 64:(j + 1) * 64], nl.multiply(t, 2.0))
