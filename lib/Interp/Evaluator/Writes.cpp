@@ -16,6 +16,15 @@ namespace accelopt::interp::evaluator {
 
 void KernelEvaluator::assignInto(const Expr *target, const Expr *valueExpr, const std::string *augOp) {
   Value base = eval(target->base);
+  if (base.kind == Value::List && !augOp && target->elts.size() == 1 && target->elts[0]->kind != ExprKind::Slice) {
+    // `tiles[i] = t`: the list's element (a list of tiles filled by index).
+    Value index = eval(target->elts[0]);
+    if (!index.isIntLike()) fail(target->elts[0]->range, "list indices must be integers, not " + describe(index));
+    int64_t n = int64_t(base.elts->size()), k = index.i < 0 ? index.i + n : index.i;
+    if (k < 0 || k >= n) fail(target->range, "list assignment index out of range");
+    (*base.elts)[size_t(k)] = eval(valueExpr);
+    return;
+  }
   if (!base.isTile()) fail(target->range, "cannot assign into " + describe(base));
   View dst = makeView(base, target, nullptr);
   if (augOp) {
