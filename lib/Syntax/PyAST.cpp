@@ -495,6 +495,19 @@ private:
       return e;
     }
     if (t == "lambda") return expr(ExprKind::Lambda, n);
+    if (t == "list_comprehension") {
+      // One `for` clause without `if`: `[f(i) for i in range(n)]`; anything else stays unsupported.
+      auto kids = namedChildren(n);
+      if (kids.size() == 2 && is(kids[1], "for_in_clause")) {
+        TSNode left = field<"left">(kids[1]), right = field<"right">(kids[1]);
+        if (!ts_node_is_null(left) && !ts_node_is_null(right)) {
+          Expr *e = expr(ExprKind::ListComp, n);
+          e->base = convertExpr(kids[0]);
+          e->elts = {convertExpr(left), convertExpr(right)};
+          return e;
+        }
+      }
+    }
     Expr *e = expr(ExprKind::Unsupported, n);
     e->name = type;
     return e;

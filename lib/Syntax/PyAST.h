@@ -31,13 +31,14 @@ enum class ExprKind : uint8_t {
   Tuple,
   List,
   Dict,
-  BinOp,   // elts = {lhs, rhs}, name = operator ("+", "//", "@", ...)
-  UnaryOp, // base = operand, name = "-", "+", "~", "not"
-  BoolOp,  // elts = operands, name = "and" | "or"
-  Compare, // elts = operands, ops = operators ("<", "==", "is not", "in", ...)
-  IfExp,   // elts = {test, body, orelse}
-  Starred, // *base
-  Lambda,  // not evaluated; kept for diagnostics
+  BinOp,    // elts = {lhs, rhs}, name = operator ("+", "//", "@", ...)
+  UnaryOp,  // base = operand, name = "-", "+", "~", "not"
+  BoolOp,   // elts = operands, name = "and" | "or"
+  Compare,  // elts = operands, ops = operators ("<", "==", "is not", "in", ...)
+  IfExp,    // elts = {test, body, orelse}
+  Starred,  // *base
+  Lambda,   // not evaluated; kept for diagnostics
+  ListComp, // [base for elts[0] in elts[1]] (one `for` clause, no `if`)
   Unsupported,
 };
 

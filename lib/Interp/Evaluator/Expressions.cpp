@@ -130,6 +130,7 @@ Value KernelEvaluator::eval(const Expr *e) {
     return eval(e->elts[1]);
   }
   case ExprKind::Compare: return compare(e);
+  case ExprKind::ListComp: return comprehension(e);
   case ExprKind::IfExp: return truthy(eval(e->elts[0]), e->elts[0]) ? eval(e->elts[1]) : eval(e->elts[2]);
   case ExprKind::Slice: {
     ValueList parts;
@@ -466,6 +467,40 @@ Value KernelEvaluator::subscript(const Expr *e) {
     fail(e->range, "key not found");
   }
   fail(e->range, "cannot subscript " + describe(base));
+}
+
+Value KernelEvaluator::comprehension(const Expr *e) {
+  const Expr *target = e->elts[0];
+  Value it = eval(e->elts[1]);
+  std::optional<Value> saved;
+  bool named = target && target->kind == ExprKind::Name;
+  if (named)
+    if (auto found = Env->find(target->name); found != Env->end()) saved = found->second;
+  ValueList out;
+  auto element = [&](const Value &v) {
+    checkTime(e->range);
+    bind(target, v);
+    out.push_back(eval(e->base));
+  };
+  if (it.kind == Value::RangeV) {
+    int64_t start = (*it.elts)[0].i, stop = (*it.elts)[1].i, step = (*it.elts)[2].i;
+    if (step == 0) fail(e->elts[1]->range, "range step must not be zero");
+    bool past = false; // the next value would pass int64's end
+    for (int64_t v = start; !past && (step > 0 ? v < stop : v > stop); past = __builtin_add_overflow(v, step, &v))
+      element(Value::integer(v));
+  } else if (it.isSeq()) {
+    ValueList items = *it.elts;
+    for (const Value &v : items) element(v);
+  } else {
+    fail(e->elts[1]->range, "cannot iterate over " + describe(it));
+  }
+  if (named) {
+    if (saved)
+      (*Env)[target->name] = *saved;
+    else
+      Env->erase(target->name);
+  }
+  return Value::seq(std::move(out), Value::List);
 }
 
 } // namespace accelopt::interp::evaluator

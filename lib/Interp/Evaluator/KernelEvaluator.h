@@ -130,6 +130,8 @@ protected:
   Value eval(const Expr *e);
 
   Value compare(const Expr *e);
+  /// `[elt for x in iterable]`: its variable is the comprehension's own, as in Python 3.
+  Value comprehension(const Expr *e);
 
   bool equal(const Value &a, const Value &b);
 

@@ -16,13 +16,13 @@ namespace accelopt::interp::evaluator {
 
 void KernelEvaluator::assignInto(const Expr *target, const Expr *valueExpr, const std::string *augOp) {
   Value base = eval(target->base);
-  if (base.kind == Value::List && !augOp) {
-    // shape[axis] = 1: a list item, replaced in place (every name bound to the list sees it).
-    Value idx = eval(target->elts.empty() ? nullptr : target->elts[0]);
-    if (!idx.isIntLike()) fail(target->range, "list index must be an integer");
-    int64_t n = int64_t(base.elts->size()), k = idx.i < 0 ? idx.i + n : idx.i;
+  if (base.kind == Value::List && !augOp && target->elts.size() == 1 && target->elts[0]->kind != ExprKind::Slice) {
+    // `tiles[i] = t`, `shape[axis] = 1`: a list item, replaced in place (every name bound to the list sees it).
+    Value index = eval(target->elts[0]);
+    if (!index.isIntLike()) fail(target->elts[0]->range, "list indices must be integers, not " + describe(index));
+    int64_t n = int64_t(base.elts->size()), k = index.i < 0 ? index.i + n : index.i;
     if (k < 0 || k >= n)
-      fail(target->range, llvm::formatv("list assignment index {0} out of range for length {1}", idx.i, n).str());
+      fail(target->range, llvm::formatv("list assignment index {0} out of range for length {1}", index.i, n).str());
     (*base.elts)[size_t(k)] = eval(valueExpr);
     return;
   }

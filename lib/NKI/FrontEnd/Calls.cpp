@@ -69,6 +69,7 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
         for (Value &x : v.elts) mark(x);
       };
       mark(item);
+      if (e->base->name == "append" && appendAsBlock(Env[e->base->base->name], item)) return Value::none();
       std::vector<Value> &elts = Env[e->base->base->name].elts;
       if (e->base->name == "append")
         elts.push_back(std::move(item));

@@ -105,6 +105,7 @@ Value KernelBuilder::eval(const Expr *e, std::optional<Buffer> resultBuffer, con
     return Value::unknown(text(e));
   }
   case ExprKind::Compare: return compare(e);
+  case ExprKind::ListComp: return comprehension(e);
   case ExprKind::IfExp: {
     Value c = eval(e->elts[0]);
     if (auto n = c.number()) return eval(*n != 0 ? e->elts[1] : e->elts[2]);
@@ -315,6 +316,16 @@ Value KernelBuilder::binary(const std::string &op, const Value &l, const Value &
     std::vector<Value> e = l.elts;
     e.insert(e.end(), r.elts.begin(), r.elts.end());
     return Value::seq(e, l.isList);
+  }
+  if (op == "*" && ((l.kind == Value::Seq && r.isKnownInt()) || (r.kind == Value::Seq && l.isKnownInt()))) {
+    // `[None] * n`: the list repeated (a list of tiles filled by index later).
+    const Value &seq = l.kind == Value::Seq ? l : r;
+    int64_t n = std::max<int64_t>(0, *(l.kind == Value::Seq ? r : l).i.value);
+    if (seq.elts.empty() || n <= 4096 / int64_t(seq.elts.size())) {
+      std::vector<Value> e;
+      for (int64_t k = 0; k < n; ++k) e.insert(e.end(), seq.elts.begin(), seq.elts.end());
+      return Value::seq(e, seq.isList);
+    }
   }
   if (op == "+" && l.kind == Value::Str && r.kind == Value::Str) return Value::str(l.s + r.s);
   // Integer/affine arithmetic.
@@ -586,6 +597,7 @@ Value KernelBuilder::subscript(const Expr *e) {
       }
     }
     Value i = eval(ix);
+    if (auto block = blockElement(base, i)) return *block;
     if (i.isKnownInt()) {
       int64_t k = *i.i.value;
       if (k < 0) k += base.elts.size();

@@ -69,6 +69,11 @@ struct Value {
   std::string s;           // Str text; Path canonical dotted name; Method name; Unknown: source text
   std::vector<Value> elts; // Seq
   bool isList = false;
+  /// List: the loop its value was made in (-1: kernel level, -2: unknown). A list made outside a loop
+  /// and filled with one fresh tile per iteration stands for block dimensions of one tensor.
+  int listScope = -2;
+  int blockTensor = -1;                 // List: the tensor whose leading block dimensions it indexes
+  std::vector<IndexDim> blockPrefix;    // List: the block indices fixed before it (an inner list)
   int tensor = -1;                      // Tensor / Method receiver
   bool throughList = false;             // Tensor: taken out of a list the kernel filled
   std::shared_ptr<Access> view;         // Tensor: a subscripted view (null = whole tensor)
@@ -410,6 +415,22 @@ private:
                    const std::vector<const Expr *> &bound);
 
   Value methodCall(const Value &m, const Expr *e);
+
+  // ----- Python lists of tiles (FrontEnd/TileLists.cpp) -----
+  /// `lst.append(item)` of a fresh tile (or of an inner list of tiles) made in the loop that fills a
+  /// list made outside it: the tile becomes one tensor with a leading block dimension per list level,
+  /// as a 0.1 kernel writes it. False (nothing changed) for any other append.
+  bool appendAsBlock(Value &list, const Value &item);
+  /// `lst[i] = tile` of a fresh tile into a list made outside the loop (`[None] * n` filled by index).
+  bool storeAsBlock(Value &list, const Value &index, const Value &item);
+  /// `lst[i]` of a list of block tiles: the view of the tensor's block.
+  std::optional<Value> blockElement(const Value &list, const Value &index);
+  /// `[elt for x in range(n)]` (or over a list): a fresh tile per element is one tensor with a leading
+  /// block dimension of n; other elements are evaluated for each x.
+  Value comprehension(const Expr *e);
+  /// Adds a leading block dimension of `extent` to `tensor`, indexed by `index` in the statements made
+  /// since `fromStmt` and in the names bound now; the tensor then lives in loop `scope`.
+  void addBlockDim(int tensor, int64_t extent, const Affine &index, int fromStmt, int scope);
 };
 
 bool isKernelDecorator(const Expr *d, const std::map<std::string, std::string> &aliases);

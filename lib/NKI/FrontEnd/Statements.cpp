@@ -381,7 +381,26 @@ void KernelBuilder::assign(const Stmt *s) {
   // Subscript targets write into an existing tensor.
   const Expr *target = s->targets.empty() ? nullptr : s->targets.back();
   bool writesTensor = target && target->kind == ExprKind::Subscript;
-  Value v = eval(s->value, /*resultBuffer=*/std::nullopt, writesTensor ? target : nullptr);
+  // `tiles[i] = t` into a list the kernel made (`[None] * n`): an element of the list, not a tensor write.
+  auto listTarget = writesTensor && target->base->kind == ExprKind::Name && target->elts.size() == 1
+                        ? Env.find(target->base->name)
+                        : Env.end();
+  if (listTarget != Env.end() && (listTarget->second.kind != Value::Seq || !listTarget->second.isList))
+    listTarget = Env.end();
+  Value v = eval(s->value, /*resultBuffer=*/std::nullopt, writesTensor && listTarget == Env.end() ? target : nullptr);
+  if (listTarget != Env.end()) {
+    Value index = eval(target->elts[0]);
+    Value &list = Env[target->base->name];
+    if (v.kind == Value::Tensor && Cur->definesTensor == v.tensor && K.tensors[size_t(v.tensor)].name.empty())
+      K.tensors[size_t(v.tensor)].name = target->base->name;
+    if (storeAsBlock(list, index, v)) return;
+    if (index.isKnownInt()) {
+      int64_t k = *index.i.value, n = int64_t(list.elts.size());
+      if (k < 0) k += n;
+      if (k >= 0 && k < n) list.elts[size_t(k)] = v;
+    }
+    return;
+  }
   if (writesTensor) {
     Value dst = eval(target->base);
     if (dst.kind == Value::Tensor) {
@@ -410,6 +429,11 @@ void KernelBuilder::assign(const Stmt *s) {
     Tensor &t = K.tensors[Cur->definesTensor];
     if (t.name.empty() && target && target->kind == ExprKind::Name) t.name = target->name;
   }
+  // A list made here (`[]`, `[None] * n`): where it lives decides whether its tiles are blocks.
+  if (v.kind == Value::Seq && v.isList && s->value->kind != ExprKind::Name) v.listScope = CurLoop;
+  if (v.kind == Value::Seq && v.blockTensor >= 0 && v.blockTensor == Cur->definesTensor && target &&
+      target->kind == ExprKind::Name && K.tensors[size_t(v.blockTensor)].name.empty())
+    K.tensors[size_t(v.blockTensor)].name = target->name;
   for (const Expr *t : s->targets) bind(t, v);
 }
 
