@@ -186,6 +186,8 @@ static llvm::Expected<HardwareDesc> parseTarget(llvm::StringRef jsonText, llvm::
     p.fp32Factor = reader.number(m, "fp32_factor", "matmul.", 1);
     p.fp32OneZeroSpeedup = reader.number(m, "fp32_onezero_speedup", "matmul.", 1);
     p.fp32TransposeSpeedup = reader.number(m, "fp32_transpose_speedup", "matmul.", 1);
+    p.passOverheadCycles =
+        m->contains("pass_overhead_cycles") ? reader.number(m, "pass_overhead_cycles", "matmul.", 0) : 0;
     limits.doubleRow = reader.number(m, "double_row", "matmul.", 0, 1) != 0;
   }
 

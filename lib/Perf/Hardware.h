@@ -37,6 +37,7 @@ struct MatmulParams {
   double fp32Factor = 4;           ///< fp32 operands take this many passes
   double fp32OneZeroSpeedup = 1;   ///< is_*_onezero hint on fp32 operands
   double fp32TransposeSpeedup = 1; ///< is_transpose on fp32 (NC-v3 transpose mode)
+  double passOverheadCycles = 0;   ///< fixed cost of each pass over the PE array
 };
 
 /// Cost of one compute op class: cycles = max(MIN_II if usesMinII,

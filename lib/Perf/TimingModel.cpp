@@ -408,7 +408,8 @@ double computeCycles(const HardwareDesc &hw, const Instruction &inst, ComputeEng
     bool transpose = inst.op == OpKind::Transpose;
     double stationary = transpose ? inst.freeElems : inst.stationaryFreeElems;
     double moving = transpose ? inst.partitions : inst.freeElems;
-    double cycles = std::max(std::min(hw.matmul.initLatencyCycles, stationary), moving);
+    // Each pass over the array (fp32 takes several) also pays a fixed cost.
+    double cycles = std::max(std::min(hw.matmul.initLatencyCycles, stationary), moving) + hw.matmul.passOverheadCycles;
     if (fp32Operands(inst)) {
       double speedup = 1;
       if (inst.has(OneZeroOperand)) speedup = std::max(speedup, hw.matmul.fp32OneZeroSpeedup);
