@@ -240,11 +240,11 @@ public:
       auto call = CallView::of(s);
       if (!call) continue;
       if (call->op->engines) {
-        for (Engine e : movableEngines) {
-          EditList scratch;
-          if (engineArgumentMove(k, *call, e, names, scratch).index() == 0)
-            out.push_back({{"op", "set_engine"}, {"stmt", "S" + std::to_string(s.id)}, {"engine", engineName(e)}});
-        }
+        // The menu offers ScalarE only: the ISA costs these instructions on VectorE and ScalarE, not on
+        // GpSimd, and pinning VectorE only takes a choice away from the compiler.
+        EditList scratch;
+        if (engineArgumentMove(k, *call, Engine::Scalar, names, scratch).index() == 0)
+          out.push_back({{"op", "set_engine"}, {"stmt", "S" + std::to_string(s.id)}, {"engine", "scalar"}});
         continue;
       }
       auto f = unaryFunction(k, *call, names);
