@@ -161,6 +161,8 @@ struct Statement {
   std::vector<MaskBound> unlessAll;
   /// Flag parameters of the call that evaluated to true at trace time (transpose_x=True).
   std::vector<std::string> setFlags;
+  /// The engine the call's `engine=` argument names (Unknown: not given, or left to the compiler).
+  Engine engine = Engine::Unknown;
   const syntax::Stmt *syntax = nullptr;
   ByteRange range;
 

@@ -11,6 +11,12 @@ namespace {
 
 using P = ParamInfo;
 constexpr int PMax = 128;
+// The engines an engine= argument may name (NKI.md §1.8): tensor_scalar and tensor_copy run on Vector,
+// Scalar or GpSimd, tensor_tensor and memset on Vector or GpSimd, nc_transpose on Tensor or Vector.
+constexpr uint8_t VectorScalarGpSimd =
+    engineBit(Engine::Vector) | engineBit(Engine::Scalar) | engineBit(Engine::GpSimd);
+constexpr uint8_t VectorGpSimd = engineBit(Engine::Vector) | engineBit(Engine::GpSimd);
+constexpr uint8_t TensorVector = engineBit(Engine::Tensor) | engineBit(Engine::Vector);
 
 // Parameter lists in positional order (NKI.md §1.8, the neuronxcc.nki 0.1.0 API).
 constexpr P ndarrayParams[] = {
@@ -242,24 +248,60 @@ const OpInfo opTable[] = {
      "DMA between HBM and SBUF in any direction"},
     {"nl.copy", OpKind::Copy, Engine::Vector, copyParams, ShapeRule::SameAsInput, Buffer::SBUF, Instr::TensorCopy,
      "on-chip copy (evicts PSUM to SBUF)"},
-    {"nisa.tensor_copy", OpKind::Copy, Engine::Vector, tensorCopyParams, ShapeRule::SameAsInput, Buffer::SBUF,
-     Instr::TensorCopy, "on-chip copy on Vector/Scalar/GpSimd"},
+    {"nisa.tensor_copy",
+     OpKind::Copy,
+     Engine::Vector,
+     tensorCopyParams,
+     ShapeRule::SameAsInput,
+     Buffer::SBUF,
+     Instr::TensorCopy,
+     "on-chip copy on Vector/Scalar/GpSimd",
+     {},
+     0,
+     VectorScalarGpSimd},
     {"nisa.nc_matmul", OpKind::Matmul, Engine::Tensor, ncMatmulParams, ShapeRule::MatmulResult, Buffer::PSUM,
      Instr::NcMatmul, "TensorE stationary.T @ moving into PSUM (fp32); is_transpose with identity = PF transpose"},
     {"nl.matmul", OpKind::Matmul, Engine::Tensor, matmulParams, ShapeRule::MatmulResult, Buffer::PSUM, Instr::NcMatmul,
      "x @ y on TensorE; without transpose_x the compiler adds a TensorE transpose of x"},
-    {"nisa.nc_transpose", OpKind::Transpose, Engine::Tensor, ncTransposeParams, ShapeRule::TransposePF, Buffer::PSUM,
-     Instr::Transpose, "partition/free transpose (TensorE up to 128x128)"},
+    {"nisa.nc_transpose",
+     OpKind::Transpose,
+     Engine::Tensor,
+     ncTransposeParams,
+     ShapeRule::TransposePF,
+     Buffer::PSUM,
+     Instr::Transpose,
+     "partition/free transpose (TensorE up to 128x128)",
+     {},
+     0,
+     TensorVector},
     {"nl.transpose", OpKind::Transpose, Engine::Tensor, transposeParams, ShapeRule::TransposePF, Buffer::PSUM,
      Instr::Transpose, "partition/free transpose"},
     {"nisa.activation", OpKind::Activation, Engine::Scalar, activationParams, ShapeRule::SameAsInput, Buffer::SBUF,
      Instr::Activation, "ScalarE op(data * scale + bias), math in fp32"},
     {"nisa.activation_reduce", OpKind::Activation, Engine::Scalar, activationReduceParams, ShapeRule::SameAsInput,
      Buffer::SBUF, Instr::Activation, "ScalarE activation, and its rows summed into reduce_res"},
-    {"nisa.tensor_tensor", OpKind::TensorTensor, Engine::Vector, tensorTensorParams, ShapeRule::SameAsInput,
-     Buffer::SBUF, Instr::TensorTensor, "VectorE elementwise op(data1, data2), same shapes"},
-    {"nisa.tensor_scalar", OpKind::TensorScalar, Engine::Vector, tensorScalarParams, ShapeRule::SameAsInput,
-     Buffer::SBUF, Instr::TensorScalar, "(data op0 operand0) op1 operand1 with per-partition scalars"},
+    {"nisa.tensor_tensor",
+     OpKind::TensorTensor,
+     Engine::Vector,
+     tensorTensorParams,
+     ShapeRule::SameAsInput,
+     Buffer::SBUF,
+     Instr::TensorTensor,
+     "VectorE elementwise op(data1, data2), same shapes",
+     {},
+     0,
+     VectorGpSimd},
+    {"nisa.tensor_scalar",
+     OpKind::TensorScalar,
+     Engine::Vector,
+     tensorScalarParams,
+     ShapeRule::SameAsInput,
+     Buffer::SBUF,
+     Instr::TensorScalar,
+     "(data op0 operand0) op1 operand1 with per-partition scalars",
+     {},
+     0,
+     VectorScalarGpSimd},
     {"nisa.tensor_scalar_reduce", OpKind::TensorScalar, Engine::Vector, tensorScalarReduceParams,
      ShapeRule::SameAsInput, Buffer::SBUF, Instr::TensorScalar,
      "data op0 operand0, its free axes also reduced with reduce_op into reduce_res (one per partition)"},
@@ -276,8 +318,17 @@ const OpInfo opTable[] = {
      Instr::Reciprocal,
      "VectorE 1/x (8 cycles/element)",
      {.act = ActFunc::Reciprocal}},
-    {"nisa.memset", OpKind::Memset, Engine::Vector, memsetParams, ShapeRule::FromShapeArg, Buffer::SBUF, Instr::Memset,
-     "fill a new tile with a constant"},
+    {"nisa.memset",
+     OpKind::Memset,
+     Engine::Vector,
+     memsetParams,
+     ShapeRule::FromShapeArg,
+     Buffer::SBUF,
+     Instr::Memset,
+     "fill a new tile with a constant",
+     {},
+     0,
+     VectorGpSimd},
     {"nisa.iota", OpKind::Iota, Engine::GpSimd, iotaParams, ShapeRule::SameAsInput, Buffer::SBUF, Instr::Iota,
      "GpSimd writes an affine index pattern"},
     {"nisa.affine_select", OpKind::AffineSelect, Engine::GpSimd, affineSelectParams, ShapeRule::SameAsInput,
@@ -535,6 +586,20 @@ std::optional<AluOp> aluOfFunctionValue(std::string_view n) {
 
 bool accumulatesInAnyOrder(AluOp op) {
   return op == AluOp::Add || op == AluOp::Multiply || op == AluOp::Maximum || op == AluOp::Minimum;
+}
+
+bool engineComputes(Engine engine, std::span<const AluOp> ops, int ncGeneration) {
+  auto addOrMultiply = [](AluOp op) { return op == AluOp::Add || op == AluOp::Multiply; };
+  if (ops.empty()) return engine == Engine::Vector || engine == Engine::Scalar || engine == Engine::GpSimd;
+  switch (engine) {
+  case Engine::Vector: return true;
+  case Engine::GpSimd: return std::all_of(ops.begin(), ops.end(), addOrMultiply);
+  case Engine::Scalar:
+    if (ncGeneration < 3 || ops.size() > 2) return false;
+    if (ops.size() == 1) return addOrMultiply(ops[0]);
+    return ops[0] == AluOp::Multiply && ops[1] == AluOp::Add;
+  default: return false;
+  }
 }
 
 bool matmulTransposesStationary(const OpInfo &op, bool transposeX) { return op.name == "nl.matmul" && !transposeX; }

@@ -192,6 +192,7 @@ struct ParamInfo {
 };
 
 constexpr uint8_t bufferBit(Buffer b) { return uint8_t(1u << static_cast<unsigned>(b)); }
+constexpr uint8_t engineBit(Engine e) { return uint8_t(1u << static_cast<unsigned>(e)); }
 constexpr uint8_t OnChip = bufferBit(Buffer::SBUF) | bufferBit(Buffer::PSUM);
 constexpr uint8_t SbufOnly = bufferBit(Buffer::SBUF);
 constexpr uint8_t HbmOnly = bufferBit(Buffer::SharedHBM) | bufferBit(Buffer::PrivateHBM);
@@ -207,6 +208,11 @@ struct OpInfo {
   std::string_view summary; // one line for hover text and prompts
   Numerics numerics = {};   // what it computes, when the row fixes it
   int resultFree = 0;       // elements per partition of the result under ShapeRule::FixedFree
+  uint8_t engines = 0;      // engines an `engine=` argument may name (bit per nki::Engine), 0: `engine` only
+
+  /// Can an `engine=` argument place the instruction on `e`? (The ALU operators it computes must be
+  /// there too: engineComputes.)
+  bool runsOn(Engine e) const { return e == engine || (engines & engineBit(e)) != 0; }
 
   const ParamInfo *param(std::string_view n) const;
   int paramIndex(std::string_view n) const;
@@ -214,6 +220,13 @@ struct OpInfo {
   int slotIndex(Slot s) const;
   const ParamInfo *slot(Slot s) const;
 };
+
+/// Does `engine` compute the ALU operators `ops`, applied in this order by one instruction (tensor_scalar's
+/// op0 then op1), on a NeuronCore of generation `ncGeneration` (2: trn1/inf2, 3: trn2)? The ISA's operator
+/// table (NKI.md §1.8 "ALU operator availability"): add and multiply run on Vector, GpSimd and (NC-v3 on)
+/// Scalar, where tensor_scalar takes (multiply), (multiply, add) or (add); every other operator on Vector.
+/// No operators (a copy): every elementwise engine.
+bool engineComputes(Engine engine, std::span<const AluOp> ops, int ncGeneration);
 
 /// Looks up an op by canonical name ("nl.load", "nisa.activation"); null if unknown.
 const OpInfo *lookupOp(std::string_view canonicalName);

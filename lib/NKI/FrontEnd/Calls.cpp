@@ -667,6 +667,15 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
       if (set) Cur->setFlags.push_back(std::string(p.name));
     }
     if (p.role == Role::Tile || p.role == Role::Operand) readOperand(vals[i], bound[i], p.name);
+    if (p.role == Role::Engine && Cur && vals[i].kind == Value::Path)
+      if (const NamedConstant *c = lookupConstant(vals[i].s); c && c->kind == NamedConstant::EngineKind) {
+        auto named = Engine(c->value);
+        if (named != Engine::Unknown && !op->runsOn(named))
+          diag(Diagnostic::Error, bound[i]->range,
+               llvm::formatv("{0} does not run on the {1} engine", op->name, engineName(named)).str(), Rule::CallArgs);
+        else
+          Cur->engine = named;
+      }
     if (p.role == Role::Mask && Cur && vals[i].kind != Value::None) {
       // Every sized conjunct once (a store and the op in its value often repeat one mask); one mask
       // the model cannot size leaves the statement's tiles at their full size.
