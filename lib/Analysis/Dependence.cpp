@@ -3,6 +3,8 @@
 #include "NKI/KernelQueries.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <set>
@@ -27,6 +29,7 @@ struct Form {
   bool loInf = false, hiInf = false;
   void add(int64_t g, int64_t a, int64_t b) {
     if (g == 0) return;
+    record(g, a, b);
     gcd = std::gcd(gcd, g < 0 ? -g : g);
     bool aInf = a <= -Inf, bInf = b >= Inf;
     if (g > 0) {
@@ -52,7 +55,46 @@ struct Form {
   bool mayBeZero() const {
     if (gcd == 0) return constant == 0;
     if (constant % gcd != 0) return false;
-    return (loInf || lo + constant <= 0) && (hiInf || hi + constant >= 0);
+    if (!((loInf || lo + constant <= 0) && (hiInf || hi + constant >= 0))) return false;
+    return loInf || hiInf || integerZero();
+  }
+
+private:
+  struct Term {
+    int64_t g, a, b;
+  };
+  std::vector<Term> terms;
+
+  /// The interval and gcd tests above are necessary, not sufficient: `i2 * F + i1` with i1 in [0, F) takes
+  /// each value once, yet (i1 - i1') + F * (i2 - i2') spans zero. With every variable bounded, search the
+  /// integer points, largest coefficient first, pruning by the range and gcd of the terms left; past a
+  /// budget of steps the answer stays "may be zero".
+  bool integerZero() const {
+    std::vector<Term> t = terms;
+    std::sort(t.begin(), t.end(), [](const Term &x, const Term &y) { return std::abs(x.g) > std::abs(y.g); });
+    size_t n = t.size();
+    std::vector<int64_t> restLo(n + 1, 0), restHi(n + 1, 0), restGcd(n + 1, 0);
+    for (size_t i = n; i-- > 0;) {
+      restLo[i] = restLo[i + 1] + std::min(t[i].g * t[i].a, t[i].g * t[i].b);
+      restHi[i] = restHi[i + 1] + std::max(t[i].g * t[i].a, t[i].g * t[i].b);
+      restGcd[i] = std::gcd(restGcd[i + 1], std::abs(t[i].g));
+    }
+    int64_t budget = 100000;
+    std::function<bool(size_t, int64_t)> search = [&](size_t i, int64_t sum) {
+      if (--budget < 0) return true;
+      if (i == n) return sum == 0;
+      if (sum + restLo[i] > 0 || sum + restHi[i] < 0) return false;
+      if (restGcd[i] != 0 && sum % restGcd[i] != 0) return false;
+      for (int64_t x = t[i].a; x <= t[i].b; ++x)
+        if (search(i + 1, sum + t[i].g * x)) return true;
+      return false;
+    };
+    return search(0, constant);
+  }
+
+public:
+  void record(int64_t g, int64_t a, int64_t b) {
+    if (g != 0) terms.push_back({g, a, b});
   }
 };
 
