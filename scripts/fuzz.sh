@@ -46,7 +46,7 @@ run_one() {
   local cov
   cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$build/logs/$t.log" | tail -1)
   echo "fuzz-$t: ${runs:-?} runs, ${cov:-cov: ?} in $((SECONDS - start)) s, exit $rc (log $build/logs/$t.log)"
-  if [ "$rc" != 0 ]; then grep -m 5 -E 'ERROR|SUMMARY|Test unit written' "$build/logs/$t.log" || true; fi
+  if [ "$rc" != 0 ]; then grep -m 8 -E '^==[0-9]+==|^SUMMARY|Test unit written|ALARM|out-of-memory|runtime error' "$build/logs/$t.log" || true; fi
   return "$rc"
 }
 

@@ -1,6 +1,7 @@
 #include "Analysis/Dependence.h"
 
 #include "NKI/KernelQueries.h"
+#include "NKI/PyInt.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -23,12 +24,19 @@ namespace {
 
 constexpr int64_t Inf = std::numeric_limits<int64_t>::max() / 4;
 
-/// constant + sum of g * x with x in [a, b] (a may be -Inf, b may be +Inf): can it be zero?
+/// constant + sum of g * x with x in [a, b] (a may be -Inf, b may be +Inf): can it be zero? A bound past
+/// 64 bits (a fuzzed 10**15-iteration loop times a 10**13 stride) marks the form `saturated`: too large to
+/// decide, so it may be zero.
 struct Form {
   int64_t constant = 0, lo = 0, hi = 0, gcd = 0;
-  bool loInf = false, hiInf = false;
+  bool loInf = false, hiInf = false, saturated = false;
+  int64_t mul(int64_t a, int64_t b) { return pyint::saturatingMul(a, b, &saturated); }
+  int64_t plus(int64_t a, int64_t b) { return pyint::saturatingAdd(a, b, &saturated); }
+  int64_t minus(int64_t a, int64_t b) { return plus(a, mul(b, -1)); }
   void add(int64_t g, int64_t a, int64_t b) {
     if (g == 0) return;
+    if (g == std::numeric_limits<int64_t>::min()) saturated = true; // |g| has no int64
+    if (saturated) return;
     record(g, a, b);
     gcd = std::gcd(gcd, g < 0 ? -g : g);
     bool aInf = a <= -Inf, bInf = b >= Inf;
@@ -36,23 +44,24 @@ struct Form {
       if (aInf)
         loInf = true;
       else
-        lo += g * a;
+        lo = plus(lo, mul(g, a));
       if (bInf)
         hiInf = true;
       else
-        hi += g * b;
+        hi = plus(hi, mul(g, b));
     } else {
       if (bInf)
         loInf = true;
       else
-        lo += g * b;
+        lo = plus(lo, mul(g, b));
       if (aInf)
         hiInf = true;
       else
-        hi += g * a;
+        hi = plus(hi, mul(g, a));
     }
   }
   bool mayBeZero() const {
+    if (saturated) return true;
     if (gcd == 0) return constant == 0;
     if (constant % gcd != 0) return false;
     if (!((loInf || lo + constant <= 0) && (hiInf || hi + constant >= 0))) return false;
@@ -68,25 +77,28 @@ private:
   /// The interval and gcd tests above are necessary, not sufficient: `i2 * F + i1` with i1 in [0, F) takes
   /// each value once, yet (i1 - i1') + F * (i2 - i2') spans zero. With every variable bounded, search the
   /// integer points, largest coefficient first, pruning by the range and gcd of the terms left; past a
-  /// budget of steps the answer stays "may be zero".
+  /// budget of steps the answer stays "may be zero". Each g * x fits in 64 bits (add() saw no
+  /// saturation); their sums are kept in 128.
   bool integerZero() const {
+    using Wide = __int128;
     std::vector<Term> t = terms;
     std::sort(t.begin(), t.end(), [](const Term &x, const Term &y) { return std::abs(x.g) > std::abs(y.g); });
     size_t n = t.size();
-    std::vector<int64_t> restLo(n + 1, 0), restHi(n + 1, 0), restGcd(n + 1, 0);
+    std::vector<Wide> restLo(n + 1, 0), restHi(n + 1, 0);
+    std::vector<int64_t> restGcd(n + 1, 0);
     for (size_t i = n; i-- > 0;) {
-      restLo[i] = restLo[i + 1] + std::min(t[i].g * t[i].a, t[i].g * t[i].b);
-      restHi[i] = restHi[i + 1] + std::max(t[i].g * t[i].a, t[i].g * t[i].b);
+      restLo[i] = restLo[i + 1] + std::min(Wide(t[i].g) * t[i].a, Wide(t[i].g) * t[i].b);
+      restHi[i] = restHi[i + 1] + std::max(Wide(t[i].g) * t[i].a, Wide(t[i].g) * t[i].b);
       restGcd[i] = std::gcd(restGcd[i + 1], std::abs(t[i].g));
     }
     int64_t budget = 100000;
-    std::function<bool(size_t, int64_t)> search = [&](size_t i, int64_t sum) {
+    std::function<bool(size_t, Wide)> search = [&](size_t i, Wide sum) {
       if (--budget < 0) return true;
       if (i == n) return sum == 0;
       if (sum + restLo[i] > 0 || sum + restHi[i] < 0) return false;
       if (restGcd[i] != 0 && sum % restGcd[i] != 0) return false;
       for (int64_t x = t[i].a; x <= t[i].b; ++x)
-        if (search(i + 1, sum + t[i].g * x)) return true;
+        if (search(i + 1, sum + Wide(t[i].g) * x)) return true;
       return false;
     };
     return search(0, constant);
@@ -122,13 +134,13 @@ bool mayOverlapDir(const Kernel &k, const Access &a, const Access &b, const std:
     if (da.full || db.full) continue; // the whole dimension always overlaps
     if (!da.base.known || !db.base.known) continue;
     Form f;
-    f.constant = da.base.constant - db.base.constant;
+    f.constant = f.minus(da.base.constant, db.base.constant);
     std::vector<std::pair<int, int64_t>> tb;
     for (auto [l, c] : db.base.terms) tb.push_back({l == aliasB.first ? aliasB.second : l, c});
     auto coeffB = [&](int l) {
       int64_t s = 0;
       for (auto &[x, c] : tb)
-        if (x == l) s += c;
+        if (x == l) s = f.plus(s, c);
       return s;
     };
     std::vector<int> seen;
@@ -140,18 +152,18 @@ bool mayOverlapDir(const Kernel &k, const Access &a, const Access &b, const std:
       auto d = dirOf(l);
       if (!d || *d == Dir::Any) {
         f.add(ca, 0, hi);
-        f.add(-cb, 0, hi);
+        f.add(f.mul(cb, -1), 0, hi);
         continue;
       }
       // ca*n_a - cb*n_b with n_a = n_b + delta: (ca - cb)*n_b + ca*delta.
-      f.add(ca - cb, 0, hi);
+      f.add(f.minus(ca, cb), 0, hi);
       if (*d == Dir::Pos)
         f.add(ca, 1, hi);
       else if (*d == Dir::Neg)
         f.add(ca, hi >= Inf ? -Inf : -hi, -1);
     }
     for (auto &t : da.aranges) f.add(t.coeff, 0, t.extent > 0 ? t.extent - 1 : Inf);
-    for (auto &t : db.aranges) f.add(-t.coeff, 0, t.extent > 0 ? t.extent - 1 : Inf);
+    for (auto &t : db.aranges) f.add(f.mul(t.coeff, -1), 0, t.extent > 0 ? t.extent - 1 : Inf);
     if (!f.mayBeZero()) return false;
   }
   return true;

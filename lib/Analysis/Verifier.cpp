@@ -1,6 +1,7 @@
 #include "Analysis/Verifier.h"
 
 #include "Analysis/Dependence.h"
+#include "NKI/PyInt.h"
 #include "NKI/KernelQueries.h"
 #include "NKI/Platform.h"
 #include "NKI/PyCore.h"
@@ -117,7 +118,7 @@ private:
 
   static int64_t freeSize(const std::vector<int64_t> &shape) {
     int64_t n = 1;
-    for (size_t i = 1; i < shape.size(); ++i) n *= shape[i] ? shape[i] : 1;
+    for (size_t i = 1; i < shape.size(); ++i) n = pyint::saturatingMul(n, shape[i] ? shape[i] : 1);
     return n;
   }
 
@@ -132,16 +133,18 @@ private:
       if (dim.full || !dim.base.known || !t.shape[d].isKnown()) continue;
       int64_t base = dim.base.constant; // at the lowest-indexing iteration
       if (base < 0) continue;           // a Python negative index counts from the end
+      // Saturating: an index past 64 bits is out of bounds, not wrapped back into them.
+      using pyint::saturatingAdd, pyint::saturatingMul;
       for (auto [loop, coeff] : dim.base.terms) {
         const Loop *l = K.loopById(loop);
         if (!l || !l->tripCount.isKnown() || *l->tripCount.value <= 0) return; // unknown, or never runs
-        base += std::min<int64_t>(0, coeff * (*l->tripCount.value - 1));
+        base = saturatingAdd(base, std::min<int64_t>(0, saturatingMul(coeff, *l->tripCount.value - 1)));
       }
       int64_t lo = base, hi = base;
       for (const ArangeTerm &r : dim.aranges) {
         if (r.extent <= 0) return;
-        hi += std::max<int64_t>(0, r.coeff * (r.extent - 1));
-        lo += std::min<int64_t>(0, r.coeff * (r.extent - 1));
+        hi = saturatingAdd(hi, std::max<int64_t>(0, saturatingMul(r.coeff, r.extent - 1)));
+        lo = saturatingAdd(lo, std::min<int64_t>(0, saturatingMul(r.coeff, r.extent - 1)));
       }
       int64_t size = *t.shape[d].value;
       if (hi < size) continue;
@@ -324,7 +327,7 @@ private:
       auto bytes = t.totalBytesPerPartition();
       if (!bytes) continue;
       int64_t before = total;
-      total += *bytes;
+      total = pyint::saturatingAdd(total, *bytes);
       if (before <= O.sbufBytesPerPartition && total > O.sbufBytesPerPartition)
         report(Rule::SbufCapacity, t.range,
                llvm::formatv("SBUF tensors need {0} KiB per partition from here on, more than the {1} "
@@ -339,7 +342,7 @@ private:
     int64_t total = 0;
     for (const auto &t : K.tensors)
       if (t.buffer == Buffer::SBUF && t.name != "<discarded>")
-        if (auto b = t.totalBytesPerPartition()) total += *b;
+        if (auto b = t.totalBytesPerPartition()) total = pyint::saturatingAdd(total, *b);
     return total;
   }
 };

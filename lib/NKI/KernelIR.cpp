@@ -1,30 +1,37 @@
 // Queries of the kernel IR: affine arithmetic, names of kinds, tensor sizes, and navigation of
 // the loop and statement tree.
 #include "NKI/KernelIR.h"
+#include "NKI/PyInt.h"
 #include "NKI/Types.h"
 
 #include <algorithm>
 
 namespace accelopt::nki {
 
+// A coefficient past 64 bits makes the form unknown (analyses then assume the worst), never wrapped.
 void Affine::add(const Affine &o, int64_t s) {
   if (!o.known) known = false;
-  constant += s * o.constant;
+  bool wrapped = false;
+  constant = pyint::saturatingAdd(constant, pyint::saturatingMul(s, o.constant, &wrapped), &wrapped);
   for (const auto &term : o.terms) {
     int loop = term.first;
+    int64_t c = pyint::saturatingMul(s, term.second, &wrapped);
     auto it = std::find_if(terms.begin(), terms.end(), [loop](auto &t) { return t.first == loop; });
     if (it != terms.end())
-      it->second += s * term.second;
+      it->second = pyint::saturatingAdd(it->second, c, &wrapped);
     else
-      terms.push_back({loop, s * term.second});
+      terms.push_back({loop, c});
   }
+  if (wrapped) known = false;
   terms.erase(std::remove_if(terms.begin(), terms.end(), [](auto &t) { return t.second == 0; }), terms.end());
   std::sort(terms.begin(), terms.end());
 }
 
 void Affine::scale(int64_t s) {
-  constant *= s;
-  for (auto &t : terms) t.second *= s;
+  bool wrapped = false;
+  constant = pyint::saturatingMul(constant, s, &wrapped);
+  for (auto &t : terms) t.second = pyint::saturatingMul(t.second, s, &wrapped);
+  if (wrapped) known = false;
   if (s == 0) terms.clear();
 }
 
@@ -57,9 +64,9 @@ std::optional<int64_t> Tensor::bytesPerPartition() const {
   int64_t elems = 1;
   for (size_t d = parDim + 1; d < shape.size(); ++d) {
     if (!shape[d].isKnown()) return std::nullopt;
-    elems *= *shape[d].value;
+    elems = pyint::saturatingMul(elems, *shape[d].value);
   }
-  return elems * dtypeBytes(dtype);
+  return pyint::saturatingMul(elems, dtypeBytes(dtype)); // past 64 bits is past any capacity, not wrapped
 }
 
 std::optional<int64_t> Tensor::totalBytesPerPartition() const {
@@ -68,9 +75,9 @@ std::optional<int64_t> Tensor::totalBytesPerPartition() const {
   int64_t blocks = 1;
   for (int d = 0; d < blockDims(); ++d) {
     if (!shape[d].isKnown()) return std::nullopt;
-    blocks *= *shape[d].value;
+    blocks = pyint::saturatingMul(blocks, *shape[d].value);
   }
-  return *tile * blocks;
+  return pyint::saturatingMul(*tile, blocks);
 }
 
 std::string Tensor::shapeString() const {
@@ -87,7 +94,7 @@ std::string Tensor::shapeString() const {
 
 int64_t Kernel::gridSize() const {
   int64_t n = 1;
-  for (int64_t d : grid) n *= d;
+  for (int64_t d : grid) n = pyint::saturatingMul(n, d);
   return n;
 }
 

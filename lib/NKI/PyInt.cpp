@@ -86,4 +86,18 @@ std::string describe(Problem problem, std::string_view op) {
   return "";
 }
 
+int64_t saturatingMul(int64_t a, int64_t b, bool *saturated) {
+  int64_t r;
+  if (!__builtin_mul_overflow(a, b, &r)) return r;
+  if (saturated) *saturated = true;
+  return (a < 0) != (b < 0) ? Min : std::numeric_limits<int64_t>::max();
+}
+
+int64_t saturatingAdd(int64_t a, int64_t b, bool *saturated) {
+  int64_t r;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  if (saturated) *saturated = true;
+  return a < 0 ? Min : std::numeric_limits<int64_t>::max();
+}
+
 } // namespace accelopt::nki::pyint

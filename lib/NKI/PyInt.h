@@ -28,4 +28,9 @@ std::optional<Result> apply(std::string_view op, int64_t a, int64_t b);
 /// A message for a problem, naming the operator: "integer result of '*' does not fit in 64 bits ...".
 std::string describe(Problem problem, std::string_view op);
 
+/// a * b, a + b clamped to [-2**63, 2**63): for bounds analyses, where "past any real extent" is itself
+/// the answer and a wrapped value would be a wrong one. `saturated` (when given) is set on a clamp.
+int64_t saturatingMul(int64_t a, int64_t b, bool *saturated = nullptr);
+int64_t saturatingAdd(int64_t a, int64_t b, bool *saturated = nullptr);
+
 } // namespace accelopt::nki::pyint
