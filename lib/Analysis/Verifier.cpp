@@ -1,10 +1,10 @@
 #include "Analysis/Verifier.h"
 
 #include "Analysis/Dependence.h"
-#include "NKI/PyInt.h"
 #include "NKI/KernelQueries.h"
 #include "NKI/Platform.h"
 #include "NKI/PyCore.h"
+#include "NKI/PyInt.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
