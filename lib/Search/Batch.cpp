@@ -374,6 +374,8 @@ struct KernelContext {
   bool numeric = false;
   std::string verification; // for the summary
   std::optional<profile::NumericBaseline> baseline;
+  /// The numeric check's bound: the options' tolerance widened to the original's narrowest dtype.
+  interp::Tolerance tolerance;
   std::map<std::string, std::string> verdicts; // rewritten text -> "" (equal) or the mismatch
   int verifierErrors = 0;
   const nki::InputSpecs *specs() const { return inputs ? &*inputs : nullptr; }
@@ -482,6 +484,7 @@ void makeBaseline(KernelContext &ctx, const nki::KernelFile &file, const nki::Ke
     return;
   }
   ctx.baseline = std::move(*baseline);
+  ctx.tolerance = profile::toleranceFor(k, options.tolerance);
   ctx.numeric = true;
   ctx.verification =
       "verified numerically (" + plural(options.seeds, "seed") + ", inputs from " + ctx.inputsLabel + ")";
@@ -495,7 +498,9 @@ std::string numericMismatch(KernelContext &ctx, llvm::StringRef path, const std:
     auto file = parseText(path, text, ctx);
     if (!file) return "does not parse: " + firstLine(llvm::toString(file.takeError()));
     if (!ctx.baseline) return "";
-    return ctx.baseline->firstDifference(*file, file->kernels.front(), numericOptions(options));
+    profile::NumericCheckOptions check = numericOptions(options);
+    check.tolerance = ctx.tolerance; // the original's dtypes
+    return ctx.baseline->firstDifference(*file, file->kernels.front(), check);
   }();
   ctx.verdicts[text] = verdict;
   return verdict;
