@@ -56,8 +56,9 @@ struct ArangeIndex {
 class Migrator {
 public:
   Migrator(const syntax::Module &m, const TileAllocation &allocation, const TensorShape &shapeOf,
-           const CallAllocation &callAllocation)
-      : M(m), Text(m.source().text()), Allocation(allocation), ShapeOf(shapeOf), CallTile(callAllocation) {}
+           const CallAllocation &callAllocation, const OperandTileShape &operandTile)
+      : M(m), Text(m.source().text()), Allocation(allocation), ShapeOf(shapeOf), CallTile(callAllocation),
+        OperandTile(operandTile) {}
 
   Migration run() {
     std::map<std::string, std::string> aliases;
@@ -125,6 +126,8 @@ private:
   const TileAllocation &Allocation;
   const TensorShape &ShapeOf;
   const CallAllocation &CallTile;
+  const OperandTileShape &OperandTile;
+  int SpellingDepth = 0; // operandExtents through the definitions of the tiles it reads
   /// Lines inserted in front of a statement (nested ISA calls hoisted), by the statement's line start.
   std::map<uint32_t, std::string> Hoisted;
   std::set<std::string> FreshNames; // names the hoisted tiles took
@@ -1583,12 +1586,12 @@ private:
     const Expr *target = s->targets.size() == 1 ? s->targets.front() : nullptr;
     if (target && target->kind == ExprKind::Name && s->kind == StmtKind::Assign) {
       split.isaAllocates = s->value->kind == ExprKind::Call && nki::currentDialectApi(canonicalCallee(s->value));
-      std::optional<std::string> alloc = Allocation ? Allocation(*s) : std::nullopt;
+      std::optional<TracedTile> alloc = Allocation ? Allocation(*s) : std::nullopt;
       if (!alloc && !split.isaAllocates)
         return refuse("'" + target->name +
                       "' is written in two parts, so it must be allocated first, and the "
                       "trace does not know its shape");
-      if (!split.isaAllocates) split.allocation = *alloc;
+      if (!split.isaAllocates) split.allocation = allocationText(s->value, *alloc);
     } else if (s->kind == StmtKind::AugAssign) {
       return refuse("'" + s->op + "=' is not split");
     }
@@ -1948,6 +1951,141 @@ private:
     }
   }
 
+  /// The tile dimensions one operand of a call moves, each with the extent it is written with and its
+  /// traced size: a whole tile `t` (its allocation's extents as written, else `t.shape[i]`), or a
+  /// subscript whose indices are slices `a:b`, `nl.ds(s, n)`, integers and loop variables (dropped), or
+  /// aranges of one grid (its extents, in grid order). Empty when the spelling and the traced tile do not
+  /// pair up one to one.
+  std::vector<std::pair<std::string, int64_t>> operandExtents(const Expr *x) {
+    std::vector<std::pair<std::string, int64_t>> out;
+    bool whole = x->kind == ExprKind::Name;
+    if (!OperandTile || !(whole || (x->kind == ExprKind::Subscript && x->base && x->base->kind == ExprKind::Name)))
+      return out;
+    const Expr *base = whole ? x : x->base;
+    if (namedArange(base) || namedAffine(base) || blockNamed(base, base->name) != Blocks.end()) return out;
+    std::optional<std::vector<int64_t>> shape = OperandTile(x->range.begin);
+    if (!shape) return out;
+    std::vector<std::string> texts;
+    if (whole) {
+      // `t = nl.load(x[0:P, 0:N])`: t's extents are those its load spells.
+      const Stmt *def = reachingDef(x, base->name);
+      if (def && def->kind == StmtKind::Assign && def->value && def->value->kind == ExprKind::Call &&
+          canonicalCallee(def->value) == "nl.load" && !def->value->elts.empty() &&
+          (def->value->elts.front()->kind == ExprKind::Subscript || def->value->elts.front()->kind == ExprKind::Name)) {
+        auto loaded = operandExtents(def->value->elts.front());
+        if (loaded.size() == shape->size() && std::equal(loaded.begin(), loaded.end(), shape->begin(),
+                                                         [](const auto &a, int64_t b) { return a.second == b; }))
+          return loaded;
+      }
+      // `t = nisa.op(...)`: t's extents as the migration spells the tile it allocates for the call.
+      if (def && def->kind == StmtKind::Assign && def->value && def->value->kind == ExprKind::Call && Allocation &&
+          SpellingDepth < 16)
+        if (std::optional<TracedTile> made = Allocation(*def); made && made->shape == *shape) {
+          ++SpellingDepth;
+          std::vector<std::string> dims = spelledDims(def->value, *made);
+          --SpellingDepth;
+          for (size_t i = 0; i < dims.size(); ++i) out.push_back({dims[i], (*shape)[i]});
+          return out;
+        }
+      for (size_t i = 0; i < shape->size(); ++i) {
+        std::optional<std::string> e = allocatedExtent(x, base->name, i, shape->size());
+        if (!e) return {};
+        if (*e == base->name + ".shape[" + std::to_string(i) + "]")
+          if (auto named = unpackedExtent(x, base->name, i, shape->size())) e = named;
+        texts.push_back(*e);
+      }
+    } else {
+      std::vector<std::pair<size_t, std::string>> grid; // (grid dimension, extent) of arange indices
+      size_t gridRank = 0;
+      for (const Expr *e : x->elts) {
+        if (e->kind == ExprKind::Slice) {
+          if (e->elts.size() != 3 || e->elts[2] || !e->elts[1]) return {};
+          const Expr *lo = e->elts[0], *hi = e->elts[1];
+          bool zero = !lo || (lo->kind == ExprKind::Int && lo->intValue == 0);
+          // `lo:lo + E` spans E.
+          if (!zero && hi->kind == ExprKind::BinOp && hi->name == "+" && hi->elts.size() == 2 &&
+              render(hi->elts[0]) == render(lo))
+            texts.push_back(render(hi->elts[1]));
+          else
+            texts.push_back(zero ? render(hi) : parenthesized(render(hi)) + " - " + parenthesized(render(lo)));
+        } else if (e->kind == ExprKind::Call && canonicalCallee(e) == "nl.ds" && e->elts.size() == 2) {
+          texts.push_back(render(e->elts[1]));
+        } else if (auto a = arangeIndex(e)) {
+          if (gridRank && gridRank != a->rank) return {};
+          gridRank = a->rank;
+          grid.push_back({a->dim, a->extent});
+        } else if (mentionsArange(e) || e->kind == ExprKind::Ellipsis) {
+          return {}; // a combined or scaled arange: no extent as written
+        }
+        // anything else is an integer index: no tile dimension
+      }
+      if (!grid.empty()) {
+        if (!texts.empty()) return {}; // slices and aranges mixed
+        llvm::sort(grid);
+        for (size_t i = 0; i < grid.size(); ++i)
+          if (i && grid[i].first == grid[i - 1].first) return {};
+        for (const auto &g : grid) texts.push_back(g.second);
+      }
+    }
+    if (texts.size() != shape->size()) return {};
+    for (size_t i = 0; i < texts.size(); ++i) {
+      // A literal extent that is not the traced one: the pairing is wrong.
+      int64_t literal = 0;
+      if (!llvm::StringRef(texts[i]).getAsInteger(10, literal) && literal != (*shape)[i]) return {};
+      out.push_back({texts[i], (*shape)[i]});
+    }
+    return out;
+  }
+
+  /// `m` for extent `i` of `tensor` where `n, m = tensor.shape` binds the `m` that reaches `use` (and the
+  /// same `tensor`).
+  std::optional<std::string> unpackedExtent(const Expr *use, const std::string &tensor, size_t i, size_t rank) {
+    auto at = StmtOf.find(use);
+    if (at == StmtOf.end()) return std::nullopt;
+    const Stmt *function = functionOf(at->second);
+    for (const auto &[key, defs] : Defs) {
+      if (key.first != function) continue;
+      for (const Stmt *d : defs) {
+        const Expr *t = d->targets.size() == 1 ? d->targets.front() : nullptr, *v = d->value;
+        if (d->kind != StmtKind::Assign || !t || !v || t->kind != ExprKind::Tuple || t->elts.size() != rank ||
+            t->elts[i]->kind != ExprKind::Name || t->elts[i]->name != key.second)
+          continue;
+        if (v->kind != ExprKind::Attribute || v->name != "shape" || !v->base || v->base->kind != ExprKind::Name ||
+            v->base->name != tensor)
+          continue;
+        if (reachingDef(use, key.second) == d && reachingDef(use, tensor) == reachingDef(d, tensor)) return key.second;
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// The dimensions of the tile `call` makes, each as the extent its operands spell for dimensions of
+  /// that traced size when they spell it one way only, else the traced number.
+  std::vector<std::string> spelledDims(const Expr *call, const TracedTile &tile) {
+    std::vector<std::pair<std::string, int64_t>> extents;
+    if (call && call->kind == ExprKind::Call)
+      for (const Arg &a : argumentsOf(call))
+        for (auto &e : operandExtents(a.value)) extents.push_back(std::move(e));
+    std::vector<std::string> dims;
+    for (int64_t v : tile.shape) {
+      std::set<std::string> spelled;
+      for (const auto &[text, size] : extents)
+        if (size == v) spelled.insert(text);
+      dims.push_back(v > 1 && spelled.size() == 1 ? *spelled.begin() : std::to_string(v));
+    }
+    return dims;
+  }
+
+  /// `nl.ndarray((P, N), dtype=nl.float32, buffer=nl.sbuf)`: the allocation of the tile `call` makes. Each
+  /// dimension is written as the extent the call's operands spell for dimensions of its traced size,
+  /// when they spell it one way only (the shape stays generic in the kernel's sizes), else as the traced
+  /// number; `dtype` as written in place of the traced one when given.
+  std::string allocationText(const Expr *call, const TracedTile &tile, const std::string &dtype = "") {
+    std::vector<std::string> dims = spelledDims(call, tile);
+    return "nl.ndarray((" + llvm::join(dims, ", ") + (dims.size() == 1 ? ",), " : "), ") +
+           "dtype=" + (dtype.empty() ? "nl." + tile.dtype : dtype) + ", buffer=nl." + tile.buffer + ")";
+  }
+
   /// `y = x * nisa.op(a, dtype=d)` -> `op_tile = nl.ndarray(<traced shape>, ...)` and `nisa.op(op_tile, a)`
   /// on lines of their own in front of the statement, which reads `op_tile` in place of the call: the
   /// current dialect writes a destination where 0.1 returned the result.
@@ -1973,8 +2111,9 @@ private:
         return refuse("it is evaluated only under a condition");
     if (!syntax::startsLine(Text, s->range.begin) || Guards.count(s))
       return refuse("its statement does not start its line or becomes conditional");
-    std::optional<std::string> allocation = CallTile ? CallTile(*call) : std::nullopt;
-    if (!allocation) return refuse("the shape of its result is not known from the trace");
+    std::optional<TracedTile> tile = CallTile ? CallTile(*call) : std::nullopt;
+    if (!tile) return refuse("the shape of its result is not known from the trace");
+    std::string allocation = allocationText(call, *tile);
     std::vector<Arg> args = argumentsOf(call);
     std::vector<bool> kept;
     std::vector<std::string> named;
@@ -1995,7 +2134,7 @@ private:
       head += ", " + accumulate;
     uint32_t line = lineStartOf(s->range.begin);
     std::string indent = Text.slice(line, s->range.begin).str();
-    Hoisted[line] += indent + name + " = " + *allocation + "\n" + indent + head + rest + "\n";
+    Hoisted[line] += indent + name + " = " + allocation + "\n" + indent + head + rest + "\n";
     addFine(call->range.begin, call->range.end, name);
   }
 
@@ -2011,7 +2150,7 @@ private:
     // The allocation goes on a line of its own, so the statement must start its line.
     bool startsLine = Text.slice(lineStartOf(s->range.begin), s->range.begin).trim(" \t").empty();
     if (target && target->kind == ExprKind::Name && s->kind == StmtKind::Assign && Allocation && startsLine)
-      allocation = Allocation(*s);
+      if (std::optional<TracedTile> tile = Allocation(*s)) allocation = allocationText(call, *tile);
     // `acc += nisa.nc_matmul(...)` adds into the whole of an existing tile.
     bool wholeTile = target && target->kind == ExprKind::Name && s->kind == StmtKind::AugAssign;
     if (!target || (target->kind != ExprKind::Subscript && !allocation && !wholeTile) || !op) {
@@ -2061,7 +2200,7 @@ private:
           def && def->value && def->value->kind == ExprKind::Call ? def->value->keyword("dtype") : nullptr;
       std::optional<nki::DType> want = literalDtype(dt), have = held ? literalDtype(held) : std::nullopt;
       if (want && have && *want != *have) {
-        std::optional<std::string> tile = CallTile ? CallTile(*call) : std::nullopt;
+        std::optional<TracedTile> tile = CallTile ? CallTile(*call) : std::nullopt;
         if (!tile) {
           problem(dt, "dtype= rounds the result of " + callee + " to another dtype than '" + target->base->name +
                           "' holds, and the shape of that result is not known from the trace; the nki dialect takes "
@@ -2074,9 +2213,7 @@ private:
         std::string indent = Text.slice(lineStartOf(s->range.begin), s->range.begin).str();
         std::string module = render(call->base);
         module = module.substr(0, module.rfind('.'));
-        size_t at = tile->find("dtype=");
-        if (at != std::string::npos) tile->replace(at + 6, tile->find(',', at) - at - 6, render(dt));
-        head = name + " = " + *tile + "\n" + indent + render(call->base) + "(" + name;
+        head = name + " = " + allocationText(call, *tile, render(dt)) + "\n" + indent + render(call->base) + "(" + name;
         Coarse[s->range.end] = {s->range.end,
                                 "\n" + indent + module + ".tensor_copy(" + render(target) + ", " + name + ")"};
       }
@@ -2142,9 +2279,10 @@ private:
 } // namespace
 
 Migration migrateToCurrentDialect(const syntax::Module &module, const TileAllocation &allocation,
-                                  const TensorShape &shapeOf, const CallAllocation &callAllocation) {
+                                  const TensorShape &shapeOf, const CallAllocation &callAllocation,
+                                  const OperandTileShape &operandTile) {
   if (nki::dialectOfImports(module) == nki::Dialect::Nki) return {};
-  return Migrator(module, allocation, shapeOf, callAllocation).run();
+  return Migrator(module, allocation, shapeOf, callAllocation, operandTile).run();
 }
 
 } // namespace accelopt::rewrite
