@@ -88,6 +88,7 @@ public:
     convertCalls();
     checkMasksUsed();
     checkSplits();
+    checkWindows();
     dropNamedMasks();
     dropNamedAffines();
     dropNamedAranges();
@@ -833,8 +834,15 @@ private:
           convertToAccessPattern(s, s->elts[at[k]]);
           return;
         }
-        texts[at[k]] = splitSlice(StmtOf.at(s), a.dim, a.lo, a.extent)
-                           .value_or(sliceText(a.lo, boundedExtent(StmtOf.at(s), a.dim, a.extent)));
+        if (WindowMask *wm = windowOf(StmtOf.at(s))) {
+          wm->extent.emplace(a.dim, a.extent), wm->rank = std::max(wm->rank, a.rank);
+          if (windowed(*wm, a.dim)) wm->spanned.insert(a.dim);
+        }
+        WindowMask *wm = windowOf(StmtOf.at(s));
+        texts[at[k]] = wm && windowed(*wm, a.dim)
+                           ? windowMarker('l', a.dim, a.lo)
+                           : splitSlice(StmtOf.at(s), a.dim, a.lo, a.extent)
+                                 .value_or(sliceText(a.lo, boundedExtent(StmtOf.at(s), a.dim, a.extent)));
         Consumed.insert(a.call);
         syntax::forEachExpr(s->elts[at[k]], [&](const Expr *x) { ConvertedNames.insert(x); });
         for (size_t i = at[k] + 1; gap && i < end; ++i) {
@@ -1146,7 +1154,7 @@ private:
     auto times = [&](const std::string &f, size_t i) {
       return strideSym[i].empty() ? f : f.empty() ? strideSym[i] : f + " * " + strideSym[i];
     };
-    std::vector<std::string> pattern, offset;
+    std::vector<std::string> pattern, offset, windowOffsets;
     for (size_t d = 0; d < rank; ++d) {
       std::map<std::string, int64_t> total;
       std::string extent;
@@ -1161,6 +1169,14 @@ private:
       if (Splits.count(StmtOf.at(s)))
         return refuse("its statement's mask is split into whole rows and a partial row, which an access "
                       "pattern does not take");
+      if (WindowMask *wm = windowOf(StmtOf.at(s)); wm && windowed(*wm, d)) {
+        // A window-split statement counts and starts each region on its own.
+        wm->spanned.insert(d);
+        pattern.push_back("[" + coefficientText(total) + ", " + windowMarker('n', d, "") + "]");
+        windowOffsets.push_back(windowMarker('s', d, coefficientText(total)));
+        continue;
+      }
+      if (WindowMask *wm = windowOf(StmtOf.at(s))) wm->extent.emplace(d, extent), wm->rank = std::max(wm->rank, rank);
       pattern.push_back("[" + coefficientText(total) + ", " + boundedExtent(StmtOf.at(s), d, extent) + "]");
     }
     int64_t number = 0;
@@ -1176,6 +1192,10 @@ private:
         offset.push_back(strideText == "1" ? c : parenthesized(c) + " * " + strideText);
     }
     if (number) offset.push_back(std::to_string(number));
+    if (!windowOffsets.empty()) {
+      if (offset.empty()) offset.push_back("0");
+      for (const std::string &m : windowOffsets) offset.back() += m;
+    }
     for (const Affine &a : elts)
       for (const Expr *c : a.calls) Consumed.insert(c);
     std::string text = s->base->name + ".ap(pattern=[" + llvm::join(pattern, ", ") + "]" +
@@ -1324,6 +1344,7 @@ private:
         condition = named->second->value;
       std::vector<std::string> guards;
       PendingSplit.reset();
+      if (planWindowMask(s, call, condition)) return;
       if (!maskConjuncts(condition, bounds, guards)) return;
       if (PendingSplit && !planSplit(s, *PendingSplit, bounds, guards)) return;
       Masks[s] = bounds;
@@ -1526,6 +1547,312 @@ private:
     bool isaAllocates = false; // `t = nisa.op(...)`: the call conversion allocates t
   };
   std::optional<SplitMask> PendingSplit;
+
+  // ------------------------------------------------------------- window masks
+
+  /// An output grid dimension `out` and a window grid dimension `win` (one the call reduces) that a
+  /// mask couples through `stride * o + w` (maxpool's `stride*i1 - padding + i3 >= 0`): the window
+  /// indices kept for output o are [max(0, lower - stride * o), min(K, upper - stride * o)).
+  struct WindowPair {
+    size_t out = 0, win = 0;
+    std::string stride;
+    std::string lower, upper; // "" when the mask does not bound that side
+  };
+  struct WindowMask {
+    std::vector<WindowPair> pairs;
+    std::set<size_t> reduced;             // grid dimensions the call reduces (axis=)
+    std::map<size_t, std::string> extent; // grid dimension -> extent as written, from the statement's indices
+    size_t rank = 0;
+    TracedTile tile; // `t = op(..., mask=...)`: t allocated whole first (its dtype and buffer)
+    bool targetName = false;
+    std::set<size_t> spanned; // the pair dimensions the statement's indices span
+  };
+  std::map<const Stmt *, WindowMask> Windows;
+
+  /// `-(C)` of the affine terms `a` (no aranges) plus `extra`, as source text.
+  static std::string negatedText(const Affine &a, int64_t extra) {
+    std::vector<std::string> terms;
+    for (const std::string &t : a.constant) {
+      llvm::StringRef r(t);
+      if (r.startswith("-") && (parenthesized(r.drop_front().str()) == r.drop_front().str() ||
+                                (r.drop_front().startswith("(") && r.endswith(")"))))
+        terms.push_back(r.drop_front().str());
+      else
+        terms.push_back("-" + parenthesized(t));
+    }
+    int64_t number = extra - a.number;
+    std::string out;
+    for (const std::string &t : terms)
+      out += out.empty() ? t : (llvm::StringRef(t).startswith("-") ? " - " + t.substr(1) : " + " + t);
+    if (number || out.empty())
+      out += out.empty() ? std::to_string(number)
+                         : (number < 0 ? " - " + std::to_string(-number) : " + " + std::to_string(number));
+    return out;
+  }
+
+  /// Each conjunct of `e` bounds `stride * o + w` from one side, o and w grid dimensions of which the
+  /// call reduces w only; false (nothing reported) for any other mask.
+  bool windowConjuncts(const Expr *e, WindowMask &wm) {
+    if (e->kind == ExprKind::BinOp && e->name == "&" && e->elts.size() == 2)
+      return windowConjuncts(e->elts[0], wm) && windowConjuncts(e->elts[1], wm);
+    if (e->kind != ExprKind::Compare || e->elts.size() != 2 || e->ops.size() != 1) return false;
+    std::string op = e->ops[0];
+    if (op != "<" && op != "<=" && op != ">" && op != ">=") return false;
+    auto d = affineIndex(e->elts[0]), r = affineIndex(e->elts[1]);
+    if (!d || !r) return false;
+    if (!r->constant.empty()) r->constant = {"-" + parenthesized(llvm::join(r->constant, " + "))};
+    for (auto &[dim, c] : r->coef)
+      for (auto &[f, k] : c) k = -k;
+    r->number = -r->number;
+    if (!addAffine(*d, *r)) return false;
+    std::map<size_t, std::map<std::string, int64_t>> coef;
+    for (const auto &[dim, c] : d->coef)
+      for (const auto &[f, k] : c)
+        if (k) coef[dim][f] += k;
+    for (auto it = coef.begin(); it != coef.end();) {
+      for (auto f = it->second.begin(); f != it->second.end();) f = f->second ? std::next(f) : it->second.erase(f);
+      it = it->second.empty() ? coef.erase(it) : std::next(it);
+    }
+    if (coef.size() != 2) return false;
+    size_t a = coef.begin()->first, b = std::next(coef.begin())->first;
+    bool aReduced = wm.reduced.count(a) > 0, bReduced = wm.reduced.count(b) > 0;
+    if (aReduced == bReduced) return false;
+    size_t win = aReduced ? a : b, out = aReduced ? b : a;
+    const auto &wc = coef[win];
+    if (wc.size() != 1 || !wc.begin()->first.empty() || std::abs(wc.begin()->second) != 1) return false;
+    int64_t sign = wc.begin()->second; // d * sign has w with coefficient 1
+    if (sign < 0) op = op[0] == '<' ? ">" + op.substr(1) : "<" + op.substr(1);
+    const auto &oc = coef[out];
+    if (oc.size() != 1 || oc.begin()->second * sign <= 0) return false;
+    int64_t k = oc.begin()->second * sign;
+    const std::string &factor = oc.begin()->first;
+    std::string stride = factor.empty() ? std::to_string(k) : k == 1 ? factor : std::to_string(k) + " * " + factor;
+    // d * sign = w + stride * o + C: w >= -C - stride * o (lower), w < -C - stride * o (upper).
+    Affine c;
+    c.constant = d->constant, c.number = d->number;
+    if (sign < 0) {
+      if (!c.constant.empty()) c.constant = {"-" + parenthesized(llvm::join(c.constant, " + "))};
+      c.number = -c.number;
+    }
+    bool lowerSide = op[0] == '>';
+    std::string bound = negatedText(c, op == ">" || op == "<=" ? 1 : 0);
+    WindowPair *pair = nullptr;
+    for (WindowPair &p : wm.pairs)
+      if (p.out == out && p.win == win) pair = &p;
+    if (!pair) {
+      wm.pairs.push_back({out, win, stride, "", ""});
+      pair = &wm.pairs.back();
+    }
+    if (pair->stride != stride) return false;
+    std::string &side = lowerSide ? pair->lower : pair->upper;
+    if (!side.empty()) return false; // two bounds on one side
+    side = bound;
+    for (const auto &[dim, ext] : d->extent) wm.extent[dim] = ext;
+    wm.rank = std::max(wm.rank, d->rank);
+    return true;
+  }
+
+  /// `t = nl.max(x[...], axis=[3, 4], mask=<window conjuncts>)` (a pooling window whose edges the mask
+  /// cuts off): the statement is rendered once per region of outputs whose kept windows agree (the
+  /// interior, and each output of the edges), Windows[s]; false when the mask is not of this form.
+  bool planWindowMask(const Stmt *s, const Expr *call, const Expr *condition) {
+    WindowMask wm;
+    if (const Expr *axis = call->keyword("axis")) {
+      if (axis->kind == ExprKind::Int) wm.reduced.insert(size_t(axis->intValue));
+      if (axis->kind == ExprKind::Tuple || axis->kind == ExprKind::List)
+        for (const Expr *x : axis->elts)
+          if (x->kind == ExprKind::Int && x->intValue >= 0) wm.reduced.insert(size_t(x->intValue));
+    }
+    if (wm.reduced.empty() || !windowConjuncts(condition, wm) || wm.pairs.empty()) return false;
+    const Expr *mask = call->keyword("mask");
+    auto refuse = [&](const std::string &why) {
+      problem(mask, "this mask couples output and window indices (a pooling window's edges), and " + why);
+      return true;
+    };
+    if (s->kind != StmtKind::Assign || s->targets.size() != 1)
+      return refuse("its statement is not an assignment, which is what is split into regions");
+    if (!ownsLines(s) || Text.slice(lineStartOf(s->range.begin), s->range.begin).trim(" \t").size() ||
+        (s->parent && s->parent->kind != StmtKind::For && s->parent->kind != StmtKind::FunctionDef &&
+         s->parent->kind != StmtKind::If && s->parent->kind != StmtKind::While))
+      return refuse("its statement must be alone on its lines to be split into regions");
+    const Expr *target = s->targets.front();
+    if (target->kind == ExprKind::Name) {
+      std::optional<TracedTile> tile = Allocation ? Allocation(*s) : std::nullopt;
+      if (!tile)
+        return refuse("'" + target->name +
+                      "' is written region by region, so it must be allocated first, and the "
+                      "trace does not know its shape");
+      wm.tile = *tile;
+      wm.targetName = true;
+      addFine(target->range.end, target->range.end,
+              "\x01T\x02"
+              "0\x02\x01");
+    } else if (target->kind != ExprKind::Subscript) {
+      return refuse("its target is neither a name nor a subscript");
+    }
+    Windows[s] = std::move(wm);
+    return true;
+  }
+
+  WindowMask *windowOf(const Stmt *s) {
+    auto it = Windows.find(s);
+    return it == Windows.end() ? nullptr : &it->second;
+  }
+  bool windowed(const WindowMask &wm, size_t dim) const {
+    return llvm::any_of(wm.pairs, [&](const WindowPair &p) { return p.out == dim || p.win == dim; });
+  }
+  /// A marker for grid dimension `dim` of a window-split statement, rendered per region by renderWindows:
+  /// 'n' its count, 's' an offset term `payload * start`, 'l' the slice `payload + start:... + count`.
+  static std::string windowMarker(char kind, size_t dim, const std::string &payload) {
+    return std::string("\x01") + kind + "\x02" + std::to_string(dim) + "\x02" + payload + "\x01";
+  }
+
+  /// Every pair's grid dimensions are spanned by the statement's indices, and every grid dimension of
+  /// a target made whole has an extent as written.
+  void checkWindows() {
+    for (const auto &[s, wm] : Windows) {
+      const Expr *mask = s->value->keyword("mask");
+      for (const WindowPair &p : wm.pairs)
+        if (!wm.spanned.count(p.out) || !wm.spanned.count(p.win))
+          problem(mask, "the mask couples grid dimensions " + std::to_string(p.out) + " and " + std::to_string(p.win) +
+                            ", which the statement's indices do not both span");
+      for (size_t d = 0; wm.targetName && d < wm.rank; ++d)
+        if (!wm.reduced.count(d) && !wm.extent.count(d))
+          problem(mask, "grid dimension " + std::to_string(d) + " of the result has no extent as written");
+    }
+  }
+
+  /// The statement once per region: `lo = ...` and `hi = ...` bound the interior outputs of each pair
+  /// (whole windows), and each output below lo or from hi on gets its own window range, in loops.
+  void renderWindows(const Stmt *s, const WindowMask &wm) {
+    uint32_t b = s->range.begin, e = s->range.end;
+    std::string text = renderEdited(b, e);
+    std::string indent = Text.slice(lineStartOf(b), b).str();
+    std::string outer = s->parent ? Text.slice(lineStartOf(s->parent->range.begin), s->parent->range.begin).str() : "";
+    std::string unit = llvm::StringRef(indent).startswith(outer) && indent.size() > outer.size()
+                           ? indent.substr(outer.size())
+                           : (!indent.empty() && indent[0] == '\t' ? "\t" : "    ");
+    if (FreshNames.empty()) FreshNames = syntax::identifiersIn(Text);
+    auto fresh = [&](const std::string &base) {
+      std::string n = syntax::freshName(FreshNames, base);
+      FreshNames.insert(n);
+      return n;
+    };
+    struct Names {
+      std::string lo, hi, o, w, n;
+    };
+    std::vector<Names> names;
+    std::string head;
+    for (const WindowPair &p : wm.pairs) {
+      std::string d = std::to_string(p.out), n = wm.extent.at(p.out), k = wm.extent.at(p.win);
+      Names x{fresh("out" + d + "_lo"), fresh("out" + d + "_hi"), fresh("out" + d), fresh("win" + d),
+              fresh("win" + d + "_n")};
+      std::string s1 = parenthesized(p.stride);
+      bool unitStride = p.stride == "1";
+      // The first output whose window starts inside: stride * o >= lower; the last: stride * o + K <= upper.
+      std::string first = unitStride ? p.lower : "-(-(" + p.lower + ") // " + s1 + ")";
+      std::string last = unitStride ? p.upper + " - " + parenthesized(k) + " + 1"
+                                    : "(" + p.upper + " - " + parenthesized(k) + ") // " + s1 + " + 1";
+      head += indent + x.lo + " = " + (p.lower.empty() ? "0" : "min(" + n + ", max(0, " + first + "))") + "\n";
+      head += indent + x.hi + " = " + (p.upper.empty() ? n : "max(" + x.lo + ", min(" + n + ", " + last + "))") + "\n";
+      names.push_back(x);
+    }
+    if (wm.targetName) {
+      // The grid's dimensions the call keeps, as written: what the regions write together.
+      std::vector<std::string> dims;
+      for (size_t d = 0; d < wm.rank; ++d)
+        if (!wm.reduced.count(d)) dims.push_back(wm.extent.at(d));
+      head += indent + render(s->targets.front()) + " = nl.ndarray((" + llvm::join(dims, ", ") +
+              (dims.size() == 1 ? ",), " : "), ") + "dtype=nl." + wm.tile.dtype + ", buffer=nl." + wm.tile.buffer +
+              ")\n";
+    }
+    // Per region: grid dimension -> (start, count).
+    std::map<size_t, std::pair<std::string, std::string>> region;
+    auto substitute = [&]() {
+      std::string out;
+      for (size_t i = 0; i < text.size();) {
+        size_t open = text.find('\x01', i);
+        if (open == std::string::npos) return out + text.substr(i);
+        size_t close = text.find('\x01', open + 1);
+        llvm::SmallVector<llvm::StringRef, 3> f;
+        llvm::StringRef(text).slice(open + 2, close).split(f, '\x02');
+        char kind = text[open + 1];
+        size_t dim = 0;
+        f[1].getAsInteger(10, dim);
+        std::string payload = f.size() > 2 ? f[2].str() : "";
+        out += text.substr(i, open - i);
+        auto slice = [&](size_t d, const std::string &lo) {
+          auto r = region.find(d);
+          std::string start = r == region.end() ? "" : r->second.first;
+          std::string count = r == region.end() ? wm.extent.at(d) : r->second.second;
+          std::string from = start == "0" || start.empty() ? lo : lo.empty() ? start : lo + " + " + start;
+          return sliceText(from, count);
+        };
+        if (kind == 'n') {
+          out += region.at(dim).second;
+        } else if (kind == 's') {
+          const std::string &start = region.at(dim).first;
+          if (start != "0") {
+            std::string term = (payload == "1" ? "" : parenthesized(payload) + " * ") + parenthesized(start);
+            // An offset that was only these terms: `offset=0` gives way to the first.
+            if (llvm::StringRef(out).endswith("offset=0"))
+              out.replace(out.size() - 1, 1, term);
+            else
+              out += " + " + term;
+          }
+        } else if (kind == 'l') {
+          out += slice(dim, payload);
+        } else if (kind == 'T') {
+          std::vector<std::string> dims;
+          for (size_t d = 0; d < wm.rank; ++d)
+            if (!wm.reduced.count(d)) dims.push_back(slice(d, ""));
+          out += "[" + llvm::join(dims, ", ") + "]";
+        }
+        i = close + 1;
+      }
+      return out;
+    };
+    // Continuation lines move with the statement's first line (unless a string literal spans them).
+    bool literalLines = text.find("\"\"\"") != std::string::npos || text.find("'''") != std::string::npos;
+    std::function<std::string(size_t, const std::string &)> emit = [&](size_t i, const std::string &in) {
+      if (i == wm.pairs.size()) {
+        std::string leaf = substitute(), deeper = in.substr(std::min(indent.size(), in.size()));
+        for (size_t at = leaf.find('\n'); !literalLines && at != std::string::npos; at = leaf.find('\n', at + 1))
+          leaf.insert(at + 1, deeper);
+        return in + leaf + "\n";
+      }
+      const WindowPair &p = wm.pairs[i];
+      const Names &x = names[i];
+      std::string n = wm.extent.at(p.out), k = wm.extent.at(p.win), inner = in + unit, out;
+      // An edge output: its own window range.
+      auto edge = [&](const std::string &range) {
+        std::string so = p.stride == "1" ? x.o : parenthesized(p.stride) + " * " + x.o;
+        std::string lines = in + "for " + x.o + " in " + range + ":\n";
+        std::string start = "0";
+        if (!p.lower.empty()) {
+          lines += inner + x.w + " = max(0, " + p.lower + " - " + so + ")\n";
+          start = x.w;
+        }
+        std::string end = p.upper.empty() ? k : "min(" + k + ", " + p.upper + " - " + so + ")";
+        lines += inner + x.n + " = " + end + (start == "0" ? "" : " - " + start) + "\n";
+        region[p.out] = {x.o, "1"};
+        region[p.win] = {start, x.n};
+        return lines + emit(i + 1, inner);
+      };
+      if (!p.lower.empty()) out += edge("range(" + x.lo + ")");
+      out += in + "if " + x.hi + " > " + x.lo + ":\n";
+      region[p.out] = {x.lo, x.hi + " - " + x.lo};
+      region[p.win] = {"0", k};
+      out += emit(i + 1, inner);
+      if (!p.upper.empty()) out += edge("range(" + x.hi + ", " + n + ")");
+      region.erase(p.out), region.erase(p.win);
+      return out;
+    };
+    std::string body = emit(0, indent);
+    for (auto it = Coarse.lower_bound(b); it != Coarse.end() && it->first < e;) it = Coarse.erase(it);
+    // The first line's indentation is the file's; the rest carries its own.
+    Coarse[b] = {e, (head + body).substr(indent.size(), head.size() + body.size() - indent.size() - 1)};
+  }
   std::map<const Stmt *, SplitMask> Splits;
   const Expr *CurrentCompare = nullptr;
   bool CurrentInclusive = false;
@@ -2246,6 +2573,7 @@ private:
     if (!out.problems.empty()) return out;
     moveAllocations();
     for (const auto &[s, split] : Splits) renderSplit(s, split);
+    for (const auto &[s, window] : Windows) renderWindows(s, window);
     // Hoisted calls after an allocation moved to the same place (they may read it).
     for (const auto &[at, text] : Hoisted)
       if (auto it = Coarse.find(at); it != Coarse.end() && it->second.end == at)
