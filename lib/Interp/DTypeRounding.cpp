@@ -75,17 +75,20 @@ inline float truncateSaturate(float x, float lowest, float highest) {
   return x != x ? 0.0f : truncated;
 }
 
+// Fraction bits each float dtype keeps: the rounding below and dtypeEpsilon read them.
+constexpr int kBFloat16Bits = 7, kTFloat32Bits = 10, kFloat16Bits = 10, kFloat8E5M2Bits = 2, kFloat8E4M3Bits = 3;
+
 /// Calls `body` with the per-element rounding function of `dtype`, so buffer loops
 /// are instantiated once per dtype and carry no dispatch inside.
 template <class Body> void withRounding(nki::DType dtype, Body &&body) {
   using nki::DType;
   switch (dtype) {
   case DType::Float32: return body([](float x) { return x; });
-  case DType::BFloat16: return body([](float x) { return roundMantissa<7>(x); });
-  case DType::TFloat32: return body([](float x) { return roundMantissa<10>(x); });
-  case DType::Float16: return body([](float x) { return roundSmallFloat<10, kFloat16>(x); });
-  case DType::Float8E5M2: return body([](float x) { return roundSmallFloat<2, kFloat8E5M2>(x); });
-  case DType::Float8E4M3: return body([](float x) { return roundSmallFloat<3, kFloat8E4M3>(x); });
+  case DType::BFloat16: return body([](float x) { return roundMantissa<kBFloat16Bits>(x); });
+  case DType::TFloat32: return body([](float x) { return roundMantissa<kTFloat32Bits>(x); });
+  case DType::Float16: return body([](float x) { return roundSmallFloat<kFloat16Bits, kFloat16>(x); });
+  case DType::Float8E5M2: return body([](float x) { return roundSmallFloat<kFloat8E5M2Bits, kFloat8E5M2>(x); });
+  case DType::Float8E4M3: return body([](float x) { return roundSmallFloat<kFloat8E4M3Bits, kFloat8E4M3>(x); });
   case DType::Int8: return body([](float x) { return truncateSaturate(x, -128.0f, 127.0f); });
   case DType::UInt8: return body([](float x) { return truncateSaturate(x, 0.0f, 255.0f); });
   case DType::Int16: return body([](float x) { return truncateSaturate(x, -32768.0f, 32767.0f); });
@@ -97,6 +100,19 @@ template <class Body> void withRounding(nki::DType dtype, Body &&body) {
 }
 
 } // namespace
+
+double dtypeEpsilon(nki::DType dtype) {
+  using nki::DType;
+  switch (dtype) {
+  case DType::Float32: return std::ldexp(1.0, -23);
+  case DType::BFloat16: return std::ldexp(1.0, -kBFloat16Bits);
+  case DType::TFloat32: return std::ldexp(1.0, -kTFloat32Bits);
+  case DType::Float16: return std::ldexp(1.0, -kFloat16Bits);
+  case DType::Float8E5M2: return std::ldexp(1.0, -kFloat8E5M2Bits);
+  case DType::Float8E4M3: return std::ldexp(1.0, -kFloat8E4M3Bits);
+  default: return 0;
+  }
+}
 
 float roundToDType(float value, nki::DType dtype) {
   if (isUndefinedMarker(value)) return value;

@@ -37,6 +37,11 @@ void roundToDType(std::span<float> values, nki::DType dtype);
 /// out[i] = roundToDType(in[i]); `in` and `out` have equal size and may be the same buffer.
 void roundToDType(std::span<const float> in, std::span<float> out, nki::DType dtype);
 
+/// The machine epsilon of a floating-point dtype, 2^-(fraction bits): the spacing of its values
+/// above 1 (bfloat16 2^-7, float16 and tfloat32 2^-10, float8_e4m3 2^-3, float8_e5m2 2^-2, float32
+/// 2^-23); 0 for integer and bool dtypes, whose rounding is exact on integers.
+double dtypeEpsilon(nki::DType dtype);
+
 /// IEEE binary16 bit pattern of `value` (rounded to nearest even first).
 uint16_t float16Bits(float value);
 /// The fp32 value of an IEEE binary16 bit pattern (exact).

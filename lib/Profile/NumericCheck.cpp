@@ -1,7 +1,11 @@
 #include "Profile/NumericCheck.h"
 
+#include "Interp/DTypeRounding.h"
+
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
 
 namespace accelopt::profile {
 
@@ -14,6 +18,20 @@ std::string firstLine(llvm::StringRef text) { return text.trim().split('\n').fir
 std::string outputsText(size_t n) { return std::to_string(n) + " output" + (n == 1 ? "" : "s"); }
 
 } // namespace
+
+interp::Tolerance widenTolerance(interp::Tolerance base, double epsilon) {
+  base.atol = std::max(base.atol, epsilon);
+  base.rtol = std::max(base.rtol, 2 * epsilon);
+  base.relL2 = std::max(base.relL2, epsilon);
+  return base;
+}
+
+double narrowestEpsilon(const nki::Kernel &original) {
+  double epsilon = 0;
+  for (const nki::Tensor &t : original.tensors)
+    if (t.dtypeKnown && nki::isFloat(t.dtype)) epsilon = std::max(epsilon, interp::dtypeEpsilon(t.dtype));
+  return epsilon;
+}
 
 llvm::Expected<SeedBaseline> captureSeed(const nki::KernelFile &file, const nki::Kernel &kernel, uint64_t seed,
                                          std::vector<interp::KernelArg> inputs, std::vector<interp::NDArray> reference,

@@ -52,6 +52,24 @@ llvm::Expected<SeedBaseline> captureSeed(const nki::KernelFile &file, const nki:
                                          std::vector<interp::KernelArg> inputs, std::vector<interp::NDArray> reference,
                                          const interp::RunOptions &run);
 
+/// `base` widened to the precision of a kernel whose narrowest floating-point dtype has machine epsilon
+/// `epsilon` (interp::dtypeEpsilon): atol and the relative L2 bound at least epsilon, rtol at least
+/// 2 epsilon (each side's result may carry one more rounding at that precision than the other's, in
+/// another order). An fp32 kernel (epsilon 2^-23) keeps `base`: AccelOpt's bound is far above it.
+interp::Tolerance widenTolerance(interp::Tolerance base, double epsilon);
+
+/// The machine epsilon of the narrowest floating-point dtype `original` holds values in: its arguments,
+/// its outputs and the intermediate tiles of its trace (0 when it has none).
+double narrowestEpsilon(const nki::Kernel &original);
+
+/// The comparison bound of candidates of `original` (and of `original` against a numpy reference):
+/// widenTolerance(base, narrowestEpsilon(original)). Derived from the original kernel only, never the
+/// candidate; `verify`, `run`, `migrate`, `batch` and the search compare with it (their options'
+/// tolerance is this bound).
+inline interp::Tolerance toleranceFor(const nki::Kernel &original, const interp::Tolerance &base) {
+  return widenTolerance(base, narrowestEpsilon(original));
+}
+
 struct NumericCheckOptions {
   NumericCheckOptions() = default;
   NumericCheckOptions(const interp::Tolerance &tolerance, double timeoutSeconds) : tolerance(tolerance) {

@@ -56,8 +56,9 @@ struct ArangeIndex {
 class Migrator {
 public:
   Migrator(const syntax::Module &m, const TileAllocation &allocation, const TensorShape &shapeOf,
-           const CallAllocation &callAllocation)
-      : M(m), Text(m.source().text()), Allocation(allocation), ShapeOf(shapeOf), CallTile(callAllocation) {}
+           const CallAllocation &callAllocation, const OperandTileShape &operandTile)
+      : M(m), Text(m.source().text()), Allocation(allocation), ShapeOf(shapeOf), CallTile(callAllocation),
+        OperandTile(operandTile) {}
 
   Migration run() {
     std::map<std::string, std::string> aliases;
@@ -87,6 +88,7 @@ public:
     convertCalls();
     checkMasksUsed();
     checkSplits();
+    checkWindows();
     dropNamedMasks();
     dropNamedAffines();
     dropNamedAranges();
@@ -125,6 +127,8 @@ private:
   const TileAllocation &Allocation;
   const TensorShape &ShapeOf;
   const CallAllocation &CallTile;
+  const OperandTileShape &OperandTile;
+  int SpellingDepth = 0; // operandExtents through the definitions of the tiles it reads
   /// Lines inserted in front of a statement (nested ISA calls hoisted), by the statement's line start.
   std::map<uint32_t, std::string> Hoisted;
   std::set<std::string> FreshNames; // names the hoisted tiles took
@@ -830,8 +834,15 @@ private:
           convertToAccessPattern(s, s->elts[at[k]]);
           return;
         }
-        texts[at[k]] = splitSlice(StmtOf.at(s), a.dim, a.lo, a.extent)
-                           .value_or(sliceText(a.lo, boundedExtent(StmtOf.at(s), a.dim, a.extent)));
+        if (WindowMask *wm = windowOf(StmtOf.at(s))) {
+          wm->extent.emplace(a.dim, a.extent), wm->rank = std::max(wm->rank, a.rank);
+          if (windowed(*wm, a.dim)) wm->spanned.insert(a.dim);
+        }
+        WindowMask *wm = windowOf(StmtOf.at(s));
+        texts[at[k]] = wm && windowed(*wm, a.dim)
+                           ? windowMarker('l', a.dim, a.lo)
+                           : splitSlice(StmtOf.at(s), a.dim, a.lo, a.extent)
+                                 .value_or(sliceText(a.lo, boundedExtent(StmtOf.at(s), a.dim, a.extent)));
         Consumed.insert(a.call);
         syntax::forEachExpr(s->elts[at[k]], [&](const Expr *x) { ConvertedNames.insert(x); });
         for (size_t i = at[k] + 1; gap && i < end; ++i) {
@@ -1143,7 +1154,7 @@ private:
     auto times = [&](const std::string &f, size_t i) {
       return strideSym[i].empty() ? f : f.empty() ? strideSym[i] : f + " * " + strideSym[i];
     };
-    std::vector<std::string> pattern, offset;
+    std::vector<std::string> pattern, offset, windowOffsets;
     for (size_t d = 0; d < rank; ++d) {
       std::map<std::string, int64_t> total;
       std::string extent;
@@ -1158,6 +1169,14 @@ private:
       if (Splits.count(StmtOf.at(s)))
         return refuse("its statement's mask is split into whole rows and a partial row, which an access "
                       "pattern does not take");
+      if (WindowMask *wm = windowOf(StmtOf.at(s)); wm && windowed(*wm, d)) {
+        // A window-split statement counts and starts each region on its own.
+        wm->spanned.insert(d);
+        pattern.push_back("[" + coefficientText(total) + ", " + windowMarker('n', d, "") + "]");
+        windowOffsets.push_back(windowMarker('s', d, coefficientText(total)));
+        continue;
+      }
+      if (WindowMask *wm = windowOf(StmtOf.at(s))) wm->extent.emplace(d, extent), wm->rank = std::max(wm->rank, rank);
       pattern.push_back("[" + coefficientText(total) + ", " + boundedExtent(StmtOf.at(s), d, extent) + "]");
     }
     int64_t number = 0;
@@ -1173,6 +1192,10 @@ private:
         offset.push_back(strideText == "1" ? c : parenthesized(c) + " * " + strideText);
     }
     if (number) offset.push_back(std::to_string(number));
+    if (!windowOffsets.empty()) {
+      if (offset.empty()) offset.push_back("0");
+      for (const std::string &m : windowOffsets) offset.back() += m;
+    }
     for (const Affine &a : elts)
       for (const Expr *c : a.calls) Consumed.insert(c);
     std::string text = s->base->name + ".ap(pattern=[" + llvm::join(pattern, ", ") + "]" +
@@ -1321,6 +1344,7 @@ private:
         condition = named->second->value;
       std::vector<std::string> guards;
       PendingSplit.reset();
+      if (planWindowMask(s, call, condition)) return;
       if (!maskConjuncts(condition, bounds, guards)) return;
       if (PendingSplit && !planSplit(s, *PendingSplit, bounds, guards)) return;
       Masks[s] = bounds;
@@ -1523,6 +1547,312 @@ private:
     bool isaAllocates = false; // `t = nisa.op(...)`: the call conversion allocates t
   };
   std::optional<SplitMask> PendingSplit;
+
+  // ------------------------------------------------------------- window masks
+
+  /// An output grid dimension `out` and a window grid dimension `win` (one the call reduces) that a
+  /// mask couples through `stride * o + w` (maxpool's `stride*i1 - padding + i3 >= 0`): the window
+  /// indices kept for output o are [max(0, lower - stride * o), min(K, upper - stride * o)).
+  struct WindowPair {
+    size_t out = 0, win = 0;
+    std::string stride;
+    std::string lower, upper; // "" when the mask does not bound that side
+  };
+  struct WindowMask {
+    std::vector<WindowPair> pairs;
+    std::set<size_t> reduced;             // grid dimensions the call reduces (axis=)
+    std::map<size_t, std::string> extent; // grid dimension -> extent as written, from the statement's indices
+    size_t rank = 0;
+    TracedTile tile; // `t = op(..., mask=...)`: t allocated whole first (its dtype and buffer)
+    bool targetName = false;
+    std::set<size_t> spanned; // the pair dimensions the statement's indices span
+  };
+  std::map<const Stmt *, WindowMask> Windows;
+
+  /// `-(C)` of the affine terms `a` (no aranges) plus `extra`, as source text.
+  static std::string negatedText(const Affine &a, int64_t extra) {
+    std::vector<std::string> terms;
+    for (const std::string &t : a.constant) {
+      llvm::StringRef r(t);
+      if (r.startswith("-") && (parenthesized(r.drop_front().str()) == r.drop_front().str() ||
+                                (r.drop_front().startswith("(") && r.endswith(")"))))
+        terms.push_back(r.drop_front().str());
+      else
+        terms.push_back("-" + parenthesized(t));
+    }
+    int64_t number = extra - a.number;
+    std::string out;
+    for (const std::string &t : terms)
+      out += out.empty() ? t : (llvm::StringRef(t).startswith("-") ? " - " + t.substr(1) : " + " + t);
+    if (number || out.empty())
+      out += out.empty() ? std::to_string(number)
+                         : (number < 0 ? " - " + std::to_string(-number) : " + " + std::to_string(number));
+    return out;
+  }
+
+  /// Each conjunct of `e` bounds `stride * o + w` from one side, o and w grid dimensions of which the
+  /// call reduces w only; false (nothing reported) for any other mask.
+  bool windowConjuncts(const Expr *e, WindowMask &wm) {
+    if (e->kind == ExprKind::BinOp && e->name == "&" && e->elts.size() == 2)
+      return windowConjuncts(e->elts[0], wm) && windowConjuncts(e->elts[1], wm);
+    if (e->kind != ExprKind::Compare || e->elts.size() != 2 || e->ops.size() != 1) return false;
+    std::string op = e->ops[0];
+    if (op != "<" && op != "<=" && op != ">" && op != ">=") return false;
+    auto d = affineIndex(e->elts[0]), r = affineIndex(e->elts[1]);
+    if (!d || !r) return false;
+    if (!r->constant.empty()) r->constant = {"-" + parenthesized(llvm::join(r->constant, " + "))};
+    for (auto &[dim, c] : r->coef)
+      for (auto &[f, k] : c) k = -k;
+    r->number = -r->number;
+    if (!addAffine(*d, *r)) return false;
+    std::map<size_t, std::map<std::string, int64_t>> coef;
+    for (const auto &[dim, c] : d->coef)
+      for (const auto &[f, k] : c)
+        if (k) coef[dim][f] += k;
+    for (auto it = coef.begin(); it != coef.end();) {
+      for (auto f = it->second.begin(); f != it->second.end();) f = f->second ? std::next(f) : it->second.erase(f);
+      it = it->second.empty() ? coef.erase(it) : std::next(it);
+    }
+    if (coef.size() != 2) return false;
+    size_t a = coef.begin()->first, b = std::next(coef.begin())->first;
+    bool aReduced = wm.reduced.count(a) > 0, bReduced = wm.reduced.count(b) > 0;
+    if (aReduced == bReduced) return false;
+    size_t win = aReduced ? a : b, out = aReduced ? b : a;
+    const auto &wc = coef[win];
+    if (wc.size() != 1 || !wc.begin()->first.empty() || std::abs(wc.begin()->second) != 1) return false;
+    int64_t sign = wc.begin()->second; // d * sign has w with coefficient 1
+    if (sign < 0) op = op[0] == '<' ? ">" + op.substr(1) : "<" + op.substr(1);
+    const auto &oc = coef[out];
+    if (oc.size() != 1 || oc.begin()->second * sign <= 0) return false;
+    int64_t k = oc.begin()->second * sign;
+    const std::string &factor = oc.begin()->first;
+    std::string stride = factor.empty() ? std::to_string(k) : k == 1 ? factor : std::to_string(k) + " * " + factor;
+    // d * sign = w + stride * o + C: w >= -C - stride * o (lower), w < -C - stride * o (upper).
+    Affine c;
+    c.constant = d->constant, c.number = d->number;
+    if (sign < 0) {
+      if (!c.constant.empty()) c.constant = {"-" + parenthesized(llvm::join(c.constant, " + "))};
+      c.number = -c.number;
+    }
+    bool lowerSide = op[0] == '>';
+    std::string bound = negatedText(c, op == ">" || op == "<=" ? 1 : 0);
+    WindowPair *pair = nullptr;
+    for (WindowPair &p : wm.pairs)
+      if (p.out == out && p.win == win) pair = &p;
+    if (!pair) {
+      wm.pairs.push_back({out, win, stride, "", ""});
+      pair = &wm.pairs.back();
+    }
+    if (pair->stride != stride) return false;
+    std::string &side = lowerSide ? pair->lower : pair->upper;
+    if (!side.empty()) return false; // two bounds on one side
+    side = bound;
+    for (const auto &[dim, ext] : d->extent) wm.extent[dim] = ext;
+    wm.rank = std::max(wm.rank, d->rank);
+    return true;
+  }
+
+  /// `t = nl.max(x[...], axis=[3, 4], mask=<window conjuncts>)` (a pooling window whose edges the mask
+  /// cuts off): the statement is rendered once per region of outputs whose kept windows agree (the
+  /// interior, and each output of the edges), Windows[s]; false when the mask is not of this form.
+  bool planWindowMask(const Stmt *s, const Expr *call, const Expr *condition) {
+    WindowMask wm;
+    if (const Expr *axis = call->keyword("axis")) {
+      if (axis->kind == ExprKind::Int) wm.reduced.insert(size_t(axis->intValue));
+      if (axis->kind == ExprKind::Tuple || axis->kind == ExprKind::List)
+        for (const Expr *x : axis->elts)
+          if (x->kind == ExprKind::Int && x->intValue >= 0) wm.reduced.insert(size_t(x->intValue));
+    }
+    if (wm.reduced.empty() || !windowConjuncts(condition, wm) || wm.pairs.empty()) return false;
+    const Expr *mask = call->keyword("mask");
+    auto refuse = [&](const std::string &why) {
+      problem(mask, "this mask couples output and window indices (a pooling window's edges), and " + why);
+      return true;
+    };
+    if (s->kind != StmtKind::Assign || s->targets.size() != 1)
+      return refuse("its statement is not an assignment, which is what is split into regions");
+    if (!ownsLines(s) || Text.slice(lineStartOf(s->range.begin), s->range.begin).trim(" \t").size() ||
+        (s->parent && s->parent->kind != StmtKind::For && s->parent->kind != StmtKind::FunctionDef &&
+         s->parent->kind != StmtKind::If && s->parent->kind != StmtKind::While))
+      return refuse("its statement must be alone on its lines to be split into regions");
+    const Expr *target = s->targets.front();
+    if (target->kind == ExprKind::Name) {
+      std::optional<TracedTile> tile = Allocation ? Allocation(*s) : std::nullopt;
+      if (!tile)
+        return refuse("'" + target->name +
+                      "' is written region by region, so it must be allocated first, and the "
+                      "trace does not know its shape");
+      wm.tile = *tile;
+      wm.targetName = true;
+      addFine(target->range.end, target->range.end,
+              "\x01T\x02"
+              "0\x02\x01");
+    } else if (target->kind != ExprKind::Subscript) {
+      return refuse("its target is neither a name nor a subscript");
+    }
+    Windows[s] = std::move(wm);
+    return true;
+  }
+
+  WindowMask *windowOf(const Stmt *s) {
+    auto it = Windows.find(s);
+    return it == Windows.end() ? nullptr : &it->second;
+  }
+  bool windowed(const WindowMask &wm, size_t dim) const {
+    return llvm::any_of(wm.pairs, [&](const WindowPair &p) { return p.out == dim || p.win == dim; });
+  }
+  /// A marker for grid dimension `dim` of a window-split statement, rendered per region by renderWindows:
+  /// 'n' its count, 's' an offset term `payload * start`, 'l' the slice `payload + start:... + count`.
+  static std::string windowMarker(char kind, size_t dim, const std::string &payload) {
+    return std::string("\x01") + kind + "\x02" + std::to_string(dim) + "\x02" + payload + "\x01";
+  }
+
+  /// Every pair's grid dimensions are spanned by the statement's indices, and every grid dimension of
+  /// a target made whole has an extent as written.
+  void checkWindows() {
+    for (const auto &[s, wm] : Windows) {
+      const Expr *mask = s->value->keyword("mask");
+      for (const WindowPair &p : wm.pairs)
+        if (!wm.spanned.count(p.out) || !wm.spanned.count(p.win))
+          problem(mask, "the mask couples grid dimensions " + std::to_string(p.out) + " and " + std::to_string(p.win) +
+                            ", which the statement's indices do not both span");
+      for (size_t d = 0; wm.targetName && d < wm.rank; ++d)
+        if (!wm.reduced.count(d) && !wm.extent.count(d))
+          problem(mask, "grid dimension " + std::to_string(d) + " of the result has no extent as written");
+    }
+  }
+
+  /// The statement once per region: `lo = ...` and `hi = ...` bound the interior outputs of each pair
+  /// (whole windows), and each output below lo or from hi on gets its own window range, in loops.
+  void renderWindows(const Stmt *s, const WindowMask &wm) {
+    uint32_t b = s->range.begin, e = s->range.end;
+    std::string text = renderEdited(b, e);
+    std::string indent = Text.slice(lineStartOf(b), b).str();
+    std::string outer = s->parent ? Text.slice(lineStartOf(s->parent->range.begin), s->parent->range.begin).str() : "";
+    std::string unit = llvm::StringRef(indent).startswith(outer) && indent.size() > outer.size()
+                           ? indent.substr(outer.size())
+                           : (!indent.empty() && indent[0] == '\t' ? "\t" : "    ");
+    if (FreshNames.empty()) FreshNames = syntax::identifiersIn(Text);
+    auto fresh = [&](const std::string &base) {
+      std::string n = syntax::freshName(FreshNames, base);
+      FreshNames.insert(n);
+      return n;
+    };
+    struct Names {
+      std::string lo, hi, o, w, n;
+    };
+    std::vector<Names> names;
+    std::string head;
+    for (const WindowPair &p : wm.pairs) {
+      std::string d = std::to_string(p.out), n = wm.extent.at(p.out), k = wm.extent.at(p.win);
+      Names x{fresh("out" + d + "_lo"), fresh("out" + d + "_hi"), fresh("out" + d), fresh("win" + d),
+              fresh("win" + d + "_n")};
+      std::string s1 = parenthesized(p.stride);
+      bool unitStride = p.stride == "1";
+      // The first output whose window starts inside: stride * o >= lower; the last: stride * o + K <= upper.
+      std::string first = unitStride ? p.lower : "-(-(" + p.lower + ") // " + s1 + ")";
+      std::string last = unitStride ? p.upper + " - " + parenthesized(k) + " + 1"
+                                    : "(" + p.upper + " - " + parenthesized(k) + ") // " + s1 + " + 1";
+      head += indent + x.lo + " = " + (p.lower.empty() ? "0" : "min(" + n + ", max(0, " + first + "))") + "\n";
+      head += indent + x.hi + " = " + (p.upper.empty() ? n : "max(" + x.lo + ", min(" + n + ", " + last + "))") + "\n";
+      names.push_back(x);
+    }
+    if (wm.targetName) {
+      // The grid's dimensions the call keeps, as written: what the regions write together.
+      std::vector<std::string> dims;
+      for (size_t d = 0; d < wm.rank; ++d)
+        if (!wm.reduced.count(d)) dims.push_back(wm.extent.at(d));
+      head += indent + render(s->targets.front()) + " = nl.ndarray((" + llvm::join(dims, ", ") +
+              (dims.size() == 1 ? ",), " : "), ") + "dtype=nl." + wm.tile.dtype + ", buffer=nl." + wm.tile.buffer +
+              ")\n";
+    }
+    // Per region: grid dimension -> (start, count).
+    std::map<size_t, std::pair<std::string, std::string>> region;
+    auto substitute = [&]() {
+      std::string out;
+      for (size_t i = 0; i < text.size();) {
+        size_t open = text.find('\x01', i);
+        if (open == std::string::npos) return out + text.substr(i);
+        size_t close = text.find('\x01', open + 1);
+        llvm::SmallVector<llvm::StringRef, 3> f;
+        llvm::StringRef(text).slice(open + 2, close).split(f, '\x02');
+        char kind = text[open + 1];
+        size_t dim = 0;
+        f[1].getAsInteger(10, dim);
+        std::string payload = f.size() > 2 ? f[2].str() : "";
+        out += text.substr(i, open - i);
+        auto slice = [&](size_t d, const std::string &lo) {
+          auto r = region.find(d);
+          std::string start = r == region.end() ? "" : r->second.first;
+          std::string count = r == region.end() ? wm.extent.at(d) : r->second.second;
+          std::string from = start == "0" || start.empty() ? lo : lo.empty() ? start : lo + " + " + start;
+          return sliceText(from, count);
+        };
+        if (kind == 'n') {
+          out += region.at(dim).second;
+        } else if (kind == 's') {
+          const std::string &start = region.at(dim).first;
+          if (start != "0") {
+            std::string term = (payload == "1" ? "" : parenthesized(payload) + " * ") + parenthesized(start);
+            // An offset that was only these terms: `offset=0` gives way to the first.
+            if (llvm::StringRef(out).endswith("offset=0"))
+              out.replace(out.size() - 1, 1, term);
+            else
+              out += " + " + term;
+          }
+        } else if (kind == 'l') {
+          out += slice(dim, payload);
+        } else if (kind == 'T') {
+          std::vector<std::string> dims;
+          for (size_t d = 0; d < wm.rank; ++d)
+            if (!wm.reduced.count(d)) dims.push_back(slice(d, ""));
+          out += "[" + llvm::join(dims, ", ") + "]";
+        }
+        i = close + 1;
+      }
+      return out;
+    };
+    // Continuation lines move with the statement's first line (unless a string literal spans them).
+    bool literalLines = text.find("\"\"\"") != std::string::npos || text.find("'''") != std::string::npos;
+    std::function<std::string(size_t, const std::string &)> emit = [&](size_t i, const std::string &in) {
+      if (i == wm.pairs.size()) {
+        std::string leaf = substitute(), deeper = in.substr(std::min(indent.size(), in.size()));
+        for (size_t at = leaf.find('\n'); !literalLines && at != std::string::npos; at = leaf.find('\n', at + 1))
+          leaf.insert(at + 1, deeper);
+        return in + leaf + "\n";
+      }
+      const WindowPair &p = wm.pairs[i];
+      const Names &x = names[i];
+      std::string n = wm.extent.at(p.out), k = wm.extent.at(p.win), inner = in + unit, out;
+      // An edge output: its own window range.
+      auto edge = [&](const std::string &range) {
+        std::string so = p.stride == "1" ? x.o : parenthesized(p.stride) + " * " + x.o;
+        std::string lines = in + "for " + x.o + " in " + range + ":\n";
+        std::string start = "0";
+        if (!p.lower.empty()) {
+          lines += inner + x.w + " = max(0, " + p.lower + " - " + so + ")\n";
+          start = x.w;
+        }
+        std::string end = p.upper.empty() ? k : "min(" + k + ", " + p.upper + " - " + so + ")";
+        lines += inner + x.n + " = " + end + (start == "0" ? "" : " - " + start) + "\n";
+        region[p.out] = {x.o, "1"};
+        region[p.win] = {start, x.n};
+        return lines + emit(i + 1, inner);
+      };
+      if (!p.lower.empty()) out += edge("range(" + x.lo + ")");
+      out += in + "if " + x.hi + " > " + x.lo + ":\n";
+      region[p.out] = {x.lo, x.hi + " - " + x.lo};
+      region[p.win] = {"0", k};
+      out += emit(i + 1, inner);
+      if (!p.upper.empty()) out += edge("range(" + x.hi + ", " + n + ")");
+      region.erase(p.out), region.erase(p.win);
+      return out;
+    };
+    std::string body = emit(0, indent);
+    for (auto it = Coarse.lower_bound(b); it != Coarse.end() && it->first < e;) it = Coarse.erase(it);
+    // The first line's indentation is the file's; the rest carries its own.
+    Coarse[b] = {e, (head + body).substr(indent.size(), head.size() + body.size() - indent.size() - 1)};
+  }
   std::map<const Stmt *, SplitMask> Splits;
   const Expr *CurrentCompare = nullptr;
   bool CurrentInclusive = false;
@@ -1583,12 +1913,12 @@ private:
     const Expr *target = s->targets.size() == 1 ? s->targets.front() : nullptr;
     if (target && target->kind == ExprKind::Name && s->kind == StmtKind::Assign) {
       split.isaAllocates = s->value->kind == ExprKind::Call && nki::currentDialectApi(canonicalCallee(s->value));
-      std::optional<std::string> alloc = Allocation ? Allocation(*s) : std::nullopt;
+      std::optional<TracedTile> alloc = Allocation ? Allocation(*s) : std::nullopt;
       if (!alloc && !split.isaAllocates)
         return refuse("'" + target->name +
                       "' is written in two parts, so it must be allocated first, and the "
                       "trace does not know its shape");
-      if (!split.isaAllocates) split.allocation = *alloc;
+      if (!split.isaAllocates) split.allocation = allocationText(s->value, *alloc);
     } else if (s->kind == StmtKind::AugAssign) {
       return refuse("'" + s->op + "=' is not split");
     }
@@ -1948,6 +2278,141 @@ private:
     }
   }
 
+  /// The tile dimensions one operand of a call moves, each with the extent it is written with and its
+  /// traced size: a whole tile `t` (its allocation's extents as written, else `t.shape[i]`), or a
+  /// subscript whose indices are slices `a:b`, `nl.ds(s, n)`, integers and loop variables (dropped), or
+  /// aranges of one grid (its extents, in grid order). Empty when the spelling and the traced tile do not
+  /// pair up one to one.
+  std::vector<std::pair<std::string, int64_t>> operandExtents(const Expr *x) {
+    std::vector<std::pair<std::string, int64_t>> out;
+    bool whole = x->kind == ExprKind::Name;
+    if (!OperandTile || !(whole || (x->kind == ExprKind::Subscript && x->base && x->base->kind == ExprKind::Name)))
+      return out;
+    const Expr *base = whole ? x : x->base;
+    if (namedArange(base) || namedAffine(base) || blockNamed(base, base->name) != Blocks.end()) return out;
+    std::optional<std::vector<int64_t>> shape = OperandTile(x->range.begin);
+    if (!shape) return out;
+    std::vector<std::string> texts;
+    if (whole) {
+      // `t = nl.load(x[0:P, 0:N])`: t's extents are those its load spells.
+      const Stmt *def = reachingDef(x, base->name);
+      if (def && def->kind == StmtKind::Assign && def->value && def->value->kind == ExprKind::Call &&
+          canonicalCallee(def->value) == "nl.load" && !def->value->elts.empty() &&
+          (def->value->elts.front()->kind == ExprKind::Subscript || def->value->elts.front()->kind == ExprKind::Name)) {
+        auto loaded = operandExtents(def->value->elts.front());
+        if (loaded.size() == shape->size() && std::equal(loaded.begin(), loaded.end(), shape->begin(),
+                                                         [](const auto &a, int64_t b) { return a.second == b; }))
+          return loaded;
+      }
+      // `t = nisa.op(...)`: t's extents as the migration spells the tile it allocates for the call.
+      if (def && def->kind == StmtKind::Assign && def->value && def->value->kind == ExprKind::Call && Allocation &&
+          SpellingDepth < 16)
+        if (std::optional<TracedTile> made = Allocation(*def); made && made->shape == *shape) {
+          ++SpellingDepth;
+          std::vector<std::string> dims = spelledDims(def->value, *made);
+          --SpellingDepth;
+          for (size_t i = 0; i < dims.size(); ++i) out.push_back({dims[i], (*shape)[i]});
+          return out;
+        }
+      for (size_t i = 0; i < shape->size(); ++i) {
+        std::optional<std::string> e = allocatedExtent(x, base->name, i, shape->size());
+        if (!e) return {};
+        if (*e == base->name + ".shape[" + std::to_string(i) + "]")
+          if (auto named = unpackedExtent(x, base->name, i, shape->size())) e = named;
+        texts.push_back(*e);
+      }
+    } else {
+      std::vector<std::pair<size_t, std::string>> grid; // (grid dimension, extent) of arange indices
+      size_t gridRank = 0;
+      for (const Expr *e : x->elts) {
+        if (e->kind == ExprKind::Slice) {
+          if (e->elts.size() != 3 || e->elts[2] || !e->elts[1]) return {};
+          const Expr *lo = e->elts[0], *hi = e->elts[1];
+          bool zero = !lo || (lo->kind == ExprKind::Int && lo->intValue == 0);
+          // `lo:lo + E` spans E.
+          if (!zero && hi->kind == ExprKind::BinOp && hi->name == "+" && hi->elts.size() == 2 &&
+              render(hi->elts[0]) == render(lo))
+            texts.push_back(render(hi->elts[1]));
+          else
+            texts.push_back(zero ? render(hi) : parenthesized(render(hi)) + " - " + parenthesized(render(lo)));
+        } else if (e->kind == ExprKind::Call && canonicalCallee(e) == "nl.ds" && e->elts.size() == 2) {
+          texts.push_back(render(e->elts[1]));
+        } else if (auto a = arangeIndex(e)) {
+          if (gridRank && gridRank != a->rank) return {};
+          gridRank = a->rank;
+          grid.push_back({a->dim, a->extent});
+        } else if (mentionsArange(e) || e->kind == ExprKind::Ellipsis) {
+          return {}; // a combined or scaled arange: no extent as written
+        }
+        // anything else is an integer index: no tile dimension
+      }
+      if (!grid.empty()) {
+        if (!texts.empty()) return {}; // slices and aranges mixed
+        llvm::sort(grid);
+        for (size_t i = 0; i < grid.size(); ++i)
+          if (i && grid[i].first == grid[i - 1].first) return {};
+        for (const auto &g : grid) texts.push_back(g.second);
+      }
+    }
+    if (texts.size() != shape->size()) return {};
+    for (size_t i = 0; i < texts.size(); ++i) {
+      // A literal extent that is not the traced one: the pairing is wrong.
+      int64_t literal = 0;
+      if (!llvm::StringRef(texts[i]).getAsInteger(10, literal) && literal != (*shape)[i]) return {};
+      out.push_back({texts[i], (*shape)[i]});
+    }
+    return out;
+  }
+
+  /// `m` for extent `i` of `tensor` where `n, m = tensor.shape` binds the `m` that reaches `use` (and the
+  /// same `tensor`).
+  std::optional<std::string> unpackedExtent(const Expr *use, const std::string &tensor, size_t i, size_t rank) {
+    auto at = StmtOf.find(use);
+    if (at == StmtOf.end()) return std::nullopt;
+    const Stmt *function = functionOf(at->second);
+    for (const auto &[key, defs] : Defs) {
+      if (key.first != function) continue;
+      for (const Stmt *d : defs) {
+        const Expr *t = d->targets.size() == 1 ? d->targets.front() : nullptr, *v = d->value;
+        if (d->kind != StmtKind::Assign || !t || !v || t->kind != ExprKind::Tuple || t->elts.size() != rank ||
+            t->elts[i]->kind != ExprKind::Name || t->elts[i]->name != key.second)
+          continue;
+        if (v->kind != ExprKind::Attribute || v->name != "shape" || !v->base || v->base->kind != ExprKind::Name ||
+            v->base->name != tensor)
+          continue;
+        if (reachingDef(use, key.second) == d && reachingDef(use, tensor) == reachingDef(d, tensor)) return key.second;
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// The dimensions of the tile `call` makes, each as the extent its operands spell for dimensions of
+  /// that traced size when they spell it one way only, else the traced number.
+  std::vector<std::string> spelledDims(const Expr *call, const TracedTile &tile) {
+    std::vector<std::pair<std::string, int64_t>> extents;
+    if (call && call->kind == ExprKind::Call)
+      for (const Arg &a : argumentsOf(call))
+        for (auto &e : operandExtents(a.value)) extents.push_back(std::move(e));
+    std::vector<std::string> dims;
+    for (int64_t v : tile.shape) {
+      std::set<std::string> spelled;
+      for (const auto &[text, size] : extents)
+        if (size == v) spelled.insert(text);
+      dims.push_back(v > 1 && spelled.size() == 1 ? *spelled.begin() : std::to_string(v));
+    }
+    return dims;
+  }
+
+  /// `nl.ndarray((P, N), dtype=nl.float32, buffer=nl.sbuf)`: the allocation of the tile `call` makes. Each
+  /// dimension is written as the extent the call's operands spell for dimensions of its traced size,
+  /// when they spell it one way only (the shape stays generic in the kernel's sizes), else as the traced
+  /// number; `dtype` as written in place of the traced one when given.
+  std::string allocationText(const Expr *call, const TracedTile &tile, const std::string &dtype = "") {
+    std::vector<std::string> dims = spelledDims(call, tile);
+    return "nl.ndarray((" + llvm::join(dims, ", ") + (dims.size() == 1 ? ",), " : "), ") +
+           "dtype=" + (dtype.empty() ? "nl." + tile.dtype : dtype) + ", buffer=nl." + tile.buffer + ")";
+  }
+
   /// `y = x * nisa.op(a, dtype=d)` -> `op_tile = nl.ndarray(<traced shape>, ...)` and `nisa.op(op_tile, a)`
   /// on lines of their own in front of the statement, which reads `op_tile` in place of the call: the
   /// current dialect writes a destination where 0.1 returned the result.
@@ -1973,8 +2438,9 @@ private:
         return refuse("it is evaluated only under a condition");
     if (!syntax::startsLine(Text, s->range.begin) || Guards.count(s))
       return refuse("its statement does not start its line or becomes conditional");
-    std::optional<std::string> allocation = CallTile ? CallTile(*call) : std::nullopt;
-    if (!allocation) return refuse("the shape of its result is not known from the trace");
+    std::optional<TracedTile> tile = CallTile ? CallTile(*call) : std::nullopt;
+    if (!tile) return refuse("the shape of its result is not known from the trace");
+    std::string allocation = allocationText(call, *tile);
     std::vector<Arg> args = argumentsOf(call);
     std::vector<bool> kept;
     std::vector<std::string> named;
@@ -1995,7 +2461,7 @@ private:
       head += ", " + accumulate;
     uint32_t line = lineStartOf(s->range.begin);
     std::string indent = Text.slice(line, s->range.begin).str();
-    Hoisted[line] += indent + name + " = " + *allocation + "\n" + indent + head + rest + "\n";
+    Hoisted[line] += indent + name + " = " + allocation + "\n" + indent + head + rest + "\n";
     addFine(call->range.begin, call->range.end, name);
   }
 
@@ -2011,7 +2477,7 @@ private:
     // The allocation goes on a line of its own, so the statement must start its line.
     bool startsLine = Text.slice(lineStartOf(s->range.begin), s->range.begin).trim(" \t").empty();
     if (target && target->kind == ExprKind::Name && s->kind == StmtKind::Assign && Allocation && startsLine)
-      allocation = Allocation(*s);
+      if (std::optional<TracedTile> tile = Allocation(*s)) allocation = allocationText(call, *tile);
     // `acc += nisa.nc_matmul(...)` adds into the whole of an existing tile.
     bool wholeTile = target && target->kind == ExprKind::Name && s->kind == StmtKind::AugAssign;
     if (!target || (target->kind != ExprKind::Subscript && !allocation && !wholeTile) || !op) {
@@ -2061,7 +2527,7 @@ private:
           def && def->value && def->value->kind == ExprKind::Call ? def->value->keyword("dtype") : nullptr;
       std::optional<nki::DType> want = literalDtype(dt), have = held ? literalDtype(held) : std::nullopt;
       if (want && have && *want != *have) {
-        std::optional<std::string> tile = CallTile ? CallTile(*call) : std::nullopt;
+        std::optional<TracedTile> tile = CallTile ? CallTile(*call) : std::nullopt;
         if (!tile) {
           problem(dt, "dtype= rounds the result of " + callee + " to another dtype than '" + target->base->name +
                           "' holds, and the shape of that result is not known from the trace; the nki dialect takes "
@@ -2074,9 +2540,7 @@ private:
         std::string indent = Text.slice(lineStartOf(s->range.begin), s->range.begin).str();
         std::string module = render(call->base);
         module = module.substr(0, module.rfind('.'));
-        size_t at = tile->find("dtype=");
-        if (at != std::string::npos) tile->replace(at + 6, tile->find(',', at) - at - 6, render(dt));
-        head = name + " = " + *tile + "\n" + indent + render(call->base) + "(" + name;
+        head = name + " = " + allocationText(call, *tile, render(dt)) + "\n" + indent + render(call->base) + "(" + name;
         Coarse[s->range.end] = {s->range.end,
                                 "\n" + indent + module + ".tensor_copy(" + render(target) + ", " + name + ")"};
       }
@@ -2109,6 +2573,7 @@ private:
     if (!out.problems.empty()) return out;
     moveAllocations();
     for (const auto &[s, split] : Splits) renderSplit(s, split);
+    for (const auto &[s, window] : Windows) renderWindows(s, window);
     // Hoisted calls after an allocation moved to the same place (they may read it).
     for (const auto &[at, text] : Hoisted)
       if (auto it = Coarse.find(at); it != Coarse.end() && it->second.end == at)
@@ -2142,9 +2607,10 @@ private:
 } // namespace
 
 Migration migrateToCurrentDialect(const syntax::Module &module, const TileAllocation &allocation,
-                                  const TensorShape &shapeOf, const CallAllocation &callAllocation) {
+                                  const TensorShape &shapeOf, const CallAllocation &callAllocation,
+                                  const OperandTileShape &operandTile) {
   if (nki::dialectOfImports(module) == nki::Dialect::Nki) return {};
-  return Migrator(module, allocation, shapeOf, callAllocation).run();
+  return Migrator(module, allocation, shapeOf, callAllocation, operandTile).run();
 }
 
 } // namespace accelopt::rewrite

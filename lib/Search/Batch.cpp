@@ -374,6 +374,8 @@ struct KernelContext {
   bool numeric = false;
   std::string verification; // for the summary
   std::optional<profile::NumericBaseline> baseline;
+  /// The numeric check's bound: the options' tolerance widened to the original's narrowest dtype.
+  interp::Tolerance tolerance;
   std::map<std::string, std::string> verdicts; // rewritten text -> "" (equal) or the mismatch
   int verifierErrors = 0;
   const nki::InputSpecs *specs() const { return inputs ? &*inputs : nullptr; }
@@ -482,6 +484,7 @@ void makeBaseline(KernelContext &ctx, const nki::KernelFile &file, const nki::Ke
     return;
   }
   ctx.baseline = std::move(*baseline);
+  ctx.tolerance = profile::toleranceFor(k, options.tolerance);
   ctx.numeric = true;
   ctx.verification =
       "verified numerically (" + plural(options.seeds, "seed") + ", inputs from " + ctx.inputsLabel + ")";
@@ -495,7 +498,9 @@ std::string numericMismatch(KernelContext &ctx, llvm::StringRef path, const std:
     auto file = parseText(path, text, ctx);
     if (!file) return "does not parse: " + firstLine(llvm::toString(file.takeError()));
     if (!ctx.baseline) return "";
-    return ctx.baseline->firstDifference(*file, file->kernels.front(), numericOptions(options));
+    profile::NumericCheckOptions check = numericOptions(options);
+    check.tolerance = ctx.tolerance; // the original's dtypes
+    return ctx.baseline->firstDifference(*file, file->kernels.front(), check);
   }();
   ctx.verdicts[text] = verdict;
   return verdict;
@@ -812,17 +817,18 @@ FileResult migrateText(llvm::StringRef path, std::string text, const BatchOption
   return migrateFile(path, std::move(text), options);
 }
 
-/// `nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)`: the allocation of an on-chip tile an op returns,
-/// when the trace knows its shape and dtype.
-static std::optional<std::string> tileAllocation(const nki::Tensor &t) {
-  std::vector<std::string> dims;
+/// An on-chip tile an op returns (the migration allocates it: `nl.ndarray((128, 1), dtype=nl.float32,
+/// buffer=nl.sbuf)`), when the trace knows its shape and dtype.
+static std::optional<rewrite::TracedTile> tileAllocation(const nki::Tensor &t) {
+  rewrite::TracedTile tile;
   for (const nki::SymInt &d : t.shape)
-    if (d.value) dims.push_back(std::to_string(*d.value));
-  if (!t.isTile || !t.shapeKnown || !t.dtypeKnown || dims.empty() || dims.size() != t.shape.size() ||
+    if (d.value) tile.shape.push_back(*d.value);
+  if (!t.isTile || !t.shapeKnown || !t.dtypeKnown || tile.shape.empty() || tile.shape.size() != t.shape.size() ||
       !nki::isOnChip(t.buffer))
     return std::nullopt;
-  return "nl.ndarray((" + llvm::join(dims, ", ") + (dims.size() == 1 ? ",), " : "), ") + "dtype=nl." +
-         std::string(nki::dtypeName(t.dtype)) + ", buffer=nl." + std::string(nki::bufferName(t.buffer)) + ")";
+  tile.dtype = std::string(nki::dtypeName(t.dtype));
+  tile.buffer = std::string(nki::bufferName(t.buffer));
+  return tile;
 }
 
 FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, const BatchOptions &options) {
@@ -841,8 +847,10 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
   };
   // Each kernel traced with its inputs: its baseline, and the shapes of the tiles its ISA calls create.
   std::vector<KernelContext> kernels(shapeless->kernels.size());
-  std::map<uint32_t, std::string> tiles;                    // statement offset -> allocation of the tile it creates
-  std::map<uint32_t, std::optional<std::string>> callTiles; // call offset -> allocation of the tile it returns
+  std::map<uint32_t, rewrite::TracedTile> tiles;                    // statement offset -> the tile it creates
+  std::map<uint32_t, std::optional<rewrite::TracedTile>> callTiles; // call offset -> the tile it returns
+  // Offset of an operand (a subscript or a whole-tile name) -> the traced shape of the tile it moves there.
+  std::map<uint32_t, std::optional<std::vector<int64_t>>> operandTiles;
   // Tensor name -> traced shape, file-wide and per kernel (its def's text); nullopt where the name has two
   // shapes or an unknown dimension. Code outside every kernel (a helper several kernels call) gets the
   // file-wide shape, known when all kernels agree.
@@ -876,6 +884,11 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
           auto dims = shapeOf(k.tensors[size_t(a.tensor)]);
           auto [it, fresh] = useShapes.emplace(a.range.begin, dims);
           if (!fresh) mergeShape(it->second, dims);
+          std::optional<std::vector<int64_t>> moved(std::in_place);
+          for (int64_t e : a.tileShape) moved->push_back(e > 0 ? e : -1);
+          if (!a.exact || a.tileShape.empty()) moved.reset();
+          auto [tile, first] = operandTiles.emplace(a.range.begin, moved);
+          if (!first) mergeShape(tile->second, moved);
         }
     if (ctx.inputs)
       for (const nki::Diagnostic &d : analysis::verify(k))
@@ -917,9 +930,9 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
   }
   rewrite::Migration migration = rewrite::migrateToCurrentDialect(
       *shapeless->module,
-      [&](const syntax::Stmt &s) -> std::optional<std::string> {
+      [&](const syntax::Stmt &s) -> std::optional<rewrite::TracedTile> {
         auto it = tiles.find(s.range.begin);
-        return it == tiles.end() ? std::nullopt : std::optional<std::string>(it->second);
+        return it == tiles.end() ? std::nullopt : std::optional<rewrite::TracedTile>(it->second);
       },
       [&](llvm::StringRef name, uint32_t at) -> std::optional<std::vector<int64_t>> {
         if (auto use = useShapes.find(at); use != useShapes.end() && use->second) return use->second;
@@ -929,9 +942,16 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
         auto it = in->find(name.str());
         return it == in->end() ? std::nullopt : it->second;
       },
-      [&](const syntax::Expr &call) -> std::optional<std::string> {
+      [&](const syntax::Expr &call) -> std::optional<rewrite::TracedTile> {
         auto it = callTiles.find(call.range.begin);
         return it == callTiles.end() ? std::nullopt : it->second;
+      },
+      [&](uint32_t at) -> std::optional<std::vector<int64_t>> {
+        auto it = operandTiles.find(at);
+        if (it == operandTiles.end() || !it->second ||
+            llvm::any_of(*it->second, [](int64_t e) { return e < 0; })) // traces differ: no one size
+          return std::nullopt;
+        return it->second;
       });
   for (const rewrite::MigrationProblem &p : migration.problems) refuse(p.offset, p.message);
   if (!r.messages.empty()) {

@@ -117,6 +117,8 @@ struct CandidateEvaluator::State {
   std::string Path;
   std::shared_ptr<const profile::Backend> Backend;
   std::optional<profile::NumericBaseline> Baseline;
+  /// The numeric check's bound: O.tolerance widened to the original's narrowest dtype (toleranceFor).
+  interp::Tolerance Tolerance;
   /// A backend that runs kernels on a device (--backend neuron): candidates are
   /// checked on the outputs it collects, against the original's outputs there
   /// (DeviceOutputs, one per seed, inputs left in Baseline), as `verify` does.
@@ -139,7 +141,7 @@ struct CandidateEvaluator::State {
   llvm::Expected<nki::KernelFile> parse(const std::string &text) const {
     return parseCandidate(Path, text, Inputs, O.kernelName);
   }
-  profile::NumericCheckOptions numericOptions() const { return {O.tolerance, O.candidateTimeout}; }
+  profile::NumericCheckOptions numericOptions() const { return {Tolerance, O.candidateTimeout}; }
 
   /// Runs `kernel` on the device on the inputs of the baseline's seed `i`.
   llvm::Expected<profile::NeuronMeasurement> measureOnDevice(const nki::Kernel &kernel, size_t i) const {
@@ -190,6 +192,7 @@ llvm::Expected<std::unique_ptr<CandidateEvaluator>> CandidateEvaluator::create(l
     if (!profile) return profile.takeError();
     original.profile = *profile;
   }
+  st->Tolerance = profile::toleranceFor(*kernel, options.tolerance);
   auto baseline =
       profile::NumericBaseline::capture(*file, *kernel, st->Inputs, options.numericSeeds, st->numericOptions().run);
   if (!baseline)

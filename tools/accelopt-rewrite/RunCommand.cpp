@@ -4,8 +4,10 @@
 
 #include "Interp/Compare.h"
 #include "Interp/Npy.h"
+#include "Profile/NumericCheck.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -83,15 +85,19 @@ int runRun() {
     }
     if (!in->reference.empty()) {
       for (size_t i = 0; i < result->outputs.size() && i < in->reference.size(); ++i) {
-        // AccelOpt's correctness criterion against numpy is the relative L2 error.
-        interp::Tolerance tol;
+        // AccelOpt's correctness criterion against numpy is the relative L2 error, at the precision of
+        // the kernel's narrowest dtype (a bf16 kernel cannot match numpy to fp32's bound).
+        interp::Tolerance tol = profile::toleranceFor(k, interp::Tolerance{});
         auto c = interp::compareArrays(result->outputs[i], in->reference[i], tol);
         bool pass = c.shapesMatch && c.relL2 < tol.relL2;
         llvm::outs() << llvm::formatv(
             "  vs reference output {0}: relative L2 error {1:E3} ({2}, bound {3:E0}), max |error| "
             "{4:E3}, {5}\n",
             i, c.relL2, pass ? "pass" : "FAIL", tol.relL2, c.maxAbsError,
-            c.allclose ? "allclose" : "not allclose(atol 1e-4, rtol 1e-2)");
+            c.allclose ? std::string("allclose")
+                       : llvm::formatv("not allclose(atol {0}, rtol {1})", llvm::format("%g", tol.atol),
+                                       llvm::format("%g", tol.rtol))
+                             .str());
         if (!pass) status = 1;
       }
     }

@@ -115,7 +115,8 @@ int runVerify() {
   if (!candidate) return reportError(candidate.takeError());
   applyMemoryLimit(0);
   const nki::Kernel &ko = original->kernels.front(), &kc = candidate->kernels.front();
-  profile::NumericCheckOptions check({ATol, RTol, RelL2}, Timeout);
+  // The bound comes from the original's dtypes (a bf16 kernel is compared at bf16's precision).
+  profile::NumericCheckOptions check(profile::toleranceFor(ko, {ATol, RTol, RelL2}), Timeout);
   check.stopAtFirstDifference = false; // report every output of every seed
   auto binding = bindParameters(ko, kc);
   if (!binding) return reportError(binding.takeError());
