@@ -261,6 +261,7 @@ private:
     SharedLoops.assign(K.tensors.size(), {});
     HoistedLoadLoops.assign(K.stmts.size(), {});
     if (!Options.hoistInvariantLoads) return;
+    computeLiveness();
     std::vector<unsigned> writers(K.tensors.size(), 0);
     for (const Statement &s : K.stmts)
       for (const Access &a : s.writes) ++writers[storageOf(a.tensor)];
@@ -299,17 +300,126 @@ private:
         continue;
       }
       // Hoisted out of `l`, the tile needs a copy per iteration of the loops inside `l` it still
-      // rotates with, all live at once: only when they fit SBUF does the compiler hoist.
+      // rotates with, all live at once across `l`: the compiler hoists only when they fit SBUF beside
+      // what else is live in `l` at its peak (tiles the loop body makes, tensors live across the loop,
+      // loads hoisted before).
       uint64_t copies = 1;
       for (int l = s.parent; l >= 0; l = K.loops[l].parent) {
-        if (!usesLoop(l) &&
-            copies * layout->blocksPerInstance * layout->bytesPerPartition <= Options.hoistBytesPerPartition) {
+        uint64_t hoisted = copies * layout->blocksPerInstance * layout->bytesPerPartition;
+        if (!usesLoop(l) && hoisted + peakLiveSbuf(l, tile.id) <= Options.hoistBytesPerPartition) {
           SharedLoops[tile.id].push_back(l);
           HoistedLoadLoops[s.id].push_back(l);
+          // From now on the copies are live across `l`, for the next decisions.
+          LiveBytes[tile.id] = hoisted;
+          LiveScope[tile.id] = K.loops[l].parent;
+          TensorSpan[tile.id].first = std::min(TensorSpan[tile.id].first, LoopSpan[l].first);
+          TensorSpan[tile.id].second = std::max(TensorSpan[tile.id].second, LoopSpan[l].second);
         } else if (rotatesBuffers(l))
           copies *= static_cast<uint64_t>(trip(l));
       }
     }
+  }
+
+  // --- SBUF liveness in program order (what the hoisting decisions check) ----
+
+  /// Program position of every statement; per loop, the positions of its body [first, last]; per
+  /// on-chip tensor (by storage), the positions of its first and last access, the bytes per partition
+  /// it holds while live (one instance: its blocks in one iteration of its scope), and the loop it is
+  /// made in (-1: the kernel), which a hoisted load moves outward.
+  std::vector<int> StmtPos;
+  std::vector<std::pair<int, int>> LoopSpan, TensorSpan;
+  std::vector<uint64_t> LiveBytes, BlockBytes;
+  std::vector<int> LiveScope;
+
+  void placeInProgramOrder(const std::vector<nki::NodeRef> &body, int &next) {
+    for (const nki::NodeRef &node : body) {
+      if (!node.isLoop) {
+        StmtPos[node.index] = next++;
+        continue;
+      }
+      int first = next;
+      placeInProgramOrder(K.loops[node.index].body, next);
+      LoopSpan[node.index] = {first, next - 1};
+    }
+  }
+
+  void computeLiveness() {
+    StmtPos.assign(K.stmts.size(), -1);
+    LoopSpan.assign(K.loops.size(), {0, -1});
+    TensorSpan.assign(K.tensors.size(), {std::numeric_limits<int>::max(), -1});
+    LiveBytes.assign(K.tensors.size(), 0);
+    BlockBytes.assign(K.tensors.size(), 0);
+    LiveScope.assign(K.tensors.size(), -1);
+    int next = 0;
+    placeInProgramOrder(K.body, next);
+    for (const Statement &s : K.stmts) {
+      int p = s.id >= 0 && s.id < int(StmtPos.size()) ? StmtPos[s.id] : -1;
+      if (p < 0) continue;
+      auto touch = [&](int tensor) {
+        if (tensor < 0) return;
+        std::pair<int, int> &span = TensorSpan[storageOf(tensor)];
+        span.first = std::min(span.first, p);
+        span.second = std::max(span.second, p);
+      };
+      for (const Access &a : s.reads) touch(a.tensor);
+      for (const Access &a : s.writes) touch(a.tensor);
+      touch(s.definesTensor);
+    }
+    for (const Tensor &t : K.tensors) {
+      if (t.isArgument || storageOf(t.id) != t.id || bufferOf(t) != Buffer::SBUF || TensorSpan[t.id].second < 0)
+        continue;
+      auto layout = layoutOf(t);
+      if (!layout) {
+        llvm::consumeError(layout.takeError());
+        continue;
+      }
+      LiveBytes[t.id] = layout->blocksPerInstance * layout->bytesPerPartition;
+      BlockBytes[t.id] = layout->bytesPerPartition;
+      LiveScope[t.id] = t.scope;
+    }
+    // A tile accessed inside a loop nested in its scope is live until that loop ends: every iteration
+    // reads it.
+    for (const Statement &s : K.stmts) {
+      auto extend = [&](int tensor) {
+        if (tensor < 0) return;
+        int t = storageOf(tensor);
+        if (LiveBytes[t] == 0) return;
+        for (int l = s.parent; l >= 0 && l != LiveScope[t]; l = K.loops[l].parent) {
+          if (LoopSpan[l].second < LoopSpan[l].first) continue;
+          TensorSpan[t].first = std::min(TensorSpan[t].first, LoopSpan[l].first);
+          TensorSpan[t].second = std::max(TensorSpan[t].second, LoopSpan[l].second);
+        }
+      };
+      for (const Access &a : s.reads) extend(a.tensor);
+      for (const Access &a : s.writes) extend(a.tensor);
+    }
+  }
+
+  /// The peak SBUF bytes per partition live during one iteration of `loop`, leaving out tensor
+  /// `except`: a tensor made outside the loop that the loop accesses (or that is live across it)
+  /// holds its bytes in every iteration; a tile made inside the loop from its first access to its
+  /// last (one instance of it: the iterations of an inner loop reuse its memory). A tensor larger than
+  /// SBUF is never resident whole: the compiler streams it a block at a time (sinks its loads or spills
+  /// it, scheduler.sink_loads_that_do_not_fit), so it holds one block.
+  uint64_t peakLiveSbuf(int loop, int except) const {
+    auto [lo, hi] = LoopSpan[loop];
+    if (hi < lo) return 0;
+    uint64_t across = 0;
+    std::vector<int64_t> delta(static_cast<size_t>(hi - lo + 2), 0);
+    for (size_t t = 0; t < LiveBytes.size(); ++t) {
+      auto [first, last] = TensorSpan[t];
+      if (LiveBytes[t] == 0 || int(t) == except || last < lo || first > hi) continue;
+      auto bytes = static_cast<int64_t>(LiveBytes[t] > Options.hoistBytesPerPartition ? BlockBytes[t] : LiveBytes[t]);
+      if (LiveScope[t] < 0 || !nestedIn(LiveScope[t], loop)) {
+        across += static_cast<uint64_t>(bytes);
+        continue;
+      }
+      delta[std::max(first, lo) - lo] += bytes;
+      delta[std::min(last, hi) - lo + 1] -= bytes;
+    }
+    int64_t live = 0, peak = 0;
+    for (int64_t d : delta) peak = std::max(peak, live += d);
+    return across + static_cast<uint64_t>(peak);
   }
 
   bool nestedIn(int loop, int ancestor) const {
@@ -798,10 +908,10 @@ private:
     // An `.ap()` view spans its whole tensor (every dimension `full`) with a pattern of known counts: which
     // elements is left open, how many is not, so it moves a known number of bytes. Any other inexact
     // access (a gather through run-time row numbers, an unresolved index) leaves the model guessing.
-    auto unsized = [](const Access &a) {
+    auto unsized = [&](const Access &a) {
       bool patterned = !a.tileShape.empty() && llvm::all_of(a.tileShape, [](int64_t d) { return d > 0; }) &&
                        llvm::all_of(a.dims, [](const nki::IndexDim &d) { return d.full; });
-      return !a.exact && !patterned;
+      return !a.exact && !patterned && !indirectSized(s, a);
     };
     for (const Access &a : s.reads)
       if (unsized(a)) unmodelled(s, a.range, "an access the model cannot size (an index it does not resolve)");
@@ -862,6 +972,32 @@ private:
         if (ownTile(t.id) && !readTile[t.id]) outer.definesTensor = t.id;
     }
     return compileStatement(outer);
+  }
+
+  /// The on-chip tiles whose values index access `a` of `s` (`t[idx_tile, i_f]`: an indirect DMA, a
+  /// gather or scatter through run-time row numbers): the reads of `s` inside a's subscript.
+  llvm::SmallVector<const Access *, 1> indexTilesOf(const Statement &s, const Access &a) const {
+    llvm::SmallVector<const Access *, 1> out;
+    if (a.range.empty()) return out;
+    for (const Access &r : s.reads)
+      if (&r != &a && !r.range.empty() && r.range.begin >= a.range.begin && r.range.end <= a.range.end &&
+          !(r.range.begin == a.range.begin && r.range.end == a.range.end) &&
+          nki::isOnChip(bufferOf(K.tensors[storageOf(r.tensor)])))
+        out.push_back(&r);
+    return out;
+  }
+
+  /// An indirect access moves a known number of elements (one per element of its index tiles, times
+  /// the dimensions it slices) although which ones is left to run time: the model sizes it when every
+  /// other dimension is resolved.
+  bool indirectSized(const Statement &s, const Access &a) const {
+    if (a.exact || a.usesBasic || indexTilesOf(s, a).empty() || a.tileShape.empty() ||
+        llvm::any_of(a.tileShape, [](int64_t d) { return d <= 0; }))
+      return false;
+    return llvm::all_of(a.dims, [](const nki::IndexDim &d) {
+      return d.full || d.base.known ||
+             (!d.aranges.empty() && llvm::all_of(d.aranges, [](const nki::ArangeTerm &t) { return t.extent > 0; }));
+    });
   }
 
   // --- statements ---------------------------------------------------------
@@ -1086,6 +1222,12 @@ private:
       } else if (llvm::Error err = addReads(t, {src})) {
         return err;
       }
+      // An indirect DMA reads its index tiles first: its descriptors (one per element row, each the
+      // row's contiguous bytes: the run above) are made from their values.
+      for (const Access *side : {src, dest})
+        if (side)
+          for (const Access *index : indexTilesOf(s, *side))
+            if (llvm::Error err = addReads(t, {index})) return err;
       if (s.writes.empty() && s.definesTensor >= 0)
         t.firstIterationOnly = SharedLoops[storageOf(s.definesTensor)];
       else if (s.id >= 0 && s.id < static_cast<int>(HoistedLoadLoops.size()))

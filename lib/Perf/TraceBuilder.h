@@ -26,8 +26,10 @@ struct TraceBuildOptions {
   /// iterations of each enclosing loop its address does not depend on: the iterations share the
   /// tile, as the compiler's loop-invariant load hoisting makes them (target scheduler section).
   bool hoistInvariantLoads = false;
-  /// Only while the copies the hoisted tile (or the reused transpose) then needs take at most this
-  /// many bytes per partition.
+  /// The SBUF bytes per partition hoisting may fill: a load is hoisted out of a loop only while the
+  /// copies the hoisted tile then needs, plus what is live in one iteration of the loop at its peak
+  /// (tensors live across the loop, loads hoisted before, the body's tiles from first to last access),
+  /// take at most this many; a reused transpose's copies take at most this many.
   uint64_t hoistBytesPerPartition = 0;
   /// Trace an explicit TensorE transpose (nc_transpose, nc_matmul with is_transpose) of a tile
   /// loaded from an input nothing writes once for all iterations of each enclosing loop the load's

@@ -189,6 +189,24 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
       dims.push_back(dim);
       continue;
     }
+    if (v.kind == Value::Tensor && !isHBM(K.tensors[v.tensor].buffer)) {
+      // An on-chip tile as the index (`t[idx_tile, i_f]`, `t[idx[i_p, 0], i_f]`): an indirect (gather or
+      // scatter) access whose indices are the tile's values at run time. Which elements is unknown, how
+      // many is not: one per element of the index tile, on the tile's axes as an advanced index. The
+      // statement reads the index tile (the DMA waits for it).
+      std::vector<int64_t> shape = tileShapeOf(v);
+      IndexDim dim;
+      dim.base = Affine::unknown();
+      for (size_t ax = 0; ax < shape.size(); ++ax)
+        if (shape[ax] != 1) dim.aranges.push_back({int(ax), std::max<int64_t>(shape[ax], 0), 1});
+      a.usesAdvanced = true;
+      a.exact = false;
+      advancedRank = std::max(advancedRank, std::max(int(shape.size()), 1));
+      if (!dim.aranges.empty()) advancedDims.push_back({dims.size(), std::max(int(shape.size()), 1)});
+      dims.push_back(dim);
+      readOperand(v, it);
+      continue;
+    }
     IndexDim dim;
     dim.base = Affine::unknown();
     a.exact = false;

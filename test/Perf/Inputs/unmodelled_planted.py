@@ -9,9 +9,10 @@ def kernel(x, rows):
   out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
   stats = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.shared_hbm)
   i_f = nl.arange(512)[None, :]
-  # 1. A gather through row numbers known only when the kernel runs: the model cannot size it.
+  # 1. A slice whose end is known only when the kernel runs: the model cannot size it. (A gather through
+  # the row numbers, x[row, i_f], is sized: one row per index, indirect-dma.test.)
   row = nl.load(rows)
-  t = nl.load(x[row, i_f])
+  t = nl.load(x[0:row, 0:512])
   # 2. A call the model does not know.
   s = nisa.max8(src=t)
   # 3. A store of that unknown value.
