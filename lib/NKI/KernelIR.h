@@ -100,7 +100,10 @@ struct NodeRef {
 
 struct Loop {
   int id = -1;
-  LoopKind kind = LoopKind::Affine;
+  LoopKind kind = LoopKind::Affine; // as written (a Python `range` is PyRange)
+  /// How the compiler runs it: `kind` with a Python `range` resolved by the kernel's dialect
+  /// (resolvedLoopKind, NKI/Dialect.h), never PyRange. The verifier, the model and the planner read this.
+  LoopKind runsAs = LoopKind::Affine;
   std::string iv; // induction variable name
   SymInt start, stop, step, tripCount;
   int parent = -1; // enclosing loop id, -1 at kernel level

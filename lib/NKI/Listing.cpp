@@ -35,7 +35,9 @@ static void printNodes(llvm::raw_ostream &os, const Kernel &k, const std::vector
       const Loop &l = k.loops[n.index];
       std::string header = oneLine(k.source->slice(l.headerRange)).c_str();
       os << llvm::formatv("{0,-5}{1,5}  {2}{3}", nodeId(n), lineOf(k, l.range.begin), indent, header);
-      os << "    # " << loopKindName(l.kind) << ", trip " << l.tripCount.str() << "\n";
+      os << "    # " << loopKindName(l.kind);
+      if (l.runsAs != l.kind) os << " (runs as " << loopKindName(l.runsAs) << ")";
+      os << ", trip " << l.tripCount.str() << "\n";
       printNodes(os, k, l.body, depth + 1);
     } else {
       const Statement &s = k.stmts[n.index];
@@ -100,6 +102,7 @@ nlohmann::json kernelToJson(const Kernel &k) {
         {"id", nodeId({true, l.id})},
         {"iv", l.iv},
         {"kind", loopKindName(l.kind)},
+        {"runs_as", loopKindName(l.runsAs)},
         {"trip", l.tripCount.isKnown() ? nlohmann::json(*l.tripCount.value) : nlohmann::json(l.tripCount.str())},
         {"line", lineOf(k, l.range.begin)},
         {"parent", l.parent >= 0 ? nlohmann::json(nodeId({true, l.parent})) : nlohmann::json(nullptr)}};

@@ -227,10 +227,7 @@ private:
   /// A tile made inside a loop gets a buffer per iteration of each enclosing
   /// affine/static loop (the compiler rotates them); the iterations of a
   /// sequential loop reuse one buffer, so they are ordered by its reuse.
-  bool rotatesBuffers(int loop) const {
-    nki::LoopKind kind = K.loops[loop].kind;
-    return kind != nki::LoopKind::Sequential && kind != nki::LoopKind::PyRange;
-  }
+  bool rotatesBuffers(int loop) const { return K.loops[loop].runsAs != nki::LoopKind::Sequential; }
   /// Whether the copies of `tensor` (-1: a compiler temporary) rotate with the iterations of `loop`.
   bool rotatesBuffers(int loop, int tensor) const {
     return rotatesBuffers(loop) && (tensor < 0 || !llvm::is_contained(SharedLoops[tensor], loop));
@@ -415,8 +412,9 @@ private:
         nki::LoopKind kind = K.loops[l].kind;
         // Code motion moves the instruction out of one loop at a time: not out of a sequential_range
         // (the compiler leaves it as written), nor past an affine loop it is not invariant in.
-        // Unrolled loops (static_range, range) are no loops to it.
-        bool unrolled = kind == nki::LoopKind::Static || kind == nki::LoopKind::PyRange;
+        // Unrolled loops (static_range, the nki dialect's `range`) are no loops to it; nor, as this pass
+        // was measured (d9fbbad), 0.1's `range`.
+        bool unrolled = K.loops[l].runsAs == nki::LoopKind::Static || kind == nki::LoopKind::PyRange;
         if (compute && kind == nki::LoopKind::Sequential) break;
         if (!compute && !rotatesBuffers(l)) continue;
         bool invariant =
@@ -1287,8 +1285,8 @@ private:
     switch (k) {
     case nki::LoopKind::Affine: return LoopKind::Affine;
     case nki::LoopKind::Static: return LoopKind::Static;
-    case nki::LoopKind::Sequential:
-    case nki::LoopKind::PyRange: return LoopKind::Sequential;
+    case nki::LoopKind::Sequential: return LoopKind::Sequential;
+    case nki::LoopKind::PyRange: break; // resolved by the dialect (Loop::runsAs): never here
     }
     return LoopKind::Affine;
   }
@@ -1302,7 +1300,7 @@ private:
       const nki::Loop &loop = K.loops[node.index];
       int64_t n = trip(loop.id);
       if (n <= 0 || !LoopEmits[loop.id]) continue;
-      LoopKind kind = traceKind(loop.kind);
+      LoopKind kind = traceKind(loop.runsAs);
       BuiltTrace.enterLoop(kind, loop.id);
       for (int64_t i = 0; i < n; ++i) {
         if (i > 0) BuiltTrace.nextIteration(kind, loop.id);
