@@ -743,7 +743,11 @@ private:
   void noteUnknownCalls() {
     for (const nki::Diagnostic &d : K.diagnostics) {
       bool unknownCall = d.rule == "unknown-api";
-      if (!unknownCall && !(d.rule == "trace-time" && d.severity == nki::Diagnostic::Warning)) continue;
+      // A call of a function from a module the kernel imports that was not found next to it (the wording of
+      // nki::ModuleImports, NKI/Imports.cpp): whatever it does is not in the IR.
+      bool unfollowed = d.rule == "host-code" && llvm::StringRef(d.message).startswith("module '") &&
+                        llvm::StringRef(d.message).contains("was not found next to");
+      if (!unknownCall && !unfollowed && !(d.rule == "trace-time" && d.severity == nki::Diagnostic::Warning)) continue;
       for (const Statement &s : K.stmts)
         if (s.range.contains(d.offset)) {
           syntax::ByteRange at{d.offset, std::max(d.offset, d.endOffset)};
@@ -767,7 +771,10 @@ private:
     // A call statement of a function the kernel defines (`body(i)`) runs code the model does not see.
     if (!s.op && s.kind == nki::StmtKind::Python && s.syntax && s.syntax->kind == syntax::StmtKind::Expr &&
         s.syntax->value && s.syntax->value->kind == syntax::ExprKind::Call) {
-      llvm::StringRef callee = K.source ? K.source->slice(s.syntax->value->range) : llvm::StringRef();
+      // A statement traced from another file's function has its syntax in that file.
+      const nki::ForeignCall *from = K.foreignOf({false, s.id});
+      const syntax::SourceBuffer *text = from ? from->source : K.source;
+      llvm::StringRef callee = text ? text->slice(s.syntax->value->range) : llvm::StringRef();
       callee = callee.take_until([](char c) { return c == '('; }).trim();
       auto [receiver, method] = callee.rsplit('.');
       bool listMutation = !method.empty() && nki::pycore::isListMutator(method) &&
@@ -782,13 +789,18 @@ private:
       if (K.def && size_t(s.id) + 1 < K.stmts.size()) {
         uint32_t next = K.stmts[size_t(s.id) + 1].range.begin;
         nextOutsideKernel = next < K.def->range.begin || next >= K.def->range.end;
+        // A function of another file was traced in place: the next statement is that call's.
+        int nextForeign = K.stmts[size_t(s.id) + 1].foreign;
+        nextOutsideKernel |= nextForeign >= 0 && nextForeign != s.foreign;
       }
       // The call is the statement itself (`body(i)`) or nested in its expressions (`nl.add(load(i), 1)`).
       bool traced = false;
       if (inlined || nextOutsideKernel)
         syntax::forEachExpr(s.syntax, [&](const syntax::Expr *e) {
-          traced |= e->kind == syntax::ExprKind::Call && e->base && e->base->kind == syntax::ExprKind::Name &&
-                    (!inlined || e->base->name == inlined->name);
+          bool named =
+              e->kind == syntax::ExprKind::Call && e->base &&
+              (e->base->kind == syntax::ExprKind::Name || (!inlined && e->base->kind == syntax::ExprKind::Attribute));
+          traced |= named && (!inlined || e->base->name == inlined->name);
         });
       if (callee != "print" && callee != "pass" && !listMutation && !traced)
         unmodelled(s, s.range, "a call the model does not trace into");
