@@ -275,7 +275,7 @@ private:
         const Tensor &t = K.tensors[w.tensor];
         for (int l : K.loopNest(st.parent)) {
           const Loop &loop = K.loops[l];
-          if (loop.kind != LoopKind::Affine) continue;
+          if (loop.runsAs != LoopKind::Affine) continue;
           if (inPlace && !readInLoop(l, w.tensor)) continue;
           // A tensor defined inside the loop is private to each iteration.
           if (t.scope >= 0 && (t.scope == l || K.encloses(l, NodeRef{true, t.scope}))) continue;

@@ -586,7 +586,7 @@ std::vector<json> affineOutputDepFixes(const Kernel &k, uint32_t offset, const s
   if (!writer) return {};
   std::vector<int> loops;
   for (int l : k.loopNest(writer->parent))
-    if (k.loops[l].kind == nki::LoopKind::Affine) loops.insert(loops.begin(), l);
+    if (k.loops[l].runsAs == nki::LoopKind::Affine) loops.insert(loops.begin(), l);
   // The message names the loop: "... affine_range loop L<n> ...".
   size_t at = message.find("affine_range loop L");
   if (at != std::string::npos) {

@@ -74,6 +74,11 @@ bool isLegacyModule(llvm::StringRef name) { return name == "neuronxcc" || name.s
 
 } // namespace
 
+LoopKind resolvedLoopKind(Dialect d, LoopKind spelled) {
+  if (spelled != LoopKind::PyRange) return spelled;
+  return d == Dialect::Nki ? LoopKind::Static : LoopKind::Sequential;
+}
+
 std::string_view dialectName(Dialect d) { return d == Dialect::Nki ? "nki 0.3" : "neuronxcc.nki 0.1"; }
 
 template <typename Pred> static const syntax::Stmt *firstImport(const syntax::Module &m, Pred pred) {

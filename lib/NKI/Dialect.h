@@ -4,6 +4,7 @@
 // call means the same thing in every layer (docs/NKI.md §2).
 #pragma once
 
+#include "NKI/KernelIR.h"
 #include "NKI/OpTable.h"
 
 #include <span>
@@ -22,6 +23,12 @@ enum class Dialect : uint8_t {
   Nki,       ///< `nki` (NKI 0.2+): every ISA call writes an explicit destination, `dst` first
 };
 std::string_view dialectName(Dialect d); // "neuronxcc.nki 0.1", "nki 0.3"
+
+/// How the compiler runs a loop written as `spelled` in dialect `d` (never PyRange; docs/NKI.md §1.6, §2).
+/// 0.1's compiler turns a Python `range` into a sequential_range (the sequential_range API page); the `nki`
+/// compiler (0.2+) runs the kernel as Python and unrolls a `for` over `range` while specializing it (the
+/// NKI Loops deep dive), which is what static_range does. The nl iterators keep their kind in both.
+LoopKind resolvedLoopKind(Dialect d, LoopKind spelled);
 
 /// The package each dialect imports: `neuronxcc.nki.language` becomes `nki.language`.
 constexpr std::string_view kLegacyPackage = "neuronxcc.nki", kCurrentPackage = "nki";

@@ -147,4 +147,11 @@ bool Kernel::encloses(int outer, NodeRef node) const {
   return false;
 }
 
+const ForeignCall *Kernel::foreignOf(NodeRef node) const {
+  int f = -1;
+  if (node.isLoop && node.index >= 0 && node.index < int(loops.size())) f = loops[size_t(node.index)].foreign;
+  if (!node.isLoop && node.index >= 0 && node.index < int(stmts.size())) f = stmts[size_t(node.index)].foreign;
+  return f >= 0 && f < int(foreignCalls.size()) ? &foreignCalls[size_t(f)] : nullptr;
+}
+
 } // namespace accelopt::nki

@@ -100,7 +100,10 @@ struct NodeRef {
 
 struct Loop {
   int id = -1;
-  LoopKind kind = LoopKind::Affine;
+  LoopKind kind = LoopKind::Affine; // as written (a Python `range` is PyRange)
+  /// How the compiler runs it: `kind` with a Python `range` resolved by the kernel's dialect
+  /// (resolvedLoopKind, NKI/Dialect.h), never PyRange. The verifier, the model and the planner read this.
+  LoopKind runsAs = LoopKind::Affine;
   std::string iv; // induction variable name
   SymInt start, stop, step, tripCount;
   int parent = -1; // enclosing loop id, -1 at kernel level
@@ -111,6 +114,7 @@ struct Loop {
   ByteRange headerRange; // "for i in nl.affine_range(4):"
   ByteRange iterRange;   // the iterator call "nl.affine_range(4)"
   ByteRange bodyRange;
+  int foreign = -1; // traced from another file: its Kernel::foreignCalls index (every range is the call's)
 };
 
 enum class StmtKind : uint8_t {
@@ -163,8 +167,11 @@ struct Statement {
   std::vector<std::string> setFlags;
   /// The engine the call's `engine=` argument names (Unknown: not given, or left to the compiler).
   Engine engine = Engine::Unknown;
-  const syntax::Stmt *syntax = nullptr;
+  const syntax::Stmt *syntax = nullptr; // in another file's syntax tree when `foreign` >= 0
   ByteRange range;
+  /// Traced from a function of another file: its Kernel::foreignCalls index. Its ranges (and its accesses')
+  /// are then the called name at the call in the kernel's file.
+  int foreign = -1;
 
   bool flag(std::string_view name) const {
     for (const std::string &f : setFlags)
@@ -217,6 +224,18 @@ struct Diagnostic {
   std::string rule; // e.g. "partition-dim"
 };
 
+/// A call of a function defined in another file of the user's project (`from .utils import load_tile`),
+/// traced in place like a function of the kernel's file. The statements and loops its body produced carry
+/// its index; for diagnostics and rewrites they sit at the called name of the outermost such call in the
+/// kernel's file, and no rewrite edits them (the engine refuses, naming the function and its file).
+struct ForeignCall {
+  std::string function;                         // "load_tile"
+  std::string origin;                           // where it is defined: "utils.py:3:1"
+  const syntax::SourceBuffer *source = nullptr; // its file (owned by KernelFile::imports); syntax ranges are in it
+  ByteRange callee;                             // the called name at the outermost call in the kernel's file
+  ByteRange statement;                          // the kernel's statement holding that call
+};
+
 struct Kernel {
   std::string name;
   const syntax::Stmt *def = nullptr;
@@ -227,6 +246,7 @@ struct Kernel {
   std::vector<Tensor> tensors;
   std::vector<NodeRef> body;
   std::vector<Diagnostic> diagnostics;
+  std::vector<ForeignCall> foreignCalls;
   bool shapesKnown = true;
   /// The launch grid's extents (`kernel[2, 3]`, --grid); empty: one instance. This IR is instance 0's.
   std::vector<int64_t> grid;
@@ -246,6 +266,8 @@ struct Kernel {
   ByteRange rangeOf(NodeRef node) const;
   /// True if loop `outer` encloses loop/statement `node` (at any depth).
   bool encloses(int outer, NodeRef node) const;
+  /// The call of another file's function that `node` was traced from; null for the kernel's own code.
+  const ForeignCall *foreignOf(NodeRef node) const;
 };
 
 } // namespace accelopt::nki

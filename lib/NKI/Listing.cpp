@@ -23,6 +23,23 @@ std::string oneLine(llvm::StringRef text) {
 
 static uint32_t lineOf(const Kernel &k, uint32_t offset) { return k.source ? k.source->lineCol(offset).line : 0; }
 
+/// The text of a statement (its header for a loop), from the file it was traced from.
+static std::string nodeText(const Kernel &k, NodeRef n) {
+  const ForeignCall *f = k.foreignOf(n);
+  if (n.isLoop) {
+    const Loop &l = k.loops[size_t(n.index)];
+    return oneLine(f && l.syntax ? f->source->slice(l.syntax->headerRange) : k.source->slice(l.headerRange));
+  }
+  const Statement &s = k.stmts[size_t(n.index)];
+  return oneLine(f && s.syntax ? f->source->slice(s.syntax->range) : k.source->slice(s.range));
+}
+
+/// "    # in load_tile (utils.py:3:1)" for what a call of another file's function made.
+static std::string foreignNote(const Kernel &k, NodeRef n) {
+  const ForeignCall *f = k.foreignOf(n);
+  return f ? "    # in " + f->function + " (" + f->origin + ")" : "";
+}
+
 static std::string tensorLabel(const Kernel &k, int t) {
   const Tensor &T = k.tensors[t];
   return T.name.empty() ? "<tile@" + std::to_string(lineOf(k, T.range.begin)) + ">" : T.name;
@@ -33,14 +50,17 @@ static void printNodes(llvm::raw_ostream &os, const Kernel &k, const std::vector
     std::string indent(2 * depth, ' ');
     if (n.isLoop) {
       const Loop &l = k.loops[n.index];
-      std::string header = oneLine(k.source->slice(l.headerRange)).c_str();
-      os << llvm::formatv("{0,-5}{1,5}  {2}{3}", nodeId(n), lineOf(k, l.range.begin), indent, header);
-      os << "    # " << loopKindName(l.kind) << ", trip " << l.tripCount.str() << "\n";
+      os << llvm::formatv("{0,-5}{1,5}  {2}{3}", nodeId(n), lineOf(k, l.range.begin), indent, nodeText(k, n));
+      os << "    # " << loopKindName(l.kind);
+      if (l.runsAs != l.kind) os << " (runs as " << loopKindName(l.runsAs) << ")";
+      os << ", trip " << l.tripCount.str();
+      if (const ForeignCall *f = k.foreignOf(n)) os << ", in " << f->function << " (" << f->origin << ")";
+      os << "\n";
       printNodes(os, k, l.body, depth + 1);
     } else {
       const Statement &s = k.stmts[n.index];
-      os << llvm::formatv("{0,-5}{1,5}  {2}{3}\n", nodeId(n), lineOf(k, s.range.begin), indent,
-                          oneLine(k.source->slice(s.range)));
+      os << llvm::formatv("{0,-5}{1,5}  {2}{3}{4}\n", nodeId(n), lineOf(k, s.range.begin), indent, nodeText(k, n),
+                          foreignNote(k, n));
     }
   }
 }
@@ -100,6 +120,7 @@ nlohmann::json kernelToJson(const Kernel &k) {
         {"id", nodeId({true, l.id})},
         {"iv", l.iv},
         {"kind", loopKindName(l.kind)},
+        {"runs_as", loopKindName(l.runsAs)},
         {"trip", l.tripCount.isKnown() ? nlohmann::json(*l.tripCount.value) : nlohmann::json(l.tripCount.str())},
         {"line", lineOf(k, l.range.begin)},
         {"parent", l.parent >= 0 ? nlohmann::json(nodeId({true, l.parent})) : nlohmann::json(nullptr)}};
@@ -114,9 +135,10 @@ nlohmann::json kernelToJson(const Kernel &k) {
         {"id", nodeId({false, s.id})},
         {"kind", stmtKindName(s.kind)},
         {"line", lineOf(k, s.range.begin)},
-        {"text", oneLine(k.source->slice(s.range))},
+        {"text", nodeText(k, {false, s.id})},
         {"parent", s.parent >= 0 ? nlohmann::json(nodeId({true, s.parent})) : nlohmann::json(nullptr)}};
     if (s.op) sj["op"] = s.callee;
+    if (const ForeignCall *f = k.foreignOf({false, s.id})) sj["from"] = {{"function", f->function}, {"at", f->origin}};
     sj["reads"] = nlohmann::json::array();
     for (auto &a : s.reads) sj["reads"].push_back(accessJson(k, a));
     sj["writes"] = nlohmann::json::array();

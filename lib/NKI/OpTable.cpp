@@ -1,5 +1,4 @@
 #include "NKI/OpTable.h"
-#include "NKI/FunctionValues.h"
 
 #include <algorithm>
 #include <array>

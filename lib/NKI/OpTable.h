@@ -255,6 +255,13 @@ const NamedConstant *lookupConstant(std::string_view canonicalName);
 /// True for functions that may be passed as `op=` values (nl.exp, np.add, nl.multiply, ...).
 bool isFunctionValue(std::string_view canonicalName);
 
+/// The ALU op a function value names (nl.add, np.maximum, ...), if it is an elementwise binary op.
+std::optional<AluOp> aluOfFunctionValue(std::string_view canonicalName);
+
+/// Whether `dst = op(dst, x)` repeated in any order gives one result (add, multiply, max, min): an
+/// in-place tensor_tensor with such an op accumulates like `+=`.
+bool accumulatesInAnyOrder(AluOp op);
+
 /// Names of the loop iterators: "nl.affine_range", "nl.sequential_range", "nl.static_range".
 bool isLoopIterator(std::string_view canonicalName);
 

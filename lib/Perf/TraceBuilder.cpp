@@ -227,10 +227,7 @@ private:
   /// A tile made inside a loop gets a buffer per iteration of each enclosing
   /// affine/static loop (the compiler rotates them); the iterations of a
   /// sequential loop reuse one buffer, so they are ordered by its reuse.
-  bool rotatesBuffers(int loop) const {
-    nki::LoopKind kind = K.loops[loop].kind;
-    return kind != nki::LoopKind::Sequential && kind != nki::LoopKind::PyRange;
-  }
+  bool rotatesBuffers(int loop) const { return K.loops[loop].runsAs != nki::LoopKind::Sequential; }
   /// Whether the copies of `tensor` (-1: a compiler temporary) rotate with the iterations of `loop`.
   bool rotatesBuffers(int loop, int tensor) const {
     return rotatesBuffers(loop) && (tensor < 0 || !llvm::is_contained(SharedLoops[tensor], loop));
@@ -525,8 +522,9 @@ private:
         nki::LoopKind kind = K.loops[l].kind;
         // Code motion moves the instruction out of one loop at a time: not out of a sequential_range
         // (the compiler leaves it as written), nor past an affine loop it is not invariant in.
-        // Unrolled loops (static_range, range) are no loops to it.
-        bool unrolled = kind == nki::LoopKind::Static || kind == nki::LoopKind::PyRange;
+        // Unrolled loops (static_range, the nki dialect's `range`) are no loops to it; nor, as this pass
+        // was measured (d9fbbad), 0.1's `range`.
+        bool unrolled = K.loops[l].runsAs == nki::LoopKind::Static || kind == nki::LoopKind::PyRange;
         if (compute && kind == nki::LoopKind::Sequential) break;
         if (!compute && !rotatesBuffers(l)) continue;
         bool invariant =
@@ -855,7 +853,11 @@ private:
   void noteUnknownCalls() {
     for (const nki::Diagnostic &d : K.diagnostics) {
       bool unknownCall = d.rule == "unknown-api";
-      if (!unknownCall && !(d.rule == "trace-time" && d.severity == nki::Diagnostic::Warning)) continue;
+      // A call of a function from a module the kernel imports that was not found next to it (the wording of
+      // nki::ModuleImports, NKI/Imports.cpp): whatever it does is not in the IR.
+      bool unfollowed = d.rule == "host-code" && llvm::StringRef(d.message).startswith("module '") &&
+                        llvm::StringRef(d.message).contains("was not found next to");
+      if (!unknownCall && !unfollowed && !(d.rule == "trace-time" && d.severity == nki::Diagnostic::Warning)) continue;
       for (const Statement &s : K.stmts)
         if (s.range.contains(d.offset)) {
           syntax::ByteRange at{d.offset, std::max(d.offset, d.endOffset)};
@@ -879,7 +881,10 @@ private:
     // A call statement of a function the kernel defines (`body(i)`) runs code the model does not see.
     if (!s.op && s.kind == nki::StmtKind::Python && s.syntax && s.syntax->kind == syntax::StmtKind::Expr &&
         s.syntax->value && s.syntax->value->kind == syntax::ExprKind::Call) {
-      llvm::StringRef callee = K.source ? K.source->slice(s.syntax->value->range) : llvm::StringRef();
+      // A statement traced from another file's function has its syntax in that file.
+      const nki::ForeignCall *from = K.foreignOf({false, s.id});
+      const syntax::SourceBuffer *text = from ? from->source : K.source;
+      llvm::StringRef callee = text ? text->slice(s.syntax->value->range) : llvm::StringRef();
       callee = callee.take_until([](char c) { return c == '('; }).trim();
       auto [receiver, method] = callee.rsplit('.');
       bool listMutation = !method.empty() && nki::pycore::isListMutator(method) &&
@@ -894,13 +899,18 @@ private:
       if (K.def && size_t(s.id) + 1 < K.stmts.size()) {
         uint32_t next = K.stmts[size_t(s.id) + 1].range.begin;
         nextOutsideKernel = next < K.def->range.begin || next >= K.def->range.end;
+        // A function of another file was traced in place: the next statement is that call's.
+        int nextForeign = K.stmts[size_t(s.id) + 1].foreign;
+        nextOutsideKernel |= nextForeign >= 0 && nextForeign != s.foreign;
       }
       // The call is the statement itself (`body(i)`) or nested in its expressions (`nl.add(load(i), 1)`).
       bool traced = false;
       if (inlined || nextOutsideKernel)
         syntax::forEachExpr(s.syntax, [&](const syntax::Expr *e) {
-          traced |= e->kind == syntax::ExprKind::Call && e->base && e->base->kind == syntax::ExprKind::Name &&
-                    (!inlined || e->base->name == inlined->name);
+          bool named =
+              e->kind == syntax::ExprKind::Call && e->base &&
+              (e->base->kind == syntax::ExprKind::Name || (!inlined && e->base->kind == syntax::ExprKind::Attribute));
+          traced |= named && (!inlined || e->base->name == inlined->name);
         });
       if (callee != "print" && callee != "pass" && !listMutation && !traced)
         unmodelled(s, s.range, "a call the model does not trace into");
@@ -1429,8 +1439,8 @@ private:
     switch (k) {
     case nki::LoopKind::Affine: return LoopKind::Affine;
     case nki::LoopKind::Static: return LoopKind::Static;
-    case nki::LoopKind::Sequential:
-    case nki::LoopKind::PyRange: return LoopKind::Sequential;
+    case nki::LoopKind::Sequential: return LoopKind::Sequential;
+    case nki::LoopKind::PyRange: break; // resolved by the dialect (Loop::runsAs): never here
     }
     return LoopKind::Affine;
   }
@@ -1444,7 +1454,7 @@ private:
       const nki::Loop &loop = K.loops[node.index];
       int64_t n = trip(loop.id);
       if (n <= 0 || !LoopEmits[loop.id]) continue;
-      LoopKind kind = traceKind(loop.kind);
+      LoopKind kind = traceKind(loop.runsAs);
       BuiltTrace.enterLoop(kind, loop.id);
       for (int64_t i = 0; i < n; ++i) {
         if (i > 0) BuiltTrace.nextIteration(kind, loop.id);

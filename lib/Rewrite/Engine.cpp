@@ -142,6 +142,59 @@ static const syntax::Stmt *nestedFunctionEdited(const Kernel &k, const clang::to
   return found;
 }
 
+/// Why a rewrite may not touch what a call of another file's function made: "S7 is traced from 'load_tile'
+/// of utils.py:3:1 (called here); rewrites edit the kernel's file only".
+std::string foreignReason(const std::string &what, const ForeignCall &f) {
+  return what + " is traced from function '" + f.function + "' of " + f.origin +
+         " (called here); rewrites edit the kernel's file only, never another file of the project";
+}
+
+/// The first loop, statement, node or tensor field of `j` that names what a call of another file's function
+/// made, as a refusal of `op`; nullopt when every field names the kernel's own code.
+std::optional<Refusal> foreignTarget(const Kernel &k, const Op &op, const nlohmann::json &j) {
+  if (k.foreignCalls.empty()) return std::nullopt;
+  for (const FieldSpec &field : op.spec().fields) {
+    if (field.kind != FieldKind::Loop && field.kind != FieldKind::Stmt && field.kind != FieldKind::Node &&
+        field.kind != FieldKind::Tensor)
+      continue;
+    auto it = j.find(field.name);
+    if (it == j.end() || !it->is_string()) continue;
+    std::string ref = it->get<std::string>();
+    std::optional<NodeRef> node;
+    if (field.kind == FieldKind::Tensor) {
+      std::string error;
+      int t = resolveTensor(k, ref, error);
+      if (t >= 0 && k.tensors[size_t(t)].definedBy >= 0) node = NodeRef{false, k.tensors[size_t(t)].definedBy};
+    } else {
+      node = k.resolve(ref);
+    }
+    const ForeignCall *f = node ? k.foreignOf(*node) : nullptr;
+    if (!f) continue;
+    Refusal ref2;
+    ref2.op = op.name().str();
+    ref2.ids = ref;
+    ref2.offset = f->callee.begin;
+    ref2.reason = foreignReason(ref, *f);
+    return ref2;
+  }
+  return std::nullopt;
+}
+
+/// The call of another file's function whose code one of `edits` would change: an edit that overlaps the
+/// called name without taking the whole statement holding the call along (edits inside the call's
+/// arguments are the kernel's own).
+const ForeignCall *foreignCodeEdited(const Kernel &k, const clang::tooling::Replacements &edits) {
+  for (const ForeignCall &f : k.foreignCalls)
+    for (const clang::tooling::Replacement &r : edits) {
+      uint32_t begin = r.getOffset(), end = begin + r.getLength();
+      bool touches = r.getLength() == 0 ? begin > f.callee.begin && begin < f.callee.end
+                                        : begin < f.callee.end && end > f.callee.begin;
+      bool wholeStatement = begin <= f.statement.begin && end >= f.statement.end;
+      if (touches && !wholeStatement) return &f;
+    }
+  return nullptr;
+}
+
 std::string formatRefusal(const Kernel &k, const Refusal &r) {
   std::string out =
       llvm::formatv("{0}: error: {1} {2} refused: {3} [accelopt-{1}]\n", where(k, r.offset), r.op, r.ids, r.reason)
@@ -215,6 +268,10 @@ CandidateResult run(const PreparedKernel &prepared, const std::vector<nlohmann::
 
     OpResult r = op->apply(*k, j);
     if (r.status == Status::BadInput) return bad(i, prefix + ": " + r.error);
+    if (std::optional<Refusal> foreign = foreignTarget(*k, *op, j)) {
+      r.status = Status::Refused;
+      r.refusal = *foreign;
+    }
     // Locations in a refusal refer to the text the refused op (or step of a composite op) saw.
     auto refused = [&](const Refusal &ref, size_t stepsDone = 0) {
       res.status = Status::Refused;
@@ -247,6 +304,12 @@ CandidateResult run(const PreparedKernel &prepared, const std::vector<nlohmann::
                                                   "functions nested in the kernel",
                                                   fn->name, k->source->location(fn->range.begin))
                                         .str();
+        return ref;
+      }
+      if (const ForeignCall *f = foreignCodeEdited(*k, step.edits)) {
+        Refusal ref = step.refusal;
+        ref.offset = f->callee.begin;
+        ref.reason = foreignReason("it edits code that", *f);
         return ref;
       }
       step.edits = withLineEndingsOf(text, step.edits);

@@ -902,13 +902,15 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
         if (!fresh) mergeShape(it->second, dims);
       }
     }
+    // What another file's function made (its syntax is in that file) is that file's to migrate.
+    auto foreign = [&](int stmt) { return stmt >= 0 && k.stmts[size_t(stmt)].foreign >= 0; };
     for (const nki::Statement &st : k.stmts) {
-      if (st.definesTensor < 0 || !st.syntax) continue;
+      if (st.definesTensor < 0 || !st.syntax || foreign(st.id)) continue;
       if (auto a = tileAllocation(k.tensors[size_t(st.definesTensor)])) tiles[st.syntax->range.begin] = *a;
     }
     // Every tile an op call returns, by the call (its range): one hoisted from an expression writes it.
     for (const nki::Tensor &t : k.tensors) {
-      if (!t.isTile || t.range.end <= t.range.begin) continue;
+      if (!t.isTile || t.range.end <= t.range.begin || foreign(t.definedBy)) continue;
       auto a = tileAllocation(t);
       auto [it, fresh] = callTiles.emplace(t.range.begin, a);
       if (!fresh && it->second != a) it->second.reset(); // two traces disagree
@@ -916,7 +918,7 @@ FileResult migrateFile(llvm::StringRef path, std::optional<std::string> buffer, 
     // A call that writes a subscript (`m[...] = nisa.op(...)`): a tile of the region it writes.
     for (const nki::Statement &st : k.stmts) {
       if (!st.op || !st.syntax || !st.syntax->value || st.syntax->value->kind != syntax::ExprKind::Call ||
-          st.writes.size() != 1 || st.writes[0].tensor < 0)
+          st.writes.size() != 1 || st.writes[0].tensor < 0 || foreign(st.id))
         continue;
       nki::Tensor region = k.tensors[size_t(st.writes[0].tensor)];
       region.isTile = true;

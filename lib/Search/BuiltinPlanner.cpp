@@ -191,9 +191,7 @@ Verdict longScans(const SignalFacts &f) {
 }
 
 Verdict sequentialLoops(const SignalFacts &f) {
-  size_t n = llvm::count_if(f.kernel.loops, [](const nki::Loop &l) {
-    return l.kind == nki::LoopKind::Sequential || l.kind == nki::LoopKind::PyRange;
-  });
+  size_t n = llvm::count_if(f.kernel.loops, [](const nki::Loop &l) { return l.runsAs == nki::LoopKind::Sequential; });
   return {n > 0, llvm::formatv("{0} sequential loop(s)", n).str()};
 }
 

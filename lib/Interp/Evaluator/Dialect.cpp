@@ -7,7 +7,6 @@
 #include "Interp/DTypeRounding.h"
 #include "Interp/Uninit.h"
 #include "NKI/Dialect.h"
-#include "NKI/FunctionValues.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

@@ -28,6 +28,7 @@ Kernel KernelBuilder::build(const Stmt *def) {
   ModuleEnv = Env;
   bindParams(def);
   block(def->body, K.body, -1);
+  placeForeignNodes();
   if (KernelDialect == Dialect::Nki) checkPsumBanks();
   return std::move(K);
 }

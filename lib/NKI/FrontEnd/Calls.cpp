@@ -179,8 +179,8 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
       if (const SiblingModule *sib = Imports ? Imports->moduleOf(it->second) : nullptr; sib && LastHelperTileWork)
         diag(Diagnostic::Warning, e->range,
              "function '" + it->second->name + "' of " + sib->module->source().path().str() +
-                 " works on tiles: `run` runs it, but accelopt traces only the kernel's own file, so this call's "
-                 "effects are not analysed (not checked, not in the profile)",
+                 " works on tiles and is traced where a statement calls it, not in a loop header or a condition; "
+                 "this call's effects are not analysed (not checked, not in the profile)",
              Rule::TraceTime);
       else if (it->second->parent && InlineCalls < kMaxInlineCalls)
         diag(Diagnostic::Warning, e->range,

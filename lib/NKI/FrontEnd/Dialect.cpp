@@ -3,7 +3,6 @@
 // `t[...] += ...` for an accumulating nc_matmul), bound through the one dialect table (NKI/Dialect).
 #include "NKI/Dialect.h"
 #include "NKI/FrontEnd/KernelBuilder.h"
-#include "NKI/FunctionValues.h"
 
 #include <algorithm>
 

@@ -363,6 +363,11 @@ private:
   bool Returned = false;                      // a `return` ended the nested function being inlined
   int InlineDepth = 0;
   int InlineCalls = 0; // nested-function calls traced in place for this kernel
+  /// The call of another file's function being traced (a Kernel::foreignCalls index), -1 in the kernel's own
+  /// code: statements and loops made meanwhile carry it.
+  int CurForeign = -1;
+  /// Once traced: the ranges of what foreign calls made become the call's place in the kernel's file.
+  void placeForeignNodes();
   /// Past this many traced calls (recursion fanning out: f calls f twice) the rest stay opaque, so tracing
   /// ends in well under a second.
   static constexpr int kMaxInlineCalls = 2000;

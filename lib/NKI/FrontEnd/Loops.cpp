@@ -54,6 +54,8 @@ void KernelBuilder::forLoop(const Stmt *s, std::vector<NodeRef> &out, int parent
       }
     }
   }
+  loop.runsAs = resolvedLoopKind(KernelDialect, loop.kind);
+  loop.foreign = CurForeign;
   if (!isRange) {
     // `for x in some_list:` and other Python iteration: opaque statement.
     Statement &st = newStmt(s, StmtKind::Python, parent);

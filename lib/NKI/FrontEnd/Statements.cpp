@@ -20,6 +20,7 @@ Statement &KernelBuilder::newStmt(const Stmt *s, StmtKind kind, int parent) {
   st.parent = parent;
   st.syntax = s;
   st.range = s->range;
+  st.foreign = CurForeign;
   bool unsized = false;
   for (const IterationGuard &g : Guards) {
     if (g.bounds)
@@ -96,13 +97,32 @@ void KernelBuilder::inlineCallsInExpressions(const Stmt *s, std::vector<NodeRef>
 
 std::optional<Value> KernelBuilder::inlineCall(const Stmt *s, const Expr *e, std::vector<NodeRef> &out, int loop) {
   constexpr int kMaxInlineDepth = 32; // deeper (recursive) calls stay opaque
-  if (!e->base || e->base->kind != ExprKind::Name) return std::nullopt;
-  auto fn = Env.find(e->base->name);
-  if (fn == Env.end() || fn->second.kind != Value::Path || fn->second.s.rfind("helper.", 0) != 0) return std::nullopt;
-  auto helper = Helpers.find(fn->second.s.substr(7));
+  if (!e->base) return std::nullopt;
+  // `f(...)`, or `utils.f(...)` through a followed module (`import utils`, `from . import utils`).
+  const Value *fn = nullptr;
+  if (e->base->kind == ExprKind::Name) {
+    auto it = Env.find(e->base->name);
+    fn = it != Env.end() ? &it->second : nullptr;
+  } else if (e->base->kind == ExprKind::Attribute && e->base->base && e->base->base->kind == ExprKind::Name) {
+    auto it = Env.find(e->base->base->name);
+    if (it != Env.end() && it->second.kind == Value::Object && it->second.attrs &&
+        it->second.s.rfind("module ", 0) == 0)
+      if (auto attr = it->second.attrs->find(e->base->name); attr != it->second.attrs->end()) fn = &attr->second;
+  }
+  if (!fn || fn->kind != Value::Path || fn->s.rfind("helper.", 0) != 0) return std::nullopt;
+  auto helper = Helpers.find(fn->s.substr(7));
   if (helper == Helpers.end()) return std::nullopt;
   const Stmt &def = *helper->second;
-  if (Imports && Imports->moduleOf(&def)) return std::nullopt; // another file's code is never traced into the IR
+  // A function of another file of the project (`from .utils import load_tile`) is traced like one of this
+  // file, with its module's names and imports; what it makes sits at the call (placeForeignNodes).
+  const SiblingModule *sib = Imports ? Imports->moduleOf(&def) : nullptr;
+  const std::map<std::string, std::string> &defAliases = sib ? sib->aliases : Aliases;
+  auto isHelperName = [&](const std::string &name) {
+    if (!sib) return Helpers.count(name) != 0;
+    const std::map<std::string, Value> &names = siblingEnv(*sib);
+    auto it = names.find(name);
+    return it != names.end() && it->second.kind == Value::Path && it->second.s.rfind("helper.", 0) == 0;
+  };
   // A module-level function (a sub-kernel the kernel calls, `core(t, o)`) sees the module's names, not the caller's.
   const bool moduleLevel = !def.parent;
   if (moduleLevel && (&def == K.def || def.kind != PyStmt::StmtKind::FunctionDef)) return std::nullopt;
@@ -120,9 +140,9 @@ std::optional<Value> KernelBuilder::inlineCall(const Stmt *s, const Expr *e, std
   for (const Stmt *x : def.body)
     syntax::forEachExpr(x, [&](const Expr *c) {
       if (c->kind != ExprKind::Call) return;
-      if (pycore::isMathFunction(canonical(c->base))) return;
+      if (pycore::isMathFunction(canonicalOf(c->base, defAliases))) return;
       if (c->base->kind == ExprKind::Name) {
-        if (Helpers.count(c->base->name)) return;
+        if (isHelperName(c->base->name)) return;
         const pycore::BuiltinInfo *bi = pycore::lookupBuiltin(c->base->name);
         if (bi && bi->evaluated && !bi->hostEffect) return;
       }
@@ -133,13 +153,13 @@ std::optional<Value> KernelBuilder::inlineCall(const Stmt *s, const Expr *e, std
     // Module-level functions are traced in place only when they do tile work (a kernel decorator, an NKI
     // call, a store into a subscript); the others compute trace-time values and are run where they are
     // called (scalarHelperCall).
-    bool tileWork = llvm::any_of(def.decorators, [&](const Expr *d) { return isKernelDecorator(d, Aliases); });
+    bool tileWork = llvm::any_of(def.decorators, [&](const Expr *d) { return isKernelDecorator(d, defAliases); });
     syntax::forEachStmt(def.body, [&](const Stmt *y) {
       tileWork |= llvm::any_of(y->targets, [](const Expr *t) { return t->kind == ExprKind::Subscript; });
     });
     for (const Stmt *x : def.body)
       syntax::forEachExpr(x, [&](const Expr *c) {
-        tileWork |= c->kind == ExprKind::Call && c->base && lookupOp(canonical(c->base)) != nullptr;
+        tileWork |= c->kind == ExprKind::Call && c->base && lookupOp(canonicalOf(c->base, defAliases)) != nullptr;
       });
     if (!tileWork) return std::nullopt;
   }
@@ -199,7 +219,53 @@ std::optional<Value> KernelBuilder::inlineCall(const Stmt *s, const Expr *e, std
     if (x->kind == PyStmt::StmtKind::FunctionDef) locals.insert(x->name);
   });
   std::map<std::string, Value> callerEnv = Env;
-  if (moduleLevel) Env = ModuleEnv;
+  if (moduleLevel) Env = sib ? siblingEnv(*sib) : ModuleEnv;
+  // Another file's function runs with its module's imports; what it reports is said at the outermost call
+  // in the kernel's file, naming its own place (diag), and what it makes carries the call (CurForeign).
+  struct CallerScope {
+    KernelBuilder &B;
+    std::map<std::string, std::string> aliases;
+    const syntax::Module *module;
+    const SiblingModule *sibling;
+    const Stmt *def;
+    ByteRange call;
+    int foreign;
+    explicit CallerScope(KernelBuilder &b)
+        : B(b), aliases(b.Aliases), module(b.CurModule), sibling(b.InSibling), def(b.SiblingDef), call(b.SiblingCall),
+          foreign(b.CurForeign) {}
+    CallerScope(const CallerScope &) = delete;
+    CallerScope &operator=(const CallerScope &) = delete;
+    ~CallerScope() {
+      B.Aliases = std::move(aliases);
+      B.CurModule = module;
+      B.InSibling = sibling;
+      B.SiblingDef = def;
+      B.SiblingCall = call;
+      B.CurForeign = foreign;
+    }
+  };
+  std::optional<CallerScope> callerScope;
+  if (sib) {
+    callerScope.emplace(*this);
+    ForeignCall fc;
+    fc.function = def.name;
+    fc.origin = sib->module->source().location(def.range.begin);
+    fc.source = &sib->module->source();
+    if (CurForeign >= 0) {
+      fc.callee = K.foreignCalls[size_t(CurForeign)].callee;
+      fc.statement = K.foreignCalls[size_t(CurForeign)].statement;
+    } else {
+      fc.callee = e->base->range;
+      fc.statement = s->range;
+    }
+    CurForeign = int(K.foreignCalls.size());
+    K.foreignCalls.push_back(std::move(fc));
+    Aliases = sib->aliases;
+    CurModule = sib->module.get();
+    if (!InSibling) SiblingCall = e->range;
+    InSibling = sib;
+    SiblingDef = &def;
+  }
   for (size_t p = 0; p < params.size(); ++p) {
     int at = b.argOf[p];
     Env[std::string(params[p].name)] = at == pycore::Binding::Unbound ? eval(def.params[p].defaultValue)
@@ -222,7 +288,25 @@ std::optional<Value> KernelBuilder::inlineCall(const Stmt *s, const Expr *e, std
     for (auto &[name, v] : Env)
       if (!locals.count(name) && callerEnv.count(name)) callerEnv[name] = v;
   Env = std::move(callerEnv);
+  callerScope.reset();
   return result;
+}
+
+void KernelBuilder::placeForeignNodes() {
+  if (K.foreignCalls.empty()) return;
+  auto calleeOf = [&](int f) { return K.foreignCalls[size_t(f)].callee; };
+  for (Statement &st : K.stmts) {
+    if (st.foreign < 0) continue;
+    ByteRange at = calleeOf(st.foreign);
+    st.range = at;
+    for (Access &a : st.reads) a.range = at;
+    for (Access &a : st.writes) a.range = at;
+  }
+  for (Loop &l : K.loops)
+    if (l.foreign >= 0) l.range = l.headerRange = l.iterRange = l.bodyRange = calleeOf(l.foreign);
+  for (Tensor &t : K.tensors)
+    if (t.definedBy >= 0 && K.stmts[size_t(t.definedBy)].foreign >= 0)
+      t.range = calleeOf(K.stmts[size_t(t.definedBy)].foreign);
 }
 
 bool KernelBuilder::isNoOp(const Stmt *s) {

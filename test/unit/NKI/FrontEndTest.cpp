@@ -102,6 +102,8 @@ TEST(FrontEnd, TracedKernelLoopsTensorsAccesses) {
   EXPECT_EQ(k.loops[0].kind, LoopKind::Affine);
   EXPECT_EQ(*k.loops[0].tripCount.value, 2);
   EXPECT_EQ(k.loops[1].kind, LoopKind::PyRange);
+  EXPECT_EQ(k.loops[1].runsAs, LoopKind::Sequential); // 0.1 makes `range` a sequential_range
+  EXPECT_EQ(k.loops[0].runsAs, LoopKind::Affine);
   EXPECT_EQ(*k.loops[1].tripCount.value, 2);
   ASSERT_EQ(k.stmts.size(), 5u); // the string marker has no id
   const Statement &load = k.stmts[2];
