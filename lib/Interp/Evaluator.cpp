@@ -113,7 +113,9 @@ public:
     const bool carriesUndefined = op->kind == nki::OpKind::Activation || op->kind == nki::OpKind::TensorTensor ||
                                   op->kind == nki::OpKind::TensorScalar || op->kind == nki::OpKind::Copy ||
                                   op->kind == nki::OpKind::Reciprocal || op->kind == nki::OpKind::Reduce ||
-                                  op->shape == nki::ShapeRule::FixedFree;
+                                  op->kind == nki::OpKind::Transpose || op->shape == nki::ShapeRule::FixedFree;
+    // A transpose moves every element, undefined lane markers included, to its transposed place.
+    const bool movesLanes = op->kind == nki::OpKind::Transpose;
     // Per-partition statistics (bn_stats, bn_aggr): each result row is computed from its operand row only.
     const bool rowWise = op->shape == nki::ShapeRule::FixedFree;
     struct UndefinedLanes {
@@ -121,6 +123,9 @@ public:
       syntax::ByteRange at;
     };
     std::vector<UndefinedLanes> undefined;
+    // Lanes of never-written memory (a partial tile's rows past what was written) are carried like
+    // masked-off lanes by the same ops; when they reach a stored result, the read they came from fails.
+    std::shared_ptr<const UndefinedOrigin> undefinedOrigin;
 
     // Result in a fresh fp32 tile; written to `dest` (masked) or returned.
     auto finish = [&](NDArray result, nki::Buffer buffer) -> Value {
@@ -139,10 +144,11 @@ public:
           u.shape = result.shape();
           u.lanes = std::move(lanes);
         }
-      for (const UndefinedLanes &u : undefined) {
+      for (const UndefinedLanes &u : movesLanes ? std::vector<UndefinedLanes>{} : undefined) {
         const std::vector<int64_t> &shape = result.shape();
         bool broadcasts = u.shape.size() == shape.size();
         for (size_t a = 0; broadcasts && a < shape.size(); ++a) broadcasts = u.shape[a] == shape[a] || u.shape[a] == 1;
+        if (!broadcasts && undefinedOrigin) fail(undefinedOrigin->at, undefinedOrigin->message);
         if (!broadcasts)
           fail(u.at, llvm::formatv("reads lanes a masked op left undefined into a result of shape {0} from an operand "
                                    "of shape {1}; only elementwise ops carry them (mask this op too)",
@@ -169,6 +175,8 @@ public:
       if (dtype) result.convertTo(*dtype);
       if (dest) {
         scatter(*dest, result, mask, e->range, nullptr, true);
+        if (undefinedOrigin && !undefined.empty() && !dest->tensor->undefinedFrom)
+          dest->tensor->undefinedFrom = undefinedOrigin;
         return Value::none();
       }
       if (mask) {
@@ -186,6 +194,7 @@ public:
       t->data = std::move(result);
       t->buffer = buffer;
       t->name = "tile@" + std::to_string(File.source().lineCol(e->range.begin).line);
+      if (!undefined.empty()) t->undefinedFrom = undefinedOrigin;
       return Value::ofTensor(t);
     };
     // Operands are found by the slot the op table gives them, never by the parameter's spelling.
@@ -205,9 +214,23 @@ public:
       if (!b.values[i].isTile())
         fail(b.exprs[i]->range, std::string(op->name) + " operand '" + std::string(name) + "' must be a tensor, got " +
                                     describe(b.values[i]));
-      NDArray arr = gather(viewOf(b.values[i], b.exprs[i]), useMask ? mask : nullptr, b.exprs[i]->range, true);
+      View view = viewOf(b.values[i], b.exprs[i]);
+      bool carry = carriesUndefined && Opts.detectUninitReads;
+      NDArray arr = gather(view, useMask ? mask : nullptr, b.exprs[i]->range, /*checkUninit=*/!carry);
       if (!Opts.detectUninitReads) return arr;
+      if (carry)
+        if (auto bad = firstUninit(arr.data(), arr.numel())) {
+          if (!undefinedOrigin)
+            undefinedOrigin = std::make_shared<UndefinedOrigin>(
+                UndefinedOrigin{b.exprs[i]->range, neverWrittenMessage(view.tensor->name, *bad, arr.shape())});
+          float *d = arr.data();
+          for (int64_t k = *bad, n = arr.numel(); k < n; ++k)
+            if (isUninit(d[k])) d[k] = maskedOffValue();
+        }
       if (auto first = firstMaskedOff(arr.data(), arr.numel())) {
+        std::shared_ptr<const UndefinedOrigin> from = undefinedOriginOf(view.tensor.get());
+        if (!carriesUndefined && from) fail(from->at, from->message);
+        if (from && !undefinedOrigin) undefinedOrigin = from;
         if (!carriesUndefined)
           fail(b.exprs[i]->range,
                llvm::formatv("{0} reads lanes a masked op left undefined (tile element {1} of {2}: rows or columns "
@@ -246,11 +269,11 @@ public:
 
     // reduce_res=t (activation, activation_reduce, tensor_scalar_reduce): the engine also reduces each row
     // of the result with reduce_op (add unless given) into t, one element per partition.
-    auto reduceInto = [&](const NDArray &out) {
+    auto reduceInto = [&](const NDArray &out, const char *defaultOp = "nl.add") {
       const Expr *resE = paramExpr(op, b, "reduce_res");
       if (!resE) return;
       const Value *redOp = param(op, b, "reduce_op");
-      Value add = Value::path("nl.add");
+      Value add = Value::path(defaultOp);
       AluOp alu = aluFrom(redOp ? redOp : &add, e);
       ConstTile r = out.asTile();
       NDArray red = alloc({r.rows, 1});
@@ -441,6 +464,21 @@ public:
                        flag(op, b, "reverse0")};
       std::optional<ScalarStep> second;
       const Value *op1 = param(op, b, "op1");
+      if (op->slot(nki::Slot::Data2)) {
+        // scalar_tensor_tensor: the scalar step, then op1 elementwise with the operand1 tile of data's shape.
+        NDArray tmp = alloc(data.shape());
+        check(tensorScalar(tmp.asTile(), data.asTile(), first));
+        NDArray other = operand(nki::Slot::Data2);
+        if (other.shape() != data.shape())
+          fail(slotExpr(nki::Slot::Data2)->range, std::string(op->name) + ": operand1 is " +
+                                                      formatShape(other.shape()) + " but data is " +
+                                                      formatShape(data.shape()) + "; they must have the same shape");
+        NDArray out = alloc(data.shape());
+        AluOp a1 = aluFrom(op1, e);
+        check(flag(op, b, "reverse1") ? applyBinary(a1, out.asTile(), other.asTile(), tmp.asTile())
+                                      : applyBinary(a1, out.asTile(), tmp.asTile(), other.asTile()));
+        return finish(std::move(out), nki::Buffer::SBUF);
+      }
       if (op1 && op1->kind == Value::Path)
         second =
             ScalarStep{aluFrom(op1, e), perPartition(param(op, b, "operand1"), e, keep, 0.0f), flag(op, b, "reverse1")};
@@ -602,6 +640,8 @@ public:
     case OpKind::Select: {
       // x and y may be tiles, (P,1) vectors or scalars; a scalar is a 1x1 tile that broadcasts.
       NDArray predicate = operand(nki::Slot::Predicate);
+      if (flag(op, b, "reverse_pred")) // select_reduce: on_true where the predicate does not hold
+        for (float *p = predicate.data(), *end = p + predicate.numel(); p != end; ++p) *p = *p != 0.0f ? 0.0f : 1.0f;
       auto choice = [&](nki::Slot s) -> NDArray {
         const Value *v = slotValue(s);
         if (v && v->isNumber()) {
@@ -619,6 +659,7 @@ public:
         if (a->numel() > largest->numel()) largest = a;
       NDArray out = alloc(largest->shape());
       check(select(out.asTile(), predicate.asTile(), onTrue.asTile(), onFalse.asTile()));
+      reduceInto(out, "nl.maximum"); // select_reduce's reduce_op is max unless given
       return finish(std::move(out), nki::Buffer::SBUF);
     }
     case OpKind::BnStats: {

@@ -23,6 +23,12 @@ constexpr D activation[] = {{"dst", true}, {"op", true},   {"data", true}, {"bia
 constexpr D tensorTensor[] = {{"dst", true}, {"data1", true}, {"data2", true}, {"op", true}, {"engine"}, {"name"}};
 constexpr D tensorScalar[] = {{"dst", true}, {"data", true}, {"op0", true}, {"operand0", true}, {"reverse0"},
                               {"op1"},       {"operand1"},   {"reverse1"},  {"engine"},         {"name"}};
+constexpr D scalarTensorTensor[] = {{"dst", true},      {"data", true}, {"op0", true},
+                                    {"operand0", true}, {"op1", true},  {"operand1", true},
+                                    {"reverse0"},       {"reverse1"},   {"name"}};
+constexpr D selectReduce[] = {{"dst", true},      {"predicate", true}, {"on_true", true},
+                              {"on_false", true}, {"reduce_res"},      {"reduce_cmd"},
+                              {"reduce_op"},      {"reverse_pred"},    {"name"}};
 constexpr D tensorScalarReduce[] = {{"dst", true},       {"data", true},        {"op0", true}, {"operand0", true},
                                     {"reduce_op", true}, {"reduce_res", true},  {"reverse0"},  {"reduce_cmd"},
                                     {"reduce_init"},     {"reduce_res_negate"}, {"name"}};
@@ -47,6 +53,8 @@ constexpr DialectApi currentApis[] = {
     {"nisa.tensor_tensor", tensorTensor},
     {"nisa.tensor_scalar", tensorScalar},
     {"nisa.tensor_scalar_reduce", tensorScalarReduce},
+    {"nisa.scalar_tensor_tensor", scalarTensorTensor},
+    {"nisa.select_reduce", selectReduce},
     {"nisa.tensor_reduce", tensorReduce},
     {"nisa.tensor_tensor_scan", scan},
     {"nisa.memset", memset},

@@ -274,6 +274,23 @@ llvm::Expected<KernelFile> buildKernelFile(std::unique_ptr<syntax::Module> modul
   return file;
 }
 
+void keepEntryKernels(KernelFile &file) {
+  std::set<std::string> names, called;
+  for (const Kernel &k : file.kernels) names.insert(k.name);
+  for (const Kernel &k : file.kernels) {
+    if (!k.def) continue;
+    syntax::forEachStmt(k.def->body, [&](const Stmt *s) {
+      syntax::forEachExpr(s, [&](const Expr *e) {
+        if (e->kind == ExprKind::Call && e->base && e->base->kind == ExprKind::Name && e->base->name != k.name &&
+            names.count(e->base->name))
+          called.insert(e->base->name);
+      });
+    });
+  }
+  if (called.empty() || called.size() == names.size()) return;
+  llvm::erase_if(file.kernels, [&](const Kernel &k) { return called.count(k.name) != 0; });
+}
+
 llvm::Expected<KernelFile> loadKernelFile(llvm::StringRef path, const FrontEndOptions &options) {
   auto source = syntax::SourceBuffer::fromFile(path);
   if (!source) return source.takeError();

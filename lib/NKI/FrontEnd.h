@@ -67,6 +67,11 @@ llvm::Expected<KernelFile> buildKernelFile(std::unique_ptr<syntax::SourceBuffer>
 /// As above for an already parsed module (e.g. Module::reparse of an edited file).
 llvm::Expected<KernelFile> buildKernelFile(std::unique_ptr<syntax::Module> module, const FrontEndOptions &options);
 
+/// With input shapes given for a file's entry kernel, a kernel another kernel of the file calls (a @nki.jit
+/// helper the entry calls with its tiles) is traced in place at each call and has no inputs of its own:
+/// drops such kernels from `file` (all stay when every kernel is called by another).
+void keepEntryKernels(KernelFile &file);
+
 /// Convenience: read the file, then buildKernelFile.
 llvm::Expected<KernelFile> loadKernelFile(llvm::StringRef path, const FrontEndOptions &options);
 

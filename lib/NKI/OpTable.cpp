@@ -118,6 +118,17 @@ constexpr P tensorScalarReduceParams[] = {{"data", Role::Tile, true, PMax, 0, On
                                           {"reverse0", Role::Flag},
                                           {"dtype", Role::DType},
                                           {"mask", Role::Mask}};
+// nisa.scalar_tensor_tensor: (data op0 operand0) op1 operand1, operand0 a scalar or (P,1) vector, operand1 a tile
+// of data's shape (VectorE; about the latency of one tensor_tensor).
+constexpr P scalarTensorTensorParams[] = {{"data", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
+                                          {"op0", Role::Func, true},
+                                          {"operand0", Role::Operand, true},
+                                          {"op1", Role::Func, true},
+                                          {"operand1", Role::Tile, true, PMax, 0, OnChip, Slot::Data2},
+                                          {"reverse0", Role::Flag},
+                                          {"reverse1", Role::Flag},
+                                          {"dtype", Role::DType},
+                                          {"mask", Role::Mask}};
 constexpr P tensorReduceParams[] = {{"op", Role::Func, true, 0, 0, 0, Slot::Func},
                                     {"data", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
                                     {"axis", Role::Int, true},
@@ -173,6 +184,17 @@ constexpr P whereParams[] = {{"condition", Role::Tile, true, PMax, 0, OnChip, Sl
                              {"y", Role::Operand, true, 0, 0, 0, Slot::Data2},
                              {"dtype", Role::DType},
                              {"mask", Role::Mask}};
+// nisa.select_reduce: on_true where the predicate holds (where it does not, with reverse_pred), else on_false (a
+// scalar or (P,1) vector); with reduce_res, the result's rows also reduced into it (reduce_op: max by default).
+constexpr P selectReduceParams[] = {{"predicate", Role::Tile, true, PMax, 0, OnChip, Slot::Predicate},
+                                    {"on_true", Role::Tile, true, PMax, 0, OnChip, Slot::Data},
+                                    {"on_false", Role::Operand, true, 0, 0, 0, Slot::Data2},
+                                    {"reduce_res", Role::Any},
+                                    {"reduce_cmd", Role::Any},
+                                    {"reduce_op", Role::Func},
+                                    {"reverse_pred", Role::Flag},
+                                    {"mask", Role::Mask},
+                                    {"dtype", Role::DType}};
 // nl.tile_size.bn_stats_fmax bounds bn_stats' free size.
 constexpr P bnStatsParams[] = {
     {"data", Role::Tile, true, PMax, 512, OnChip, Slot::Data}, {"mask", Role::Mask}, {"dtype", Role::DType}};
@@ -304,6 +326,9 @@ const OpInfo opTable[] = {
     {"nisa.tensor_scalar_reduce", OpKind::TensorScalar, Engine::Vector, tensorScalarReduceParams,
      ShapeRule::SameAsInput, Buffer::SBUF, Instr::TensorScalar,
      "data op0 operand0, its free axes also reduced with reduce_op into reduce_res (one per partition)"},
+    {"nisa.scalar_tensor_tensor", OpKind::TensorScalar, Engine::Vector, scalarTensorTensorParams,
+     ShapeRule::SameAsInput, Buffer::SBUF, Instr::TensorTensor,
+     "VectorE (data op0 operand0) op1 operand1: a per-partition scalar step, then elementwise with a tile"},
     {"nisa.tensor_reduce", OpKind::Reduce, Engine::Vector, tensorReduceParams, ShapeRule::ReduceFree, Buffer::SBUF,
      Instr::TensorReduce, "VectorE reduction along free axes"},
     {"nisa.tensor_tensor_scan", OpKind::Scan, Engine::Vector, scanParams, ShapeRule::SameAsInput, Buffer::SBUF,
@@ -364,6 +389,9 @@ const OpInfo opTable[] = {
     ELEMENTWISE_BINARY("right_shift", RightShift, "x >> y (logical)"),
     {"nl.where", OpKind::Select, Engine::Vector, whereParams, ShapeRule::SameAsInput, Buffer::SBUF, Instr::OtherCompute,
      "condition ? x : y elementwise (x, y tiles, (P,1) vectors or scalars)"},
+    {"nisa.select_reduce", OpKind::Select, Engine::Vector, selectReduceParams, ShapeRule::SameAsInput, Buffer::SBUF,
+     Instr::OtherCompute,
+     "VectorE predicate ? on_true : on_false (negated with reverse_pred), rows optionally max-reduced into reduce_res"},
     {"nisa.bn_stats",
      OpKind::BnStats,
      Engine::Vector,

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <iterator>
 
 namespace accelopt::nki::pycore {
@@ -585,11 +586,70 @@ const NumpyFunction *lookupNumpy(std::string_view name) {
   return nullptr;
 }
 
+// Reductions of a host sequence of numbers to one numpy scalar (np.prod(a.shape[:2]), np.sum([1, 2])).
+constexpr std::string_view kNumpyReductions[] = {"np.prod", "np.sum", "np.max", "np.amax", "np.min", "np.amin"};
+
+bool isNumpyReduction(std::string_view name) {
+  return std::find(std::begin(kNumpyReductions), std::end(kNumpyReductions), name) != std::end(kNumpyReductions);
+}
+
+/// np.prod / np.sum / np.max / np.min of a number or a (nested) sequence of numbers, as numpy computes it:
+/// ints stay ints (int64, wrapping as numpy's does), an empty product or sum is the float 1.0 or 0.0, and
+/// the max or min of nothing is numpy's ValueError.
+BuiltinResult numpyReduction(std::string_view name, std::span<const PyValue> args) {
+  std::string fn(name);
+  if (args.size() != 1)
+    return raise(fn + "() takes 1 argument (" + std::to_string(args.size()) + " given) at trace time");
+  std::vector<const PyValue *> items;
+  std::function<bool(const PyValue &)> flatten = [&](const PyValue &v) {
+    if (v.kind == PyValue::Kind::Seq) {
+      for (const PyValue &x : v.elts)
+        if (!flatten(x)) return false;
+      return true;
+    }
+    items.push_back(&v);
+    return true;
+  };
+  flatten(args[0]);
+  for (const PyValue *v : items)
+    if (v->kind == PyValue::Kind::Unknown) return unknownResult();
+  for (const PyValue *v : items)
+    if (!v->isNumber()) return raise(fn + "() of a " + typeName(*v) + ": " + hostNumpyMessage(name));
+  bool product = name == "np.prod", sum = name == "np.sum", max = name == "np.max" || name == "np.amax";
+  if (items.empty()) {
+    if (product || sum) return value(PyValue::floating(product ? 1.0 : 0.0));
+    return raise(fn + "() of an empty sequence (numpy raises ValueError: zero-size array)");
+  }
+  bool allInt = std::all_of(items.begin(), items.end(), [](const PyValue *v) { return v->isIntLike(); });
+  if (allInt) {
+    uint64_t acc = product ? 1 : 0; // numpy's int64 arithmetic wraps
+    int64_t best = items[0]->i;
+    for (const PyValue *v : items) {
+      if (product) acc *= uint64_t(v->i);
+      if (sum) acc += uint64_t(v->i);
+      best = max ? std::max(best, v->i) : std::min(best, v->i);
+    }
+    return value(PyValue::integer(product || sum ? int64_t(acc) : best));
+  }
+  double acc = product ? 1.0 : 0.0, best = items[0]->number();
+  for (const PyValue *v : items) {
+    double x = v->number();
+    if (product) acc *= x;
+    if (sum) acc += x;
+    if (std::isnan(x) || std::isnan(best))
+      best = std::nan("");
+    else
+      best = max ? std::max(best, x) : std::min(best, x);
+  }
+  return value(PyValue::floating(product || sum ? acc : best));
+}
+
 } // namespace
 
-bool isNumpyScalarFunction(std::string_view name) { return lookupNumpy(name) != nullptr; }
+bool isNumpyScalarFunction(std::string_view name) { return lookupNumpy(name) != nullptr || isNumpyReduction(name); }
 
 BuiltinResult callNumpyScalar(std::string_view name, std::span<const PyValue> args) {
+  if (isNumpyReduction(name)) return numpyReduction(name, args);
   const NumpyFunction *f = lookupNumpy(name);
   if (!f) return raise(hostNumpyMessage(name));
   std::string fn(name);

@@ -222,12 +222,14 @@ std::string unknownTileMemberMessage(std::string_view name);
 // ---------------------------------------------------------------------------
 
 /// Whether `canonicalName` ("np.floor") is a numpy function the core evaluates on Python scalars at
-/// trace time (np.floor(x * 0.5)); numpy array builders (np.arange, np.fromfunction) are not.
+/// trace time (np.floor(x * 0.5)), or a reduction of a host sequence of numbers to one scalar
+/// (np.prod(a.shape[:2]), np.sum, np.max, np.min); numpy array builders (np.arange, np.fromfunction) are not.
 bool isNumpyScalarFunction(std::string_view canonicalName);
 
 /// Calls numpy function `canonicalName` on scalar `args` as numpy does: IEEE results, never an exception
 /// (np.sqrt(-1) is nan); np.floor/ceil/trunc/sqrt/exp/log give floats; np.abs/maximum/minimum of ints
-/// stay ints. A non-scalar argument (a list, an array) is an error naming the function.
+/// stay ints. A non-scalar argument (a list, an array) is an error naming the function, except for the
+/// reductions, which take a number or a (nested) list or tuple of numbers.
 BuiltinResult callNumpyScalar(std::string_view canonicalName, std::span<const PyValue> args);
 
 /// The one refusal of numpy code the core does not evaluate (an array built on the host at trace time),

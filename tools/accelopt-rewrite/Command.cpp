@@ -85,6 +85,7 @@ llvm::Expected<nki::KernelFile> InputOptions::load(llvm::StringRef file) const {
     // Parameter names come from the kernel itself.
     auto shapeless = nki::loadKernelFile(path, opts);
     if (!shapeless) return shapeless.takeError();
+    if (kernel.empty()) nki::keepEntryKernels(*shapeless);
     std::vector<std::string> names;
     for (auto &p : shapeless->kernels.front().params) names.push_back(p.name);
     auto ref = nki::inputsFromReference(reference, names, referenceTimeoutSeconds);
@@ -100,7 +101,10 @@ llvm::Expected<nki::KernelFile> InputOptions::load(llvm::StringRef file) const {
   }
   resolvedInputs = specs;
   opts.inputs = resolvedInputs ? &*resolvedInputs : nullptr;
-  return nki::loadKernelFile(path, opts);
+  auto loaded = nki::loadKernelFile(path, opts);
+  // The shapes are the entry kernel's, not those of the kernels it calls.
+  if (loaded && opts.inputs && kernel.empty()) nki::keepEntryKernels(*loaded);
+  return loaded;
 }
 
 int reportError(llvm::Error err) {

@@ -165,6 +165,10 @@ protected:
 
   /// Copies the region into a contiguous [P, F] buffer (P = extent[0]).
   NDArray gather(const View &v, const Mask *mask, const syntax::ByteRange &at, bool checkUninit);
+  /// The error of a read of never-written memory (gather's, and the one a carried lane reports later).
+  static std::string neverWrittenMessage(const std::string &tensor, int64_t element, const std::vector<int64_t> &shape);
+  /// Where the undefined lanes of `t` (or of the tensor it views) were read from never-written memory.
+  static std::shared_ptr<const UndefinedOrigin> undefinedOriginOf(const Tensor *t);
 
   /// Writes `value` (broadcast to the region) into the view, rounding to its dtype.
   /// `combine` merges with the old element for accumulation.

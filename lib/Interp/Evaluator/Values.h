@@ -77,6 +77,13 @@ private:
   std::vector<std::unique_ptr<uint32_t[]>> Exact;
 };
 
+/// Where lanes of never-written memory were first read into a computation (`t` partly written, then
+/// `nl.exp(t)`): the read's place and its error, reported when those lanes reach a stored result.
+struct UndefinedOrigin {
+  syntax::ByteRange at;
+  std::string message;
+};
+
 struct Tensor {
   NDArray data;
   nki::Buffer buffer = nki::Buffer::SBUF;
@@ -85,6 +92,8 @@ struct Tensor {
   RaceStamps stamps;              // race detection: affine iteration serial of the last write
   std::shared_ptr<Tensor> viewed; // a reshape view: the tensor whose storage `data` borrows
   bool written = false;           // some element was stored (a kernel's outputs written into its arguments)
+  /// Set when undefined lanes of this tensor were computed from never-written memory (else from a mask).
+  std::shared_ptr<const UndefinedOrigin> undefinedFrom;
 };
 using TensorPtr = std::shared_ptr<Tensor>;
 

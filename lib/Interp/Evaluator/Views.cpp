@@ -262,11 +262,22 @@ NDArray KernelEvaluator::gather(const View &v, const Mask *mask, const syntax::B
     forEachElement(outer, row);
   if (checkUninit && Opts.detectUninitReads)
     if (auto bad = firstUninit(out->data(), out->numel()))
-      fail(at, llvm::formatv("reads never-written memory of '{0}' (tile element {1} of {2}); "
-                             "initialise it or check the indices",
-                             v.tensor->name, *bad, formatShape(out->shape()))
-                   .str());
+      fail(at, neverWrittenMessage(v.tensor->name, *bad, out->shape()));
   return std::move(*out);
+}
+
+std::string KernelEvaluator::neverWrittenMessage(const std::string &tensor, int64_t element,
+                                                 const std::vector<int64_t> &shape) {
+  return llvm::formatv("reads never-written memory of '{0}' (tile element {1} of {2}); "
+                       "initialise it or check the indices",
+                       tensor, element, formatShape(shape))
+      .str();
+}
+
+std::shared_ptr<const UndefinedOrigin> KernelEvaluator::undefinedOriginOf(const Tensor *t) {
+  for (; t; t = t->viewed.get())
+    if (t->undefinedFrom) return t->undefinedFrom;
+  return nullptr;
 }
 
 void KernelEvaluator::scatter(const View &v, const NDArray &value, const Mask *mask, const syntax::ByteRange &at,

@@ -47,10 +47,26 @@ void KernelEvaluator::writeValue(const View &dst, const Value &rhs, const Expr *
                                  const std::function<float(float, float)> *combine, const Expr *dstAt) {
   const syntax::ByteRange &where = (dstAt ? dstAt : at)->range;
   if (rhs.isTile()) {
-    NDArray val = gather(viewOf(rhs, at), mask, at->range, /*checkUninit=*/true);
-    // Lanes a masked op left undefined may sit in on-chip tiles, never reach HBM.
+    View src = viewOf(rhs, at);
+    NDArray val = gather(src, mask, at->range, /*checkUninit=*/true);
+    std::optional<int64_t> undefinedLane;
+    if (Opts.detectUninitReads) undefinedLane = firstMaskedOff(val.data(), val.numel());
+    std::shared_ptr<const UndefinedOrigin> from = undefinedLane ? undefinedOriginOf(src.tensor.get()) : nullptr;
+    // Lanes a masked op left undefined may sit in on-chip tiles, never reach HBM; lanes computed from
+    // never-written memory fail as the read they came from.
+    if (undefinedLane && nki::isHBM(dst.tensor->buffer) && from) fail(from->at, from->message);
+    if (undefinedLane && !nki::isHBM(dst.tensor->buffer) && from && !dst.tensor->undefinedFrom)
+      dst.tensor->undefinedFrom = from;
+    // An accumulation (+=) keeps an undefined lane undefined rather than computing a NaN from its marker.
+    std::function<float(float, float)> keepUndefined;
+    if (undefinedLane && combine) {
+      keepUndefined = [combine](float oldv, float newv) {
+        return isMaskedOff(newv) || isMaskedOff(oldv) ? maskedOffValue() : (*combine)(oldv, newv);
+      };
+      combine = &keepUndefined;
+    }
     if (Opts.detectUninitReads && nki::isHBM(dst.tensor->buffer))
-      if (auto first = firstMaskedOff(val.data(), val.numel()))
+      if (auto first = undefinedLane)
         fail(at->range, llvm::formatv("stores lanes a masked op left undefined (tile element {0} of {1}: rows or "
                                       "columns masked off where the tile was computed) into '{2}'; mask this store too",
                                       *first, formatShape(val.shape()), dst.tensor->name)

@@ -140,6 +140,12 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
         Affine diff = hiI->base;
         diff.add(loI->base, -1);
         dim.base = loI->base;
+        // A size that is one number on every iteration (c0:c1 with c1 = min(c0 + 512, n) in a loop of one
+        // iteration) is that number.
+        IndexVal size;
+        size.base = diff;
+        if (std::optional<int64_t> same = diff.isConstant() ? std::nullopt : uniformValue(size))
+          diff = Affine::constantOf(*same);
         if (diff.isConstant() && step > 0) {
           dim.aranges.push_back({basicAxis, (diff.constant + step - 1) / step, step});
         } else if (!diff.known) {
@@ -150,7 +156,10 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
           a.exact = false;
         }
       } else {
+        // Bounds not affine (a min() of tile bounds, a value the trace does not know): still one basic
+        // axis of the tile, of unknown extent (never an index of extent 1).
         dim.base = Affine::unknown();
+        dim.aranges.push_back({basicAxis, 0, step});
         a.exact = false;
       }
       ++basicAxis;

@@ -282,7 +282,14 @@ std::optional<Value> KernelBuilder::scalarHelperCall(const Stmt &def, const Expr
       if (x->kind == ExprKind::Lambda) pure = false;
       if (x->kind != ExprKind::Call) return;
       std::string callee = canonical(x->base);
-      if (pycore::isMathFunction(callee) || callee == pycore::kReduce || !pycore::operatorSymbol(callee).empty())
+      if (pycore::isMathFunction(callee) || callee == pycore::kReduce || !pycore::operatorSymbol(callee).empty() ||
+          pycore::isNumpyScalarFunction(callee))
+        return;
+      // The launch grid's integers (a helper splitting rows between programs: nl.program_id(0),
+      // nl.num_programs()) and the NeuronCore version are trace-time values of this instance.
+      if (const pycore::IntrinsicInfo *in = pycore::lookupIntrinsic(callee);
+          in && (in->id == pycore::Intrinsic::ProgramId || in->id == pycore::Intrinsic::NumPrograms ||
+                 in->id == pycore::Intrinsic::ProgramNdim || in->id == pycore::Intrinsic::NcVersion))
         return;
       if (lookupOp(callee)) LastHelperTileWork = true;
       if (x->base->kind == ExprKind::Name) {
@@ -587,7 +594,8 @@ Value KernelBuilder::callIntrinsic(const pycore::IntrinsicInfo &intrinsic, const
     start.base = Affine::unknown();
     if (args.size() == 2) {
       if (auto x = args[0].asIndex(); x && x->aranges.empty()) start = *x;
-      v.i = args[1].kind == Value::Int ? args[1].i : SymInt::symbolic(text(e->elts[1]));
+      v.i = args[1].kind == Value::Int || args[1].kind == Value::Index ? extentOf(args[1])
+                                                                       : SymInt::symbolic(text(e->elts[1]));
     }
     v.idx = start;
     return v;
@@ -888,9 +896,9 @@ Value KernelBuilder::allocation(const OpInfo *op, const Expr *e, const Value &sh
       if (x.kind == Value::Seq && x.s == "par_dim") {
         parDim = int(d);
         const Value &inner = x.elts.empty() ? Value() : x.elts[0];
-        t.shape.push_back(inner.kind == Value::Int ? inner.i : SymInt::symbolic(inner.text()));
+        t.shape.push_back(extentOf(inner));
       } else {
-        t.shape.push_back(x.kind == Value::Int || x.kind == Value::Bool ? x.i : SymInt::symbolic(x.text()));
+        t.shape.push_back(extentOf(x));
       }
     }
     if (!isHBM(buffer)) t.parDim = parDim >= 0 ? parDim : 0;

@@ -223,6 +223,63 @@ std::optional<MaskBound> KernelBuilder::maskBound(const Value &l, const std::str
   return m;
 }
 
+std::optional<std::pair<int64_t, int64_t>> KernelBuilder::affineRange(const Affine &a) const {
+  if (!a.known) return std::nullopt;
+  int64_t lo = a.constant, hi = a.constant;
+  for (const auto &[loop, coeff] : a.terms) {
+    if (loop < 0 || size_t(loop) >= K.loops.size()) return std::nullopt;
+    const SymInt &trip = K.loops[size_t(loop)].tripCount;
+    if (!trip.isKnown() || *trip.value < 1 || *trip.value > (int64_t(1) << 31) || std::abs(coeff) > (int64_t(1) << 31))
+      return std::nullopt;
+    int64_t span = coeff * (*trip.value - 1); // the counter n runs over [0, trip)
+    (span < 0 ? lo : hi) += span;
+  }
+  return std::make_pair(lo, hi);
+}
+
+std::optional<int64_t> KernelBuilder::uniformValue(const IndexVal &x) const {
+  if (!x.aranges.empty()) return std::nullopt;
+  if (!x.minOf) {
+    auto r = affineRange(x.base);
+    return r && r->first == r->second ? std::optional<int64_t>(r->first) : std::nullopt;
+  }
+  std::optional<int64_t> least;
+  for (const Affine &t : *x.minOf) {
+    auto r = affineRange(t);
+    if (!r || r->first != r->second) return std::nullopt;
+    least = least ? std::min(*least, r->first) : r->first;
+  }
+  return least;
+}
+
+Value KernelBuilder::minValue(std::shared_ptr<std::vector<Affine>> terms) const {
+  // A term that some other term never exceeds, on any iteration of the loops, is never the minimum:
+  // min(128, n - 128 * t) over t in [0, n // 128) is 128 (every tile full), min(c + 512, 256) with c = 0 is 256.
+  std::vector<Affine> kept;
+  for (size_t i = 0; i < terms->size(); ++i) {
+    bool dominated = false;
+    for (size_t j = 0; j < terms->size() && !dominated; ++j) {
+      if (i == j) continue;
+      Affine diff = (*terms)[j];
+      diff.add((*terms)[i], -1);
+      auto r = affineRange(diff);
+      // term j <= term i everywhere; of two equal terms the later one goes.
+      dominated = r && r->second <= 0 && (r->second < 0 || r->first < 0 || j < i);
+    }
+    if (!dominated) kept.push_back((*terms)[i]);
+  }
+  if (kept.empty()) kept = *terms;
+  IndexVal out;
+  if (kept.size() == 1) {
+    out.base = kept[0];
+  } else {
+    out.base = Affine::unknown();
+    out.minOf = std::make_shared<std::vector<Affine>>(std::move(kept));
+  }
+  if (std::optional<int64_t> v = uniformValue(out)) return Value::integer(*v);
+  return Value::index(out);
+}
+
 std::optional<Value> KernelBuilder::minOfAffines(const std::vector<Value> &args) const {
   if (args.size() < 2) return std::nullopt;
   auto terms = std::make_shared<std::vector<Affine>>();
@@ -240,13 +297,17 @@ std::optional<Value> KernelBuilder::minOfAffines(const std::vector<Value> &args)
     terms->push_back(x->base);
   }
   if (!varies) return std::nullopt; // numbers: Python's min
-  IndexVal out;
-  out.base = Affine::unknown();
-  out.minOf = std::move(terms);
-  return Value::index(out);
+  return minValue(std::move(terms));
 }
 
-std::optional<Value> KernelBuilder::minArithmetic(const std::string &op, const Value &l, const Value &r) {
+SymInt KernelBuilder::extentOf(const Value &x) const {
+  if (x.kind == Value::Int || x.kind == Value::Bool) return x.i;
+  if (x.kind == Value::Index)
+    if (std::optional<int64_t> v = uniformValue(x.idx)) return SymInt::known(*v);
+  return SymInt::symbolic(x.text());
+}
+
+std::optional<Value> KernelBuilder::minArithmetic(const std::string &op, const Value &l, const Value &r) const {
   std::optional<IndexVal> li = l.asIndex(), ri = r.asIndex();
   bool left = li->minOf != nullptr;
   const IndexVal &m = left ? *li : *ri, &o = left ? *ri : *li;
@@ -259,10 +320,7 @@ std::optional<Value> KernelBuilder::minArithmetic(const std::string &op, const V
   } else {
     return std::nullopt;
   }
-  IndexVal out;
-  out.base = Affine::unknown();
-  out.minOf = std::move(terms);
-  return Value::index(out);
+  return minValue(std::move(terms));
 }
 
 void KernelBuilder::addSliceBound(const MaskBound &m) {

@@ -321,8 +321,18 @@ private:
   static std::optional<MaskBound> maskBound(const Value &l, const std::string &op, const Value &r);
   /// `min(...)` of integers some of which are affine in loop counters: an IndexVal with minOf.
   std::optional<Value> minOfAffines(const std::vector<Value> &args) const;
+  /// The least and greatest value of an affine form over its loops' iterations (trip counts known).
+  std::optional<std::pair<int64_t, int64_t>> affineRange(const Affine &a) const;
+  /// The value an integer takes on every iteration of its loops, when it is the same on all of them
+  /// (an affine form over loops of one iteration, the min of such forms).
+  std::optional<int64_t> uniformValue(const IndexVal &x) const;
+  /// min(terms) with the terms that are never the least dropped: one left is an affine value, and a
+  /// value that is the same on every iteration is that integer.
+  Value minValue(std::shared_ptr<std::vector<Affine>> terms) const;
   /// `x + c`, `x - c`, `k * x` (k > 0) of such a min, which stays one; nullopt for anything else.
-  static std::optional<Value> minArithmetic(const std::string &op, const Value &l, const Value &r);
+  std::optional<Value> minArithmetic(const std::string &op, const Value &l, const Value &r) const;
+  /// A shape extent: an integer, or an affine value that is the same on every iteration of its loops.
+  SymInt extentOf(const Value &x) const;
   /// A conjunct a bounded slice puts on the current statement (its tiles are partial in some iterations).
   void addSliceBound(const MaskBound &m);
 

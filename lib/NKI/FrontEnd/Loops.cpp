@@ -40,10 +40,9 @@ void KernelBuilder::forLoop(const Stmt *s, std::vector<NodeRef> &out, int parent
     if (isRange) {
       std::vector<Value> args;
       for (auto *a : iter->elts) args.push_back(eval(a));
-      auto asSym = [&](const Value &v) {
-        if (v.kind == Value::Int || v.kind == Value::Bool) return v.i;
-        return SymInt::symbolic(v.text());
-      };
+      // A bound the enclosing loops make the same on every iteration (range(t0, min(t0 + 2, n)) inside a
+      // loop of one iteration) is that number.
+      auto asSym = [&](const Value &v) { return extentOf(v); };
       if (args.size() == 1) {
         loop.start = SymInt::known(0), loop.stop = asSym(args[0]), loop.step = SymInt::known(1);
       } else if (args.size() >= 2) {

@@ -202,7 +202,7 @@ std::optional<float> expectedAt(const OpInfo &op, int64_t r, int64_t c) {
     if (op.slot(Slot::Fill)) return 2.0f;
     if (op.slot(Slot::Host)) return r == c ? 1.0f : 0.0f;
     return x;
-  case OpKind::TensorScalar: return x + 2.0f;
+  case OpKind::TensorScalar: return op.slot(Slot::Data2) ? x + 2.0f + y : x + 2.0f; // scalar_tensor_tensor: + b
   case OpKind::Select: return x > 0.75f ? x : y;
   case OpKind::AffineSelect: return r >= c ? x : 2.0f; // on_false_value 2.0 above the diagonal
   case OpKind::Dropout: return x;                      // drop probability 0
