@@ -1064,8 +1064,17 @@ private:
       return llvm::Error::success();
     };
 
-    // The destination: a subscript written, or the new tile the statement binds.
-    const Access *dest = s.writes.empty() ? nullptr : &s.writes.front();
+    // The destination: a subscript written, or the new tile the statement binds. The read-out tile of a
+    // fused free-axis reduction (the op table's reduce_res parameter: activation, activation_reduce,
+    // tensor_scalar_reduce) is written by the same instruction.
+    const nki::ParamInfo *reduceRes = s.op ? s.op->param("reduce_res") : nullptr;
+    const Access *dest = nullptr;
+    llvm::SmallVector<const Access *, 1> reduceWrites;
+    for (const Access &a : s.writes)
+      if (reduceRes && a.param == reduceRes->name)
+        reduceWrites.push_back(&a);
+      else if (!dest)
+        dest = &a;
     auto destForm = [&]() -> llvm::Expected<RegionForm> {
       if (dest) return compileAccess(*dest);
       if (s.definesTensor >= 0) return wholeTile(s.definesTensor);
@@ -1090,6 +1099,12 @@ private:
       auto w = destForm();
       if (!w) return w.takeError();
       t.writes.push_back(*w);
+      for (const Access *r : reduceWrites) {
+        auto f = compileAccess(*r);
+        if (!f) return f.takeError();
+        t.writes.push_back(*f);
+        t.inst.flags |= ReduceReadout; // the accumulator registers read out (+MIN_II, NKI.md §1.8)
+      }
       out.push_back(std::move(t));
       return llvm::Error::success();
     };

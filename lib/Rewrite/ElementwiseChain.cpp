@@ -22,9 +22,21 @@ std::optional<CallView> CallView::of(const Statement &s) {
   return CallView{&s, s.syntax->value, s.op};
 }
 
+std::optional<CallView> CallView::ofAnyDialect(const Statement &s) {
+  if (auto view = of(s)) return view;
+  if (s.kind != StmtKind::Op || !s.op || s.op->kind == OpKind::Alloc || !s.syntax || !s.syntax->value)
+    return std::nullopt;
+  if (s.syntax->kind != syntax::StmtKind::Expr || s.syntax->value->kind != ExprKind::Call) return std::nullopt;
+  const DialectApi *api = currentDialectApi(s.callee);
+  if (!api || api->op() != s.op) return std::nullopt;
+  CallView view{&s, s.syntax->value, s.op, api};
+  if (!view.arg("dst")) return std::nullopt;
+  return view;
+}
+
 const Expr *CallView::arg(std::string_view param) const {
   if (const Expr *kw = call->keyword(param)) return kw;
-  int index = op->paramIndex(param);
+  int index = api ? api->paramIndex(param) : op->paramIndex(param);
   if (index >= 0 && size_t(index) < call->elts.size()) return call->elts[index];
   return nullptr;
 }
@@ -41,8 +53,9 @@ bool CallView::absent(std::string_view param) const {
 
 std::vector<std::string> CallView::givenParams() const {
   std::vector<std::string> out;
-  for (size_t i = 0; i < call->elts.size() && i < op->params.size(); ++i)
-    if (call->elts[i]->kind != ExprKind::None) out.emplace_back(op->params[i].name);
+  size_t positional = api ? api->params.size() : op->params.size();
+  for (size_t i = 0; i < call->elts.size() && i < positional; ++i)
+    if (call->elts[i]->kind != ExprKind::None) out.emplace_back(api ? api->params[i].name : op->params[i].name);
   for (const syntax::Keyword &kw : call->keywords)
     if (kw.value && kw.value->kind != ExprKind::None) out.push_back(kw.name);
   return out;
@@ -146,7 +159,8 @@ std::optional<UnaryFunction> unaryFunction(const Kernel &, const CallView &call,
   if (!fn || !fn->numerics.act) return std::nullopt;
   // Only the plain function: a reduction alongside it is not elementwise.
   for (const std::string &p : call.givenParams())
-    if (p != "op" && p != "data" && p != "scale" && p != "bias" && p != "mask" && p != "dtype") return std::nullopt;
+    if (p != "op" && p != "data" && p != "scale" && p != "bias" && p != "mask" && p != "dtype" && p != "dst")
+      return std::nullopt;
   u.func = *fn->numerics.act;
   u.data = call.slot(Slot::Data);
   u.bias = call.absent("bias") ? nullptr : call.arg("bias");
@@ -200,6 +214,15 @@ static bool sameElements(const Access &a, const Access &b) {
   }
   return true;
 }
+
+bool readsWrittenTile(const Kernel &k, const Access &write, const Access &read, const Expr *operand) {
+  std::string readText = exprText(k, operand);
+  std::string writeText = k.source->text().slice(write.range.begin, write.range.end).str();
+  return readText == writeText || sameElements(write, read) ||
+         (wholeTensor(k, write, nullptr) && wholeTensor(k, read, operand));
+}
+
+const Access *readAt(const Statement &s, const Expr *operand) { return operand ? accessAt(s.reads, operand) : nullptr; }
 
 int singleUseProducer(const Kernel &k, const Statement &consumer, const Expr *operand, std::string &why) {
   const Access *read = operand ? accessAt(consumer.reads, operand) : nullptr;

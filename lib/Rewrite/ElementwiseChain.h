@@ -4,6 +4,7 @@
 // statements into its last one.
 #pragma once
 
+#include "NKI/Dialect.h"
 #include "Rewrite/OpSupport.h"
 
 #include <map>
@@ -19,9 +20,14 @@ struct CallView {
   const nki::Statement *stmt = nullptr;
   const syntax::Expr *call = nullptr;
   const nki::OpInfo *op = nullptr;
+  /// The current-dialect signature when the call passes its destination (`nisa.op(dst=t, ...)`): positional
+  /// arguments bind in that order, and `arg("dst")` is the destination.
+  const nki::DialectApi *api = nullptr;
 
   /// The call of `s` when it is an op statement `x = call(...)` / `t[...] = call(...)` (not an allocation).
   static std::optional<CallView> of(const nki::Statement &s);
+  /// Also a destination-passing op statement of the current dialect, `nisa.op(dst=t[...], ...)`.
+  static std::optional<CallView> ofAnyDialect(const nki::Statement &s);
   const syntax::Expr *arg(std::string_view param) const;
   const syntax::Expr *slot(nki::Slot slot) const;
   /// The argument is absent or the literal None.
@@ -72,6 +78,13 @@ std::optional<nki::AluOp> aluOf(const syntax::Expr *fn, const ModuleSpelling &na
 /// sets `why` (naming the tensor and the reason) and returns -1.
 int singleUseProducer(const nki::Kernel &k, const nki::Statement &consumer, const syntax::Expr *operand,
                       std::string &why);
+
+/// The read access of statement `s` at argument `operand`, or null.
+const nki::Access *readAt(const nki::Statement &s, const syntax::Expr *operand);
+/// The read `read` (at argument `operand`) sees exactly the elements `write` wrote: the same subscript
+/// text, the same resolved index set, or both whole tensors.
+bool readsWrittenTile(const nki::Kernel &k, const nki::Access &write, const nki::Access &read,
+                      const syntax::Expr *operand);
 
 /// True when the tensor read at `operand` of `s` is written only by a constant fill of zero.
 bool readsZeroFill(const nki::Kernel &k, const nki::Statement &s, const syntax::Expr *operand,
