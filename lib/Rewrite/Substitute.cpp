@@ -30,23 +30,14 @@ struct Rule {
   Matcher match;
 };
 
-/// `keyword=text` arguments in the op table's order for `row`, with dtype and mask copied from `from`
+/// The call of `row` replacing `from`'s, in the kernel's dialect, with dtype and mask copied from `from`
 /// (the chain's statements all have the same mask).
-std::string emitCall(const Kernel &k, const ModuleSpelling &names, std::string_view row,
-                     std::vector<std::pair<std::string, std::string>> args, const CallView &from) {
+llvm::Expected<std::string> emitFrom(const Kernel &k, const ModuleSpelling &names, std::string_view row, CallArgs args,
+                                     const CallView &from) {
   if (const Expr *dtype = from.absent("dtype") ? nullptr : from.arg("dtype"))
     args.push_back({"dtype", exprText(k, dtype)});
   if (const Expr *mask = from.absent("mask") ? nullptr : from.arg("mask")) args.push_back({"mask", exprText(k, mask)});
-  const OpInfo *info = lookupOp(row);
-  std::string out = names.spell(row) + "(";
-  bool first = true;
-  for (const ParamInfo &p : info->params)
-    for (auto &[name, text] : args)
-      if (name == p.name) {
-        out += (first ? "" : ", ") + name + "=" + text;
-        first = false;
-      }
-  return out + ")";
+  return emitCall(k, names, row, args, from);
 }
 
 std::string functionValue(const ModuleSpelling &names, ActFunc f) { return names.spell(*functionRowName(f)); }
@@ -81,7 +72,9 @@ std::variant<Match, std::string> matchSigmoid(const Kernel &k, const CallView &r
   if (-*e->scale != 1.0) args.push_back({"scale", numberText(-*e->scale)});
   Match m;
   m.chain = {expId, addId, recip.stmt->id};
-  m.call = emitCall(k, names, "nisa.activation", std::move(args), recip);
+  auto call = emitFrom(k, names, "nisa.activation", std::move(args), recip);
+  if (!call) return llvm::toString(call.takeError());
+  m.call = *call;
   m.what = "exp -> +1 -> reciprocal => sigmoid";
   return m;
 }
@@ -110,8 +103,10 @@ std::variant<Match, std::string> matchSilu(const Kernel &k, const CallView &mul,
     }
     Match m;
     m.chain = {sigId, mul.stmt->id};
-    m.call = emitCall(k, names, "nisa.activation",
-                      {{"op", functionValue(names, ActFunc::Silu)}, {"data", exprText(k, other)}}, mul);
+    auto call = emitFrom(k, names, "nisa.activation",
+                         {{"op", functionValue(names, ActFunc::Silu)}, {"data", exprText(k, other)}}, mul);
+    if (!call) return llvm::toString(call.takeError());
+    m.call = *call;
     m.what = "sigmoid(x) * x => silu";
     return m;
   }
@@ -152,7 +147,9 @@ std::variant<Match, std::string> matchScaleBias(const Kernel &k, const CallView 
   if (scale) args.push_back({"scale", *scale});
   Match m;
   m.chain = {tsId, act.stmt->id};
-  m.call = emitCall(k, names, "nisa.activation", std::move(args), act);
+  auto call = emitFrom(k, names, "nisa.activation", std::move(args), act);
+  if (!call) return llvm::toString(call.takeError());
+  m.call = *call;
   m.what = "scale and bias folded into the activation";
   return m;
 }
@@ -175,7 +172,9 @@ std::variant<Match, std::string> matchTensorScalarPair(const Kernel &k, const Ca
   if (!second.absent("engine")) args.push_back({"engine", exprText(k, second.arg("engine"))});
   Match m;
   m.chain = {firstId, second.stmt->id};
-  m.call = emitCall(k, names, "nisa.tensor_scalar", std::move(args), second);
+  auto call = emitFrom(k, names, "nisa.tensor_scalar", std::move(args), second);
+  if (!call) return llvm::toString(call.takeError());
+  m.call = *call;
   m.what = "two one-op tensor_scalar => one two-op tensor_scalar";
   return m;
 }
