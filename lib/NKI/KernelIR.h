@@ -3,6 +3,7 @@
 // (FrontEnd.h); read by the verifier, rewrites, interpreter, model and LSP.
 #pragma once
 
+#include "NKI/Dialect.h"
 #include "NKI/OpTable.h"
 #include "NKI/Types.h"
 #include "Syntax/PyAST.h"
@@ -248,6 +249,8 @@ struct Kernel {
   std::vector<Diagnostic> diagnostics;
   std::vector<ForeignCall> foreignCalls;
   bool shapesKnown = true;
+  /// The file's NKI dialect (from its imports): rewrites emit calls in it.
+  Dialect dialect = Dialect::Neuronxcc;
   /// The launch grid's extents (`kernel[2, 3]`, --grid); empty: one instance. This IR is instance 0's.
   std::vector<int64_t> grid;
   /// The IR of instances 1.. (row-major) when the trace reads nl.program_id; null when every instance

@@ -132,22 +132,23 @@ void readInstructionCost(TargetReader &reader, const json &entry, const std::str
   if (!entry.contains("min_ii")) reader.fail(path + "min_ii", "missing");
   cost.usesMinII = flag("min_ii");
   cost.psumInputIsFastPath = flag("psum_input_is_fast_path");
-  cost.alternativeEngines.clear();
-  if (auto alt = entry.find("alt_engines"); alt != entry.end()) {
-    if (!alt->is_array()) {
-      reader.fail(path + "alt_engines", "expected a list of engine names");
-      return;
-    }
-    for (const json &name : *alt) {
+  auto engineList = [&](const char *key, std::vector<ComputeEngine> &into) {
+    into.clear();
+    auto list = entry.find(key);
+    if (list == entry.end()) return;
+    if (!list->is_array()) return reader.fail(path + key, "expected a list of engine names");
+    for (const json &name : *list) {
       std::optional<ComputeEngine> e;
       if (name.is_string()) e = parseComputeEngine(name.get<std::string>());
-      if (!e) {
-        reader.fail(path + "alt_engines", "expected one of tensor, vector, scalar, gpsimd");
-        return;
-      }
-      if (*e != cost.engine) cost.alternativeEngines.push_back(*e);
+      if (!e) return reader.fail(path + key, "expected one of tensor, vector, scalar, gpsimd");
+      if (*e != cost.engine) into.push_back(*e);
     }
-  }
+  };
+  engineList("alt_engines", cost.alternativeEngines);
+  std::vector<ComputeEngine> pinned;
+  engineList("pinned_engines", pinned);
+  cost.pinnedEngines = 0;
+  for (ComputeEngine e : pinned) cost.pinnedEngines |= uint8_t(1u << unsigned(e));
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #include "NKI/Types.h"
 #include "Perf/Trace.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -45,6 +46,9 @@ struct MatmulParams {
 /// the engine to the compiler.
 struct InstructionCost {
   ComputeEngine engine = ComputeEngine::Vector;
+  /// Further engines (a bit per ComputeEngine) the cost holds on when the kernel names them (engine=),
+  /// though the compiler does not place the op there by itself.
+  uint8_t pinnedEngines = 0;
   double cyclesPerElement = 1;
   double fastCyclesPerElement = 1; ///< when the op's fast path holds
   /// For instructions flagged LanguageLevel (nl.* ops the compiler lowers).
@@ -56,6 +60,10 @@ struct InstructionCost {
   /// the engine open (nki.isa engine=unknown); it takes the one that finishes
   /// the instruction first.
   std::vector<ComputeEngine> alternativeEngines;
+  /// Whether the description costs the op on `e`: elsewhere its work is unmodelled (a lower bound).
+  bool costsOn(ComputeEngine e) const {
+    return e == engine || llvm::is_contained(alternativeEngines, e) || (pinnedEngines >> unsigned(e) & 1u);
+  }
 };
 
 /// How a launch grid (`kernel[4, 2](...)`) runs.

@@ -596,6 +596,15 @@ struct TimingModel::Simulation {
   double acquireBlock(const Region &r, bool isWrite, uint32_t position);
   void accountDma(const Instruction &inst, nki::Buffer src, nki::Buffer dst);
   void accountCompute(const Instruction &inst, ComputeEngine engine);
+  /// Lists `inst`'s work as unmodelled (once per statement): the description has no cost for its op on `engine`.
+  void noteUncosted(const Instruction &inst, ComputeEngine engine) {
+    std::string op(opKindName(inst.op)), on(computeEngineName(engine));
+    std::string reason = "the target description " + target->name + " has no cost for " + op + " on the " + on +
+                         " engine; its time is left out";
+    for (const UnmodelledWork &w : result.unmodelled)
+      if (w.stmt == inst.stmt && w.reason == reason) return;
+    result.unmodelled.push_back({inst.stmt, inst.line, op + " on " + on, std::move(reason)});
+  }
   StatementCost &statement(const Instruction &inst) {
     auto index = static_cast<size_t>(inst.stmt);
     if (index >= statements.size()) statements.resize(index + 1);
@@ -1130,6 +1139,12 @@ void TimingModel::Simulation::run() {
         return fill ? engineSlots[c].earliestWhole(from, duration) : std::max(from, engineFree[c]);
       };
       double duration = computeDurationNs(hw, inst, engine, readsPsum);
+      if (inst.has(EngineNamed) && !hw.cost(inst.op).costsOn(engine)) {
+        // The description has no cost for the op on the engine the kernel names: its time is left
+        // out (the estimate is a lower bound), never guessed.
+        duration = 0;
+        noteUncosted(inst, engine);
+      }
       if (inst.engine == nki::Engine::Unknown) {
         // The compiler places an engine-agnostic op where it finishes first.
         double bestEnd = startOn(engine, duration) + duration;
@@ -1274,7 +1289,9 @@ llvm::Expected<SimulationResult> TimingModel::simulate(const Trace &trace) {
     if (llvm::Error err = Scratch->prepare(trace, Hw)) return err;
     Scratch->run();
   }
-  Scratch->result.unmodelled.assign(trace.unmodelled().begin(), trace.unmodelled().end());
+  // The trace's unmodelled work first, then the instructions the description does not cost.
+  Scratch->result.unmodelled.insert(Scratch->result.unmodelled.begin(), trace.unmodelled().begin(),
+                                    trace.unmodelled().end());
   return std::move(Scratch->result);
 }
 

@@ -44,6 +44,8 @@ enum InstructionFlag : uint16_t {
   /// the compiler lowers itself (rather than an explicit nisa instruction);
   /// costed with the op's `language_cycles_per_element` when the target has it.
   LanguageLevel = 1u << 4,
+  /// The kernel names the instruction's engine (engine=) rather than leaving it to the compiler.
+  EngineNamed = 1u << 5,
 };
 
 using TensorId = uint32_t;

@@ -1030,6 +1030,11 @@ private:
     if (s.engine != nki::Engine::Unknown) return s.engine;
     return s.op->engine == nki::Engine::Vector ? nki::Engine::Unknown : s.op->engine;
   }
+  /// Sets the engine `s` issues `inst` on, flagging an engine the kernel names.
+  static void issueOn(Instruction &inst, const Statement &s) {
+    inst.engine = issueEngine(s);
+    if (s.engine != nki::Engine::Unknown) inst.flags |= EngineNamed;
+  }
 
   /// The operand reads of the op (without the destination re-read of `+=`).
   std::vector<const Access *> operandReads(const Statement &s) const {
@@ -1219,7 +1224,7 @@ private:
       const TileFacts &tile = sf.onChip ? sf : df;
       InstructionTemplate t;
       t.inst = base(s.op->instr);
-      t.inst.engine = issueEngine(s);
+      issueOn(t.inst, s);
       t.inst.partitions = static_cast<uint16_t>(std::min<uint32_t>(tile.partitions, 65535));
       t.inst.inputDType = sf.dtype;
       // Bytes moved: the HBM side's elements (a load with dtype= reads the source dtype and casts on
@@ -1278,7 +1283,7 @@ private:
         // nl.matmul(x, y): x [M, K] is first transposed on TensorE (identity
         // matmul into PSUM) and copied to SBUF (NKI.md §1.8).
         InstructionTemplate tr = compute(OpKind::Transpose, st);
-        tr.inst.engine = issueEngine(s);
+        issueOn(tr.inst, s);
         tr.inst.flags |= OneZeroOperand;
         auto xForm = sbufOperand(*stationary, st);
         if (!xForm) return xForm.takeError();
@@ -1310,7 +1315,7 @@ private:
         mv.freeElems /= nki::kDoubleRowPacking;
       }
       InstructionTemplate mm = compute(s.op->instr, mv);
-      mm.inst.engine = issueEngine(s);
+      issueOn(mm.inst, s);
       mm.inst.partitions = static_cast<uint16_t>(std::min<uint32_t>(st.partitions, 65535));
       mm.inst.stationaryFreeElems = static_cast<uint32_t>(st.freeElems);
       mm.inst.freeElems = static_cast<uint32_t>(mv.freeElems);
@@ -1330,7 +1335,7 @@ private:
     case nki::OpKind::Transpose: {
       if (!first) return llvm::Error::success();
       InstructionTemplate t = compute(s.op->instr, in);
-      t.inst.engine = issueEngine(s);
+      issueOn(t.inst, s);
       if (llvm::Error err = addReads(t, operands)) return err;
       TileFacts r;
       r.partitions = static_cast<uint32_t>(in.freeElems);
@@ -1342,7 +1347,7 @@ private:
       if (!first) return llvm::Error::success();
       TileFacts d = destFacts(in);
       InstructionTemplate t = compute(s.op->instr, in);
-      t.inst.engine = issueEngine(s);
+      issueOn(t.inst, s);
       t.inst.partitions = static_cast<uint16_t>(std::min<uint32_t>(in.partitions, 65535));
       t.inst.stationaryFreeElems = d.partitions;
       t.inst.freeElems = static_cast<uint32_t>(in.freeElems);
@@ -1382,7 +1387,7 @@ private:
     InstructionTemplate t = compute(op, main);
     // A row that fixes its ALU op (nl.add) is a language-level op the compiler lowers itself.
     if (op == OpKind::TensorTensor && s.op->numerics.alu) t.inst.flags |= LanguageLevel;
-    t.inst.engine = issueEngine(s);
+    issueOn(t.inst, s);
     if (llvm::Error err = addReads(t, operands)) return err;
     return finish(std::move(t), main);
   }

@@ -14,24 +14,28 @@ using syntax::Expr;
 using syntax::ExprKind;
 
 std::optional<CallView> CallView::of(const Statement &s) {
+  if (!s.op || s.op->kind == OpKind::Alloc || !s.syntax || !s.syntax->value) return std::nullopt;
+  if (s.syntax->value->kind != ExprKind::Call) return std::nullopt;
+  if (s.syntax->kind == syntax::StmtKind::Expr) {
+    // The current dialect's `nisa.op(dst=t[...], ...)`: its arguments bind by that dialect's signature.
+    const DialectApi *api = currentDialectApi(s.callee);
+    if (s.kind == StmtKind::Python || !api || api->op() != s.op) return std::nullopt;
+    CallView view{&s, s.syntax->value, s.op, api};
+    if (!view.dst()) return std::nullopt;
+    return view;
+  }
   // `t[...] = op(...)` is an Op statement; `t = op(...)` (a new tile) stays an Assign.
   bool call = s.kind == StmtKind::Op || (s.kind == StmtKind::Assign && s.definesTensor >= 0);
-  if (!call || !s.op || s.op->kind == OpKind::Alloc || !s.syntax || !s.syntax->value) return std::nullopt;
+  if (!call) return std::nullopt;
   if (s.syntax->kind != syntax::StmtKind::Assign || s.syntax->targets.size() != 1) return std::nullopt;
-  if (s.syntax->value->kind != ExprKind::Call) return std::nullopt;
   return CallView{&s, s.syntax->value, s.op};
 }
 
-std::optional<CallView> CallView::ofAnyDialect(const Statement &s) {
-  if (auto view = of(s)) return view;
-  if (s.kind != StmtKind::Op || !s.op || s.op->kind == OpKind::Alloc || !s.syntax || !s.syntax->value)
-    return std::nullopt;
-  if (s.syntax->kind != syntax::StmtKind::Expr || s.syntax->value->kind != ExprKind::Call) return std::nullopt;
-  const DialectApi *api = currentDialectApi(s.callee);
-  if (!api || api->op() != s.op) return std::nullopt;
-  CallView view{&s, s.syntax->value, s.op, api};
-  if (!view.arg("dst")) return std::nullopt;
-  return view;
+const Expr *CallView::dst() const {
+  if (!api) return nullptr;
+  if (const Expr *kw = call->keyword("dst")) return kw;
+  int index = api->paramIndex("dst");
+  return index >= 0 && size_t(index) < call->elts.size() ? call->elts[size_t(index)] : nullptr;
 }
 
 const Expr *CallView::arg(std::string_view param) const {
@@ -53,11 +57,13 @@ bool CallView::absent(std::string_view param) const {
 
 std::vector<std::string> CallView::givenParams() const {
   std::vector<std::string> out;
-  size_t positional = api ? api->params.size() : op->params.size();
-  for (size_t i = 0; i < call->elts.size() && i < positional; ++i)
-    if (call->elts[i]->kind != ExprKind::None) out.emplace_back(api ? api->params[i].name : op->params[i].name);
+  size_t count = api ? api->params.size() : op->params.size();
+  for (size_t i = 0; i < call->elts.size() && i < count; ++i) {
+    std::string_view name = api ? api->params[i].name : std::string_view(op->params[i].name);
+    if (call->elts[i]->kind != ExprKind::None && !(api && name == "dst")) out.emplace_back(name);
+  }
   for (const syntax::Keyword &kw : call->keywords)
-    if (kw.value && kw.value->kind != ExprKind::None) out.push_back(kw.name);
+    if (kw.value && kw.value->kind != ExprKind::None && !(api && kw.name == "dst")) out.push_back(kw.name);
   return out;
 }
 
@@ -125,10 +131,11 @@ std::string ModuleSpelling::canonical(const Expr *dotted) const {
 
 std::string ModuleSpelling::spell(std::string_view canonicalName) const {
   std::string name(canonicalName);
-  size_t dot = name.rfind('.');
-  if (dot == std::string::npos) return name;
-  auto it = CanonicalToLocal.find(name.substr(0, dot));
-  return it == CanonicalToLocal.end() ? name : it->second + name.substr(dot);
+  for (size_t dot = name.rfind('.'); dot != std::string::npos && dot > 0; dot = name.rfind('.', dot - 1)) {
+    auto it = CanonicalToLocal.find(name.substr(0, dot));
+    if (it != CanonicalToLocal.end()) return it->second + name.substr(dot);
+  }
+  return name;
 }
 
 std::optional<std::string_view> functionRowName(ActFunc f) {
@@ -159,8 +166,7 @@ std::optional<UnaryFunction> unaryFunction(const Kernel &, const CallView &call,
   if (!fn || !fn->numerics.act) return std::nullopt;
   // Only the plain function: a reduction alongside it is not elementwise.
   for (const std::string &p : call.givenParams())
-    if (p != "op" && p != "data" && p != "scale" && p != "bias" && p != "mask" && p != "dtype" && p != "dst")
-      return std::nullopt;
+    if (p != "op" && p != "data" && p != "scale" && p != "bias" && p != "mask" && p != "dtype") return std::nullopt;
   u.func = *fn->numerics.act;
   u.data = call.slot(Slot::Data);
   u.bias = call.absent("bias") ? nullptr : call.arg("bias");
@@ -175,6 +181,60 @@ std::optional<UnaryFunction> unaryFunction(const Kernel &, const CallView &call,
 
 std::string exprText(const Kernel &k, const Expr *e) {
   return k.source->text().slice(e->range.begin, e->range.end).str();
+}
+
+/// Why the kernel's dialect has no call of `row` in place of `replaced`'s, or "".
+static std::string emitRefusal(const Kernel &k, std::string_view row, const CallView &replaced) {
+  const DialectApi *api = currentDialectApi(row);
+  std::string ids = "S" + std::to_string(replaced.stmt->id);
+  if (replaced.api && !api)
+    return llvm::formatv("{0} passes its destination, and {1} has no destination-passing form in the nki dialect", ids,
+                         std::string(row))
+        .str();
+  if (!replaced.api && api && k.dialect == Dialect::Nki)
+    return llvm::formatv("{0} in the nki dialect writes a destination tile, and {1} returns its result", row,
+                         replaced.stmt->callee)
+        .str();
+  return "";
+}
+
+bool canEmitCall(const Kernel &k, std::string_view row, const CallView &replaced) {
+  return lookupOp(row) && emitRefusal(k, row, replaced).empty();
+}
+
+llvm::Expected<std::string> emitCall(const Kernel &k, const ModuleSpelling &names, std::string_view row,
+                                     const CallArgs &args, const CallView &replaced) {
+  auto refuse = [](const std::string &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s", why.c_str());
+  };
+  const OpInfo *info = lookupOp(row);
+  if (!info) return refuse("the op table has no " + std::string(row));
+  if (std::string why = emitRefusal(k, row, replaced); !why.empty()) return refuse(why);
+  std::string out = names.spell(row) + "(";
+  bool first = true;
+  auto add = [&](std::string_view name, const std::string &text) {
+    out += (first ? "" : ", ") + std::string(name) + "=" + text;
+    first = false;
+  };
+  if (const DialectApi *api = replaced.api ? currentDialectApi(row) : nullptr) {
+    for (const auto &[name, text] : args)
+      if (api->paramIndex(name) < 0 && name != "dtype" && name != "mask")
+        return refuse(llvm::formatv("the nki dialect's {0} takes no {1}=", std::string(row), name).str());
+    add("dst", exprText(k, replaced.dst()));
+    for (const DialectParam &p : api->params)
+      for (const auto &[name, text] : args)
+        if (name == p.name) add(name, text);
+    return out + ")";
+  }
+  for (const ParamInfo &p : info->params)
+    for (const auto &[name, text] : args)
+      if (name == p.name) add(name, text);
+  return out + ")";
+}
+
+std::string engineConstant(const Kernel &k, const ModuleSpelling &names, Engine e) {
+  std::string engine(engineName(e));
+  return names.spell(k.dialect == Dialect::Nki ? "nisa.engine." + engine : "nisa." + engine + "_engine");
 }
 
 static const Access *accessAt(const std::vector<Access> &list, const Expr *e) {
@@ -214,15 +274,6 @@ static bool sameElements(const Access &a, const Access &b) {
   }
   return true;
 }
-
-bool readsWrittenTile(const Kernel &k, const Access &write, const Access &read, const Expr *operand) {
-  std::string readText = exprText(k, operand);
-  std::string writeText = k.source->text().slice(write.range.begin, write.range.end).str();
-  return readText == writeText || sameElements(write, read) ||
-         (wholeTensor(k, write, nullptr) && wholeTensor(k, read, operand));
-}
-
-const Access *readAt(const Statement &s, const Expr *operand) { return operand ? accessAt(s.reads, operand) : nullptr; }
 
 int singleUseProducer(const Kernel &k, const Statement &consumer, const Expr *operand, std::string &why) {
   const Access *read = operand ? accessAt(consumer.reads, operand) : nullptr;
@@ -315,8 +366,8 @@ bool readsZeroFill(const Kernel &k, const Statement &s, const Expr *operand, con
     ++writers;
     if (w.op && w.op->numerics.fill)
       zero = *w.op->numerics.fill == 0.0f;
-    else if (w.op && w.op->slot(Slot::Fill) && w.syntax && w.syntax->value && w.syntax->value->kind == ExprKind::Call)
-      zero = constantNumber(CallView{&w, w.syntax->value, w.op}.slot(Slot::Fill)) == 0.0;
+    else if (auto call = w.op && w.op->slot(Slot::Fill) ? CallView::of(w) : std::nullopt)
+      zero = constantNumber(call->slot(Slot::Fill)) == 0.0;
   }
   return writers == 1 && zero;
 }
@@ -326,7 +377,10 @@ std::optional<std::string> chainMoveRefusal(const Kernel &k, const std::vector<i
   std::set<int> readStorage;
   std::set<std::string> usedNames;
   std::set<int> inChain(chain.begin(), chain.end());
+  // What the removed statements read is now read at the last statement's place (which reads its own
+  // operands, and names its destination, where it always did).
   for (int c : chain) {
+    if (c == chain.back()) continue;
     for (const Access &r : k.stmts[c].reads) readStorage.insert(storageOf(k, r.tensor));
     for (const std::string &u : k.stmts[c].uses) usedNames.insert(u);
   }

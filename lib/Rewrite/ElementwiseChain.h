@@ -7,6 +7,8 @@
 #include "NKI/Dialect.h"
 #include "Rewrite/OpSupport.h"
 
+#include "llvm/Support/Error.h"
+
 #include <map>
 #include <optional>
 #include <string>
@@ -15,24 +17,26 @@
 namespace accelopt::rewrite {
 
 /// The NKI call of an Op statement with its arguments looked up by parameter name (keyword or
-/// positional, as the op table orders the parameters).
+/// positional, as the op table orders the parameters, or, for a destination-passing call of the
+/// current dialect, as that dialect's signature orders them).
 struct CallView {
   const nki::Statement *stmt = nullptr;
   const syntax::Expr *call = nullptr;
   const nki::OpInfo *op = nullptr;
-  /// The current-dialect signature when the call passes its destination (`nisa.op(dst=t, ...)`): positional
-  /// arguments bind in that order, and `arg("dst")` is the destination.
+  /// The current dialect's signature of a destination-passing call `nisa.op(dst=t[...], ...)` (or
+  /// `nisa.op(t[...], ...)`); null for `t = op(...)`, whose arguments follow the op table's order.
   const nki::DialectApi *api = nullptr;
 
-  /// The call of `s` when it is an op statement `x = call(...)` / `t[...] = call(...)` (not an allocation).
+  /// The call of `s` when it is an op statement `x = call(...)` / `t[...] = call(...)` (not an
+  /// allocation) or a destination-passing call statement `nisa.op(dst=t[...], ...)`.
   static std::optional<CallView> of(const nki::Statement &s);
-  /// Also a destination-passing op statement of the current dialect, `nisa.op(dst=t[...], ...)`.
-  static std::optional<CallView> ofAnyDialect(const nki::Statement &s);
+  /// The destination argument of a destination-passing call; null for `t = op(...)`.
+  const syntax::Expr *dst() const;
   const syntax::Expr *arg(std::string_view param) const;
   const syntax::Expr *slot(nki::Slot slot) const;
   /// The argument is absent or the literal None.
   bool absent(std::string_view param) const;
-  /// Every argument name that is given and not None, keyword or positional.
+  /// Every argument name that is given and not None, keyword or positional (never `dst`).
   std::vector<std::string> givenParams() const;
 };
 
@@ -49,7 +53,8 @@ public:
   explicit ModuleSpelling(const nki::Kernel &k);
   /// The canonical name ("nl.exp") of a dotted function value as the file spells it ("lang.exp").
   std::string canonical(const syntax::Expr *dotted) const;
-  /// The file's spelling of a canonical name ("nisa.activation" -> "nisa.activation").
+  /// The file's spelling of a canonical name ("nisa.activation" -> "nisa.activation"; the longest
+  /// module prefix the file spells decides: "nisa.engine.gpsimd" -> "isa.engine.gpsimd").
   std::string spell(std::string_view canonicalName) const;
 
 private:
@@ -79,13 +84,6 @@ std::optional<nki::AluOp> aluOf(const syntax::Expr *fn, const ModuleSpelling &na
 int singleUseProducer(const nki::Kernel &k, const nki::Statement &consumer, const syntax::Expr *operand,
                       std::string &why);
 
-/// The read access of statement `s` at argument `operand`, or null.
-const nki::Access *readAt(const nki::Statement &s, const syntax::Expr *operand);
-/// The read `read` (at argument `operand`) sees exactly the elements `write` wrote: the same subscript
-/// text, the same resolved index set, or both whole tensors.
-bool readsWrittenTile(const nki::Kernel &k, const nki::Access &write, const nki::Access &read,
-                      const syntax::Expr *operand);
-
 /// True when the tensor read at `operand` of `s` is written only by a constant fill of zero.
 bool readsZeroFill(const nki::Kernel &k, const nki::Statement &s, const syntax::Expr *operand,
                    const ModuleSpelling &names);
@@ -102,5 +100,22 @@ void removeDeadAllocation(EditList &edits, const nki::Kernel &k, int tensor, con
 
 /// The source text of an expression.
 std::string exprText(const nki::Kernel &k, const syntax::Expr *e);
+
+/// Arguments of an emitted call, (parameter name, source text), in any order.
+using CallArgs = std::vector<std::pair<std::string, std::string>>;
+
+/// The call of op-table row `row` with `args` that replaces the call of `replaced`, in the kernel's
+/// dialect: `row(k=v, ...)` in the op table's parameter order where `replaced` returns its result
+/// (`t = op(...)`), `row(dst=<replaced's dst>, k=v, ...)` in the current dialect's order where it
+/// passes its destination (dtype= and mask=, which that dialect removed, are dropped: dst's dtype
+/// decides). The refusal text when the dialect has no such spelling.
+llvm::Expected<std::string> emitCall(const nki::Kernel &k, const ModuleSpelling &names, std::string_view row,
+                                     const CallArgs &args, const CallView &replaced);
+/// Whether emitCall can spell a call of `row` in place of `replaced`'s (same conditions, no text).
+bool canEmitCall(const nki::Kernel &k, std::string_view row, const CallView &replaced);
+
+/// The file's spelling of engine `e`'s constant in the kernel's dialect: `nisa.scalar_engine` in
+/// NKI 0.1, `nisa.engine.scalar` in the current dialect.
+std::string engineConstant(const nki::Kernel &k, const ModuleSpelling &names, nki::Engine e);
 
 } // namespace accelopt::rewrite

@@ -1,5 +1,6 @@
 // expand_buffer: give every iteration of a loop its own copy of an on-chip
-// buffer: a leading block dimension of size trip(L), indexed by L's induction
+// buffer: a leading block dimension of size trip(L) (in the current dialect, which
+// has no block dimensions, a list of trip(L) tiles), indexed by L's induction
 // variable at every use, with the allocation before L.
 #include "Rewrite/OpSupport.h"
 
@@ -128,11 +129,22 @@ public:
 
     EditList edits;
     llvm::StringRef text = k.source->text();
-    // The new leading dimension; a shape whose partition dim was implicit (first) says so.
-    const syntax::Expr *e0 = allocShapeTuple(A)->elts[0];
     std::vector<std::tuple<uint32_t, uint32_t, std::string>> shapeEdits;
-    shapeEdits.push_back({e0->range.begin, e0->range.begin, count + ", "});
-    if (T.parDim == 0) {
+    // The current dialect has no block dimensions: the copies are a Python list of tiles, one per
+    // iteration, built by a list comprehension, and each use picks the iteration's tile (`t[i][a, b]`).
+    bool list = k.dialect == Dialect::Nki;
+    if (list) {
+      const syntax::Expr *value = A.syntax->value;
+      std::string var = freshName(identifiersIn(k.source->slice(A.range)), "_");
+      shapeEdits.push_back({value->range.begin, value->range.begin, "["});
+      shapeEdits.push_back({value->range.end, value->range.end, " for " + var + " in range(" + count + ")]"});
+    } else {
+      // The new leading dimension; a shape whose partition dim was implicit (first) says so.
+      const syntax::Expr *e0 = allocShapeTuple(A)->elts[0];
+      shapeEdits.push_back({e0->range.begin, e0->range.begin, count + ", "});
+    }
+    if (!list && T.parDim == 0) {
+      const syntax::Expr *e0 = allocShapeTuple(A)->elts[0];
       bool marked =
           e0->kind == syntax::ExprKind::Call && e0->base && llvm::StringRef(e0->base->dottedName()).endswith("par_dim");
       if (!marked) {
@@ -151,7 +163,9 @@ public:
       for (auto &[b, e, w] : shapeEdits) edits.replace(b, e - b, w);
     }
     for (const TensorUse &u : uses) {
-      if (u.subscript)
+      if (list)
+        edits.insert(u.name->range.end, "[" + l.iv + "]");
+      else if (u.subscript)
         edits.insert(u.subscript->elts.front()->range.begin, l.iv + ", ");
       else
         edits.replace(u.name->range, T.name + "[" + l.iv + "]");

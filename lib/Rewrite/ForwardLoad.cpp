@@ -83,6 +83,11 @@ private:
       why = "S" + std::to_string(id) + " is not an nl.copy or nisa.tensor_copy";
       return std::nullopt;
     }
+    if (copyCall->api) {
+      // The forwarded load returns its tile: the copy's result must be bound, not passed as dst.
+      why = "S" + std::to_string(id) + " passes its destination (nki dialect); forward_load rewrites `t = copy(...)`";
+      return std::nullopt;
+    }
     for (const std::string &given : copyCall->givenParams())
       if (given != "src" && given != "dtype") {
         why = llvm::formatv("S{0} passes {1}=, which a forwarded load cannot keep", id, given).str();

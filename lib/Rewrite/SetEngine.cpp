@@ -108,18 +108,25 @@ std::variant<std::string, std::string> engineArgumentMove(const Kernel &k, const
   const auto &alu = std::get<std::vector<AluOp>>(ops);
   int generation = ncGeneration(k);
   if (engineComputes(target, alu, generation)) {
-    std::string constant = "nisa." + std::string(engineName(target)) + "_engine";
+    std::string constant = engineConstant(k, names, target);
     if (const syntax::Expr *given = call.arg("engine")) {
+      // Keep the argument's own module path (nki.isa.unknown_engine -> nki.isa.scalar_engine,
+      // nisa.engine.unknown -> nisa.engine.scalar).
       std::string text = exprText(k, given);
       size_t dot = text.rfind('.');
       bool dotted = given->kind == syntax::ExprKind::Attribute && dot != std::string::npos;
-      edits.replace(given->range, dotted ? text.substr(0, dot + 1) + constant.substr(5) : names.spell(constant));
+      bool enumForm = llvm::StringRef(text).substr(0, dot).endswith("engine");
+      std::string name(engineName(target));
+      edits.replace(given->range, !dotted                     ? constant
+                                  : enumForm                  ? text.substr(0, dot + 1) + name
+                                  : k.dialect == Dialect::Nki ? text.substr(0, dot + 1) + "engine." + name
+                                                              : text.substr(0, dot + 1) + name + "_engine");
     } else {
       std::string text = exprText(k, call.call);
       size_t close = text.rfind(')');
       size_t last = text.find_last_not_of(" \t\r\n", close - 1);
       bool comma = last != std::string::npos && text[last] != ',' && text[last] != '(';
-      edits.insert(call.call->range.begin + uint32_t(close), (comma ? ", engine=" : "engine=") + names.spell(constant));
+      edits.insert(call.call->range.begin + uint32_t(close), (comma ? ", engine=" : "engine=") + constant);
     }
     return Result(std::in_place_index<0>, "engine=" + std::string(engineName(target)));
   }
@@ -147,13 +154,14 @@ std::variant<std::string, std::string> engineArgumentMove(const Kernel &k, const
     if (given != "data" && given != "op0" && given != "op1" && given != "operand0" && given != "operand1" &&
         given != "reverse0" && given != "reverse1" && given != "dtype" && given != "mask" && given != "engine")
       return refusal(llvm::formatv("{0} passes {1}=, which nisa.activation does not take", ids, given).str());
-  std::string text =
-      names.spell("nisa.activation") + "(op=" + names.spell("nl.copy") + ", data=" + exprText(k, call.slot(Slot::Data));
-  if (bias) text += ", bias=" + exprText(k, bias);
-  if (scale) text += ", scale=" + exprText(k, scale);
+  CallArgs args = {{"op", names.spell("nl.copy")}, {"data", exprText(k, call.slot(Slot::Data))}};
+  if (bias) args.push_back({"bias", exprText(k, bias)});
+  if (scale) args.push_back({"scale", exprText(k, scale)});
   for (const char *param : {"mask", "dtype"})
-    if (!call.absent(param)) text += std::string(", ") + param + "=" + exprText(k, call.arg(param));
-  edits.replace(call.call->range, text + ")");
+    if (!call.absent(param)) args.push_back({param, exprText(k, call.arg(param))});
+  auto text = emitCall(k, names, "nisa.activation", args, call);
+  if (!text) return refusal(llvm::toString(text.takeError()));
+  edits.replace(call.call->range, *text);
   return Result(std::in_place_index<0>, "nisa.activation(op=nl.copy, scale=, bias=)");
 }
 
@@ -208,24 +216,20 @@ public:
       if (given != "op" && given != call->op->slot(Slot::Data)->name && given != "scale" && !row->param(given))
         return no(llvm::formatv("{0} passes {1}=, which {2} does not take", ids, given, std::string(row->name)).str());
 
-    std::string text = names.spell(row->name) + "(";
-    bool first = true;
-    auto add = [&](std::string_view param, const std::string &value) {
-      text += (first ? "" : ", ") + std::string(param) + "=" + value;
-      first = false;
-    };
+    CallArgs args;
     for (const ParamInfo &param : row->params) {
       if (param.slot == Slot::Func)
-        add(param.name, names.spell(*functionRowName(f->func)));
+        args.push_back({std::string(param.name), names.spell(*functionRowName(f->func))});
       else if (param.slot == Slot::Data)
-        add(param.name, exprText(k, f->data));
+        args.push_back({std::string(param.name), exprText(k, f->data)});
       else if (param.name == "mask" || param.name == "dtype") {
-        if (const Expr *e = call->arg(param.name)) add(param.name, exprText(k, e));
+        if (const Expr *e = call->arg(param.name)) args.push_back({std::string(param.name), exprText(k, e)});
       }
     }
-    text += ")";
+    auto text = emitCall(k, names, row->name, args, *call);
+    if (!text) return no(llvm::toString(text.takeError()));
     EditList edits;
-    edits.replace(call->call->range, text);
+    edits.replace(call->call->range, *text);
     return applied(name(), ids, k, edits,
                    llvm::formatv("set_engine {0} ({1} {2} -> {3} {4})", ids, std::string(engineName(call->op->engine)),
                                  s.callee, *engineText, std::string(row->name))
@@ -240,17 +244,21 @@ public:
       auto call = CallView::of(s);
       if (!call) continue;
       if (call->op->engines) {
-        // The menu offers ScalarE only: the ISA costs these instructions on VectorE and ScalarE, not on
-        // GpSimd, and pinning VectorE only takes a choice away from the compiler.
-        EditList scratch;
-        if (engineArgumentMove(k, *call, Engine::Scalar, names, scratch).index() == 0)
-          out.push_back({{"op", "set_engine"}, {"stmt", "S" + std::to_string(s.id)}, {"engine", "scalar"}});
+        // Every engine the op table and the ALU operators allow. Where the target description has no
+        // cost for the instruction on an engine, the performance model lists that work as unmodelled and
+        // the search does not take the lower bound over a fully modelled estimate.
+        for (Engine e : movableEngines) {
+          EditList scratch;
+          if (engineArgumentMove(k, *call, e, names, scratch).index() == 0)
+            out.push_back({{"op", "set_engine"}, {"stmt", "S" + std::to_string(s.id)}, {"engine", engineName(e)}});
+        }
         continue;
       }
       auto f = unaryFunction(k, *call, names);
       if (!f) continue;
       for (Engine e : movableEngines)
-        if (e != s.op->engine && instructionFor(f->func, e))
+        if (const OpInfo *row = e != s.op->engine ? instructionFor(f->func, e) : nullptr;
+            row && canEmitCall(k, row->name, *call))
           out.push_back({{"op", "set_engine"}, {"stmt", "S" + std::to_string(s.id)}, {"engine", engineName(e)}});
     }
     return out;

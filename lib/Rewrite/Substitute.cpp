@@ -40,32 +40,14 @@ struct Rule {
   Matcher match;
 };
 
-/// `keyword=text` arguments in the op table's order for `row`, with dtype and mask copied from `from`
+/// The call of `row` replacing `from`'s, in the kernel's dialect, with dtype and mask copied from `from`
 /// (the chain's statements all have the same mask).
-/// A current-dialect call (`from` passes its destination) keeps `from`'s dst= and is spelled in that
-/// dialect's parameter order.
-std::string emitCall(const Kernel &k, const ModuleSpelling &names, std::string_view row,
-                     std::vector<std::pair<std::string, std::string>> args, const CallView &from) {
-  std::vector<std::string_view> order;
-  if (const DialectApi *api = from.api ? currentDialectApi(row) : nullptr) {
-    if (const Expr *dst = from.arg("dst")) args.push_back({"dst", exprText(k, dst)});
-    for (const DialectParam &p : api->params) order.push_back(p.name);
-  } else {
-    if (const Expr *dtype = from.absent("dtype") ? nullptr : from.arg("dtype"))
-      args.push_back({"dtype", exprText(k, dtype)});
-    if (const Expr *mask = from.absent("mask") ? nullptr : from.arg("mask"))
-      args.push_back({"mask", exprText(k, mask)});
-    for (const ParamInfo &p : lookupOp(row)->params) order.push_back(p.name);
-  }
-  std::string out = names.spell(row) + "(";
-  bool first = true;
-  for (std::string_view p : order)
-    for (auto &[name, text] : args)
-      if (name == p) {
-        out += (first ? "" : ", ") + name + "=" + text;
-        first = false;
-      }
-  return out + ")";
+llvm::Expected<std::string> emitFrom(const Kernel &k, const ModuleSpelling &names, std::string_view row, CallArgs args,
+                                     const CallView &from) {
+  if (const Expr *dtype = from.absent("dtype") ? nullptr : from.arg("dtype"))
+    args.push_back({"dtype", exprText(k, dtype)});
+  if (const Expr *mask = from.absent("mask") ? nullptr : from.arg("mask")) args.push_back({"mask", exprText(k, mask)});
+  return emitCall(k, names, row, args, from);
 }
 
 std::string functionValue(const ModuleSpelling &names, ActFunc f) { return names.spell(*functionRowName(f)); }
@@ -100,7 +82,9 @@ std::variant<Match, std::string> matchSigmoid(const Kernel &k, const CallView &r
   if (-*e->scale != 1.0) args.push_back({"scale", numberText(-*e->scale)});
   Match m;
   m.chain = {expId, addId, recip.stmt->id};
-  m.call = emitCall(k, names, "nisa.activation", std::move(args), recip);
+  auto call = emitFrom(k, names, "nisa.activation", std::move(args), recip);
+  if (!call) return llvm::toString(call.takeError());
+  m.call = *call;
   m.what = "exp -> +1 -> reciprocal => sigmoid";
   return m;
 }
@@ -129,8 +113,10 @@ std::variant<Match, std::string> matchSilu(const Kernel &k, const CallView &mul,
     }
     Match m;
     m.chain = {sigId, mul.stmt->id};
-    m.call = emitCall(k, names, "nisa.activation",
-                      {{"op", functionValue(names, ActFunc::Silu)}, {"data", exprText(k, other)}}, mul);
+    auto call = emitFrom(k, names, "nisa.activation",
+                         {{"op", functionValue(names, ActFunc::Silu)}, {"data", exprText(k, other)}}, mul);
+    if (!call) return llvm::toString(call.takeError());
+    m.call = *call;
     m.what = "sigmoid(x) * x => silu";
     return m;
   }
@@ -171,7 +157,9 @@ std::variant<Match, std::string> matchScaleBias(const Kernel &k, const CallView 
   if (scale) args.push_back({"scale", *scale});
   Match m;
   m.chain = {tsId, act.stmt->id};
-  m.call = emitCall(k, names, "nisa.activation", std::move(args), act);
+  auto call = emitFrom(k, names, "nisa.activation", std::move(args), act);
+  if (!call) return llvm::toString(call.takeError());
+  m.call = *call;
   m.what = "scale and bias folded into the activation";
   return m;
 }
@@ -194,7 +182,9 @@ std::variant<Match, std::string> matchTensorScalarPair(const Kernel &k, const Ca
   if (!second.absent("engine")) args.push_back({"engine", exprText(k, second.arg("engine"))});
   Match m;
   m.chain = {firstId, second.stmt->id};
-  m.call = emitCall(k, names, "nisa.tensor_scalar", std::move(args), second);
+  auto call = emitFrom(k, names, "nisa.tensor_scalar", std::move(args), second);
+  if (!call) return llvm::toString(call.takeError());
+  m.call = *call;
   m.what = "two one-op tensor_scalar => one two-op tensor_scalar";
   return m;
 }
@@ -270,7 +260,7 @@ std::variant<Match, std::string> matchActivationReduce(const Kernel &k, const Ca
   }
   if (actId < 0) return tileName + " is not written before " + rid;
   const Statement &A = k.stmts[actId];
-  auto act = CallView::ofAnyDialect(A);
+  auto act = CallView::of(A);
   auto f = act ? unaryFunction(k, *act, names) : std::nullopt;
   if (!act || act->op->kind != OpKind::Activation || !f)
     return llvm::formatv("{0}, which writes {1}, is not a plain ScalarE activation", sid(actId), tileName).str();
@@ -367,10 +357,10 @@ std::variant<Match, std::string> matchActivationReduce(const Kernel &k, const Ca
   if (act->api) {
     std::string isa = names.spell("nisa.activation");
     args.push_back({"reduce_cmd", isa.substr(0, isa.rfind('.')) + ".reduce_cmd.reset_reduce"});
-    m.call = emitCall(k, names, "nisa.activation", std::move(args), *act);
-  } else {
-    m.call = emitCall(k, names, "nisa.activation_reduce", std::move(args), *act);
   }
+  auto call = emitFrom(k, names, act->api ? "nisa.activation" : "nisa.activation_reduce", std::move(args), *act);
+  if (!call) return llvm::toString(call.takeError());
+  m.call = *call;
   m.what = "row sum folded into the activation's accumulator";
   return m;
 }
@@ -414,7 +404,7 @@ public:
     const Rule *rule = nullptr;
     for (const Rule &r : rules)
       if (*ruleName == r.name) rule = &r;
-    auto call = CallView::ofAnyDialect(s);
+    auto call = CallView::of(s);
     if (!call) return no(ids + " is not a single NKI op call");
     ModuleSpelling names(k);
     auto matched = rule->match(k, *call, names);
@@ -423,7 +413,7 @@ public:
     // A masked chain folds only when every statement masks the same elements (the new call keeps the mask).
     std::optional<std::string> mask;
     for (int c : m.chain) {
-      auto view = CallView::ofAnyDialect(k.stmts[c]);
+      auto view = CallView::of(k.stmts[c]);
       std::string text = view->absent("mask") ? "" : exprText(k, view->arg("mask"));
       if (mask && *mask != text)
         return no(llvm::formatv("S{0} and {1} have different masks", m.chain.front(), sid(c)).str());
@@ -447,7 +437,7 @@ public:
     if (keepsLast)
       for (int c : removed)
         for (const Access &w : k.stmts[c].writes) removeDeadAllocation(edits, k, storageOf(k, w.tensor), m.chain);
-    edits.replace(CallView::ofAnyDialect(k.stmts[m.kept])->call->range, m.call);
+    edits.replace(CallView::of(k.stmts[m.kept])->call->range, m.call);
     if (!m.linesBeforeKept.empty())
       edits.insert(lineBegin(k.source->text(), k.stmts[m.kept].range.begin), m.linesBeforeKept);
     std::string chainIds;
@@ -459,7 +449,7 @@ public:
   std::vector<nlohmann::json> instances(const Kernel &k) const override {
     std::vector<nlohmann::json> out;
     for (const Statement &s : k.stmts) {
-      if (!CallView::ofAnyDialect(s)) continue;
+      if (!CallView::of(s)) continue;
       const OpKind kind = s.op->kind;
       if (kind != OpKind::Activation && kind != OpKind::TensorScalar && kind != OpKind::TensorTensor &&
           kind != OpKind::Reciprocal && kind != OpKind::Reduce)

@@ -19,6 +19,7 @@ Kernel KernelBuilder::build(const Stmt *def) {
   K.source = &M.source();
   K.shapesKnown = Inputs != nullptr;
   KernelDialect = dialectOfImports(M);
+  K.dialect = KernelDialect;
   if (const Stmt *legacy = legacyImportIn(M))
     diag(Diagnostic::Error, legacy->range,
          "neuronxcc.nki cannot be imported into an nki kernel (a compile error from NKI 0.4); import nki, "
