@@ -18,10 +18,6 @@ struct Stmt;
 
 namespace accelopt::nki {
 
-enum class Dialect : uint8_t {
-  Neuronxcc, ///< `neuronxcc.nki` (NKI 0.1): ISA calls return their result tile
-  Nki,       ///< `nki` (NKI 0.2+): every ISA call writes an explicit destination, `dst` first
-};
 std::string_view dialectName(Dialect d); // "neuronxcc.nki 0.1", "nki 0.3"
 
 /// How the compiler runs a loop written as `spelled` in dialect `d` (never PyRange; docs/NKI.md §1.6, §2).

@@ -3,7 +3,6 @@
 // (FrontEnd.h); read by the verifier, rewrites, interpreter, model and LSP.
 #pragma once
 
-#include "NKI/Dialect.h"
 #include "NKI/OpTable.h"
 #include "NKI/Types.h"
 #include "Syntax/PyAST.h"

@@ -65,6 +65,12 @@ enum class Engine : uint8_t { Tensor, Vector, Scalar, GpSimd, Sync, DMA, Unknown
 std::string_view engineName(Engine e);
 
 /// Where a tensor lives. PrivateHBM is `nl.hbm` / `nl.private_hbm`.
+/// The two NKI dialects (NKI/Dialect.h declares how their APIs differ).
+enum class Dialect : uint8_t {
+  Neuronxcc, ///< `neuronxcc.nki` (NKI 0.1): ISA calls return their result tile
+  Nki,       ///< `nki` (NKI 0.2+): every ISA call writes an explicit destination, `dst` first
+};
+
 enum class Buffer : uint8_t { SharedHBM, PrivateHBM, SBUF, PSUM, Unknown };
 std::string_view bufferName(Buffer b);
 constexpr bool isHBM(Buffer b) { return b == Buffer::SharedHBM || b == Buffer::PrivateHBM; }

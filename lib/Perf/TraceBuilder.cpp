@@ -873,6 +873,19 @@ private:
   /// statement whose inner results are tiles of its own: each inner call is traced as a statement
   /// of its own, innermost first, then the outer call reads their tiles.
   llvm::Error compileWithNestedCalls(const Statement &s) {
+    // A tile whose shape is not known at trace time (a slice bounded by a run-time value) has no layout:
+    // the statements that touch it are left out of the estimate, by name, and the rest is still estimated.
+    llvm::SmallVector<int, 8> touched{s.definesTensor};
+    for (const auto *list : {&s.reads, &s.writes})
+      for (const Access &a : *list) touched.push_back(a.tensor);
+    for (int id : touched)
+      if (id >= 0) {
+        const Tensor &t = K.tensors[storageOf(id)];
+        bool known = llvm::all_of(t.shape, [](const nki::SymInt &d) { return d.isKnown() && *d.value >= 0; });
+        if (!known)
+          return skipped(s, "a tile whose shape is not known at trace time ('" + (t.name.empty() ? "<tile>" : t.name) +
+                                "' " + t.shapeString() + ")");
+      }
     // A statement that reads tiles without an NKI call computes with a function the model does not
     // see into (a helper function of the kernel file, say).
     if (!s.op && !s.reads.empty() && s.writes.empty() &&

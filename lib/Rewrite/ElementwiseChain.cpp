@@ -275,6 +275,15 @@ static bool sameElements(const Access &a, const Access &b) {
   return true;
 }
 
+bool readsWrittenTile(const Kernel &k, const Access &write, const Access &read, const Expr *operand) {
+  std::string readText = exprText(k, operand);
+  std::string writeText = k.source->text().slice(write.range.begin, write.range.end).str();
+  return readText == writeText || sameElements(write, read) ||
+         (wholeTensor(k, write, nullptr) && wholeTensor(k, read, operand));
+}
+
+const Access *readAt(const Statement &s, const Expr *operand) { return operand ? accessAt(s.reads, operand) : nullptr; }
+
 int singleUseProducer(const Kernel &k, const Statement &consumer, const Expr *operand, std::string &why) {
   const Access *read = operand ? accessAt(consumer.reads, operand) : nullptr;
   if (!read) {

@@ -84,6 +84,13 @@ std::optional<nki::AluOp> aluOf(const syntax::Expr *fn, const ModuleSpelling &na
 int singleUseProducer(const nki::Kernel &k, const nki::Statement &consumer, const syntax::Expr *operand,
                       std::string &why);
 
+/// The read access of statement `s` at argument `operand`, or null.
+const nki::Access *readAt(const nki::Statement &s, const syntax::Expr *operand);
+/// The read `read` (at argument `operand`) sees exactly the elements `write` wrote: the same subscript
+/// text, the same resolved index set, or both whole tensors.
+bool readsWrittenTile(const nki::Kernel &k, const nki::Access &write, const nki::Access &read,
+                      const syntax::Expr *operand);
+
 /// True when the tensor read at `operand` of `s` is written only by a constant fill of zero.
 bool readsZeroFill(const nki::Kernel &k, const nki::Statement &s, const syntax::Expr *operand,
                    const ModuleSpelling &names);

@@ -148,8 +148,12 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
           diff = Affine::constantOf(*same);
         if (diff.isConstant() && step > 0) {
           dim.aranges.push_back({basicAxis, (diff.constant + step - 1) / step, step});
-        } else if (!diff.known) {
-          a.exact = false; // symbolic size (input shapes unknown): keep the axis, extent unknown
+        } else if (!diff.known || llvm::all_of(diff.terms, [&](const std::pair<int, int64_t> &t) {
+                     return K.loops[size_t(t.first)].runsAs == LoopKind::Static;
+                   })) {
+          // A symbolic size (input shapes unknown), or one that varies only with unrolled loops (each copy of
+          // the body has its own constant size): keep the axis, extent unknown.
+          a.exact = false;
           dim.aranges.push_back({basicAxis, 0, step});
         } else {
           diag(Diagnostic::Error, it->range, "slice '" + text(it) + "' does not have a constant size", Rule::SliceSize);
