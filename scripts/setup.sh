@@ -28,7 +28,10 @@ if [ ! -f grammars/node_modules/tree-sitter-python/src/parser.c ] ||
 fi
 
 build_dir=${ACCELOPT_BUILD_DIR:-build}
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo ${ACCELOPT_CMAKE_ARGS:-} >/dev/null
+# -g1 (function names and line tables: backtraces keep file:line) compiles about a third faster than -g.
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
+  ${ACCELOPT_CMAKE_ARGS:-} >/dev/null
 # ACCELOPT_TARGETS: build only these (README command 1 needs only the CLI); default: everything.
 targets=()
 for t in ${ACCELOPT_TARGETS:-}; do targets+=(--target "$t"); done

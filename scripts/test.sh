@@ -17,6 +17,6 @@ fi
 CC=clang-14 CXX=clang++-14 ACCELOPT_BUILD_DIR=build-asan \
   ACCELOPT_CMAKE_ARGS="-DACCELOPT_SANITIZE=ON -DACCELOPT_FUZZ=ON -DACCELOPT_BENCHMARKS=OFF" bash scripts/setup.sh
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-(cd build-asan && ctest --output-on-failure -j "$jobs" -L "unit|lit|full" -E "^lit-full$")
+(cd build-asan && ctest --output-on-failure -j "$jobs" -L "unit|lit|full" -E "^lit-(full|slurm)$")
 unset ASAN_OPTIONS UBSAN_OPTIONS
 (cd build && ctest --output-on-failure -j "$jobs" -L "unit|lit" -E "^lit-full$")
