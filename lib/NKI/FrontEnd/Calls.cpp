@@ -233,21 +233,7 @@ std::optional<Value> KernelBuilder::scalarHelperCall(const Stmt &def, const Expr
   // at the call in the kernel's file, naming its own place.
   const SiblingModule *sib = Imports ? Imports->moduleOf(&def) : nullptr;
   const std::map<std::string, Value> *moduleNames = sib ? &siblingEnv(*sib) : &ModuleEnv;
-  struct ModuleScope {
-    KernelBuilder &B;
-    std::map<std::string, std::string> aliases;
-    const syntax::Module *module;
-    const SiblingModule *sibling;
-    const Stmt *def;
-    ByteRange call;
-    ~ModuleScope() {
-      B.Aliases = std::move(aliases);
-      B.CurModule = module;
-      B.InSibling = sibling;
-      B.SiblingDef = def;
-      B.SiblingCall = call;
-    }
-  } scope{*this, Aliases, CurModule, InSibling, SiblingDef, SiblingCall};
+  ModuleScope scope(*this);
   if (sib) {
     Aliases = sib->aliases;
     CurModule = sib->module.get();

@@ -246,6 +246,30 @@ private:
   /// A followed module's names: its functions (helpers), imports and module constants.
   const std::map<std::string, Value> &siblingEnv(const SiblingModule &sib);
   Value siblingValue(const ImportTarget &t);
+  /// Saves which module's code is being evaluated (its aliases, module, function, outermost call and foreign
+  /// call) and restores it on scope exit, so a followed module's function runs with its own names.
+  struct ModuleScope {
+    KernelBuilder &B;
+    std::map<std::string, std::string> aliases;
+    const syntax::Module *module;
+    const SiblingModule *sibling;
+    const Stmt *def;
+    ByteRange call;
+    int foreign;
+    explicit ModuleScope(KernelBuilder &b)
+        : B(b), aliases(b.Aliases), module(b.CurModule), sibling(b.InSibling), def(b.SiblingDef), call(b.SiblingCall),
+          foreign(b.CurForeign) {}
+    ModuleScope(const ModuleScope &) = delete;
+    ModuleScope &operator=(const ModuleScope &) = delete;
+    ~ModuleScope() {
+      B.Aliases = std::move(aliases);
+      B.CurModule = module;
+      B.InSibling = sibling;
+      B.SiblingDef = def;
+      B.SiblingCall = call;
+      B.CurForeign = foreign;
+    }
+  };
   /// The module (the kernel's file or a followed one) whose code is being evaluated.
   const syntax::Module &currentModule() const { return CurModule ? *CurModule : M; }
 

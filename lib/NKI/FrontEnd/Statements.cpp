@@ -222,29 +222,7 @@ std::optional<Value> KernelBuilder::inlineCall(const Stmt *s, const Expr *e, std
   if (moduleLevel) Env = sib ? siblingEnv(*sib) : ModuleEnv;
   // Another file's function runs with its module's imports; what it reports is said at the outermost call
   // in the kernel's file, naming its own place (diag), and what it makes carries the call (CurForeign).
-  struct CallerScope {
-    KernelBuilder &B;
-    std::map<std::string, std::string> aliases;
-    const syntax::Module *module;
-    const SiblingModule *sibling;
-    const Stmt *def;
-    ByteRange call;
-    int foreign;
-    explicit CallerScope(KernelBuilder &b)
-        : B(b), aliases(b.Aliases), module(b.CurModule), sibling(b.InSibling), def(b.SiblingDef), call(b.SiblingCall),
-          foreign(b.CurForeign) {}
-    CallerScope(const CallerScope &) = delete;
-    CallerScope &operator=(const CallerScope &) = delete;
-    ~CallerScope() {
-      B.Aliases = std::move(aliases);
-      B.CurModule = module;
-      B.InSibling = sibling;
-      B.SiblingDef = def;
-      B.SiblingCall = call;
-      B.CurForeign = foreign;
-    }
-  };
-  std::optional<CallerScope> callerScope;
+  std::optional<ModuleScope> callerScope;
   if (sib) {
     callerScope.emplace(*this);
     ForeignCall fc;
