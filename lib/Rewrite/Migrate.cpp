@@ -26,6 +26,24 @@ using syntax::StmtKind;
 /// The names the file being migrated binds by its imports (`import neuronxcc.nki.isa as ni`), canonical.
 thread_local const std::map<std::string, std::string> *FileAliases = nullptr;
 
+/// Expands the `\x01field\x02field...\x01` markers an emitter left in TEXT: each is replaced by what EXPAND
+/// appends to the text so far (which it may also edit, e.g. to fold a term into what precedes it).
+std::string expandMarkers(const std::string &text,
+                          llvm::function_ref<void(llvm::ArrayRef<llvm::StringRef> fields, std::string &out)> expand) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    size_t open = text.find('\x01', i);
+    if (open == std::string::npos) return out + text.substr(i);
+    size_t close = text.find('\x01', open + 1);
+    llvm::SmallVector<llvm::StringRef, 3> fields;
+    llvm::StringRef(text).slice(open + 1, close).split(fields, '\x02');
+    out += text.substr(i, open - i);
+    expand(fields, out);
+    i = close + 1;
+  }
+  return out;
+}
+
 std::string canonicalCallee(const Expr *call) {
   if (call->kind != ExprKind::Call || !call->base) return "";
   std::string dotted = call->base->dottedName();
@@ -1769,18 +1787,11 @@ private:
     // Per region: grid dimension -> (start, count).
     std::map<size_t, std::pair<std::string, std::string>> region;
     auto substitute = [&]() {
-      std::string out;
-      for (size_t i = 0; i < text.size();) {
-        size_t open = text.find('\x01', i);
-        if (open == std::string::npos) return out + text.substr(i);
-        size_t close = text.find('\x01', open + 1);
-        llvm::SmallVector<llvm::StringRef, 3> f;
-        llvm::StringRef(text).slice(open + 2, close).split(f, '\x02');
-        char kind = text[open + 1];
+      return expandMarkers(text, [&](llvm::ArrayRef<llvm::StringRef> f, std::string &out) {
+        char kind = f[0].empty() ? 0 : f[0][0];
         size_t dim = 0;
         f[1].getAsInteger(10, dim);
         std::string payload = f.size() > 2 ? f[2].str() : "";
-        out += text.substr(i, open - i);
         auto slice = [&](size_t d, const std::string &lo) {
           auto r = region.find(d);
           std::string start = r == region.end() ? "" : r->second.first;
@@ -1808,9 +1819,7 @@ private:
             if (!wm.reduced.count(d)) dims.push_back(slice(d, ""));
           out += "[" + llvm::join(dims, ", ") + "]";
         }
-        i = close + 1;
-      }
-      return out;
+      });
     };
     // Continuation lines move with the statement's first line (unless a string literal spans them).
     bool literalLines = text.find("\"\"\"") != std::string::npos || text.find("'''") != std::string::npos;
@@ -2013,25 +2022,16 @@ private:
     std::string k = split.bound.find_first_of(" +-*/%") == std::string::npos ? split.bound : "(" + split.bound + ")";
     std::string rows = k + " // " + std::to_string(split.step), rest = k + " % " + std::to_string(split.step);
     auto part = [&](bool partial) {
-      std::string out;
-      for (size_t i = 0; i < text.size();) {
-        size_t open = text.find('\x01', i);
-        if (open == std::string::npos) return out + text.substr(i);
-        size_t close = text.find('\x01', open + 1);
-        llvm::SmallVector<llvm::StringRef, 3> f;
-        llvm::StringRef(text).slice(open + 1, close).split(f, '\x02');
+      return expandMarkers(text, [&](llvm::ArrayRef<llvm::StringRef> f, std::string &out) {
         std::string lo = f[1].str(), extent = f[2].str();
         bool outer = f[0] == "o";
-        out += text.substr(i, open - i);
         if (!partial)
           out += sliceText(lo, outer ? "min(" + extent + ", " + rows + ")" : extent);
         else if (outer)
           out += sliceText(lo.empty() ? rows : lo + " + " + rows, "1");
         else
           out += sliceText(lo, "min(" + extent + ", " + rest + ")");
-        i = close + 1;
-      }
-      return out;
+      });
     };
     std::string indent = Text.slice(lineStartOf(b), b).str();
     // One level deeper, as the file indents this block from the one around it.
