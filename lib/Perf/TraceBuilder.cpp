@@ -625,12 +625,15 @@ private:
 
   static Buffer bufferOf(const Tensor &t) { return t.buffer == Buffer::Unknown ? Buffer::SBUF : t.buffer; }
 
+  /// Whether every dimension of T is known when the kernel is traced (not bounded by a run-time value).
+  static bool shapeKnown(const Tensor &t) {
+    return llvm::all_of(t.shape, [](const nki::SymInt &d) { return d.isKnown() && *d.value >= 0; });
+  }
+
   llvm::Expected<std::vector<int64_t>> shapeOf(const Tensor &t) const {
+    if (!shapeKnown(t)) return unknownSize("the shape of '" + t.name + "' " + t.shapeString());
     std::vector<int64_t> shape;
-    for (const nki::SymInt &d : t.shape) {
-      if (!d.isKnown() || *d.value < 0) return unknownSize("the shape of '" + t.name + "' " + t.shapeString());
-      shape.push_back(*d.value);
-    }
+    for (const nki::SymInt &d : t.shape) shape.push_back(*d.value);
     return shape;
   }
 
@@ -881,8 +884,7 @@ private:
     for (int id : touched)
       if (id >= 0) {
         const Tensor &t = K.tensors[storageOf(id)];
-        bool known = llvm::all_of(t.shape, [](const nki::SymInt &d) { return d.isKnown() && *d.value >= 0; });
-        if (!known)
+        if (!shapeKnown(t))
           return skipped(s, "a tile whose shape is not known at trace time ('" + (t.name.empty() ? "<tile>" : t.name) +
                                 "' " + t.shapeString() + ")");
       }
