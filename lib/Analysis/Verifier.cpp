@@ -69,6 +69,7 @@ public:
     checkAffineWrites();
     checkScopes();
     checkSbufCapacity();
+    nameForeignFunctions(K.diagnostics.size());
     std::stable_sort(Out.begin(), Out.end(), [](auto &a, auto &b) { return a.offset < b.offset; });
     return std::move(Out);
   }
@@ -82,6 +83,16 @@ private:
   void report(Rule rule, ByteRange r, std::string msg) {
     const RuleInfo &info = ruleInfo(rule);
     Out.push_back({info.severity, r.begin, r.end, std::move(msg), info.id});
+  }
+  /// What another file's function made sits at its outermost call in the kernel's file (the called name):
+  /// a finding there names the function and where it is defined, as the front end's own findings do.
+  void nameForeignFunctions(size_t from) {
+    for (size_t i = from; i < Out.size(); ++i)
+      for (const ForeignCall &fc : K.foreignCalls)
+        if (fc.callee.begin == Out[i].offset && fc.callee.end == Out[i].endOffset) {
+          Out[i].message += " (in '" + fc.function + "', " + fc.origin + ", traced at this call)";
+          break;
+        }
   }
   std::string tensorName(int t) const {
     const Tensor &T = K.tensors[t];
