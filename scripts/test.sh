@@ -4,8 +4,12 @@
 # fuzzers (60 s each) under AddressSanitizer + UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each phase's start, in seconds since this script began: CI has a time budget, and this says where it goes.
+phase() { echo "test.sh: ${SECONDS}s: $*"; }
+phase "set-up and build"
 bash scripts/setup.sh
 jobs=$(nproc)
+phase "full-size label (normal build)"
 (cd build && ctest --output-on-failure -j "$jobs" -L full)
 # The sanitizer build is clang-14's, with libFuzzer's coverage instrumentation, so the same build
 # runs the unit and lit tests under ASan+UBSan and the fuzzers (its `fuzz` test, label full: 60 s
@@ -14,9 +18,12 @@ jobs=$(nproc)
 if [ -f build-asan/CMakeCache.txt ] && ! grep -q '^ACCELOPT_FUZZ:BOOL=ON' build-asan/CMakeCache.txt; then
   rm -rf build-asan
 fi
+phase "sanitizer build"
 CC=clang-14 CXX=clang++-14 ACCELOPT_BUILD_DIR=build-asan \
   ACCELOPT_CMAKE_ARGS="-DACCELOPT_SANITIZE=ON -DACCELOPT_FUZZ=ON -DACCELOPT_BENCHMARKS=OFF" bash scripts/setup.sh
+phase "unit, lit and fuzzers under ASan+UBSan"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 (cd build-asan && ctest --output-on-failure -j "$jobs" -L "unit|lit|full" -E "^lit-(full|slurm)$")
 unset ASAN_OPTIONS UBSAN_OPTIONS
+phase "unit and lit (normal build)"
 (cd build && ctest --output-on-failure -j "$jobs" -L "unit|lit" -E "^lit-full$")
