@@ -388,13 +388,19 @@ std::optional<std::string> chainMoveRefusal(const Kernel &k, const std::vector<i
   std::set<int> inChain(chain.begin(), chain.end());
   // What the removed statements read is now read at the last statement's place (which reads its own
   // operands, and names its destination, where it always did).
+  std::set<int> intermediates; // the tiles the removed statements write
   for (int c : chain) {
     if (c == chain.back()) continue;
     for (const Access &r : k.stmts[c].reads) readStorage.insert(storageOf(k, r.tensor));
+    for (const Access &w : k.stmts[c].writes) intermediates.insert(storageOf(k, w.tensor));
     for (const std::string &u : k.stmts[c].uses) usedNames.insert(u);
   }
   for (const Statement &s : k.stmts) {
     if (s.range.begin <= first.range.begin || s.range.begin >= last.range.begin || inChain.count(s.id)) continue;
+    // An intermediate's own allocation (the nki dialect's `d = nl.ndarray(...)` before the call writing
+    // d) binds only that tile, which the folded call no longer reads.
+    if (s.kind == StmtKind::Alloc && s.definesTensor >= 0 && intermediates.count(storageOf(k, s.definesTensor)))
+      continue;
     for (const Access &w : s.writes)
       if (readStorage.count(storageOf(k, w.tensor)))
         return llvm::formatv("S{0} at {1} writes '{2}', which the chain reads", s.id, where(k, s.range.begin),

@@ -457,6 +457,17 @@ std::vector<LegalOp> legalOps(const PreparedKernel &prepared, llvm::function_ref
   return out;
 }
 
+std::vector<RejectedOp> rejectedOps(const PreparedKernel &prepared) {
+  std::vector<RejectedOp> out;
+  for (const Op *op : allOps())
+    for (const nlohmann::json &j : op->instances(prepared.kernel())) {
+      if (op->apply(prepared.kernel(), j).status != Status::Applied) continue;
+      CandidateResult full = run(prepared, {j});
+      if (full.status == Status::Refused) out.push_back({j, full.refusal.reason});
+    }
+  return out;
+}
+
 std::optional<LegalOp> firstLegalOp(const PreparedKernel &prepared, llvm::StringRef kind) {
   for (const Op *op : allOps()) {
     if (op->name() != kind) continue;

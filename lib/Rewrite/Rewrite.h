@@ -177,6 +177,14 @@ llvm::Expected<std::vector<LegalOp>> legalOps(const syntax::SourceBuffer &source
 std::vector<LegalOp> legalOps(const PreparedKernel &prepared);
 /// The menu restricted to the op kinds `wanted` accepts (the others' instances are not tried).
 std::vector<LegalOp> legalOps(const PreparedKernel &prepared, llvm::function_ref<bool(llvm::StringRef)> wanted);
+/// An instance an op's own legality check accepts whose result the engine refuses (it does not parse,
+/// or it verifies with an error the original lacks, such as a construct of the other NKI dialect): a
+/// defect of that op's emitter, listed by `legal --rejected` so audits can see what `legal` hides.
+struct RejectedOp {
+  nlohmann::json op;
+  std::string reason; // the engine's refusal
+};
+std::vector<RejectedOp> rejectedOps(const PreparedKernel &prepared);
 /// The first instance of op kind `kind`, in menu order, that applyCandidate would accept.
 std::optional<LegalOp> firstLegalOp(const PreparedKernel &prepared, llvm::StringRef kind);
 

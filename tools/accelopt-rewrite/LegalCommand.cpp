@@ -15,6 +15,10 @@ FormatOption Format(LegalCmd);
 cl::opt<std::string> File(cl::Positional, cl::desc("<kernel.py>"), cl::sub(LegalCmd), cl::cat(category()));
 cl::opt<std::string> OnlyOp("only", cl::desc("List only ops of this kind (e.g. split)"), cl::value_desc("OP"),
                             cl::sub(LegalCmd), cl::cat(category()));
+cl::opt<bool> Rejected("rejected",
+                       cl::desc("List instead the op instances whose own check passes but whose result the engine "
+                                "refuses (does not parse, or verifies with a new error): an op's emitter defect"),
+                       cl::sub(LegalCmd), cl::cat(category()));
 ListOption ListOps(LegalCmd, "list-ops",
                    "Print every rewrite op with its fields, from the ops' declarations (no kernel needed)");
 
@@ -29,6 +33,19 @@ int runLegal() {
   rewrite::CandidateOptions opts;
   opts.inputs = Inputs.resolvedInputs ? &*Inputs.resolvedInputs : nullptr;
   opts.kernelName = Inputs.kernel;
+  if (Rejected) {
+    auto prepared = rewrite::PreparedKernel::prepare(file->source(), opts);
+    if (!prepared) return reportError(prepared.takeError());
+    size_t n = 0;
+    for (const rewrite::RejectedOp &r : rewrite::rejectedOps(*prepared))
+      if (OnlyOp.empty() || r.op["op"] == OnlyOp.getValue()) {
+        llvm::outs() << rewrite::formatOp(r.op) << "  rejected: " << r.reason << "\n";
+        ++n;
+      }
+    llvm::outs() << "# " << n << " rejected op instance(s) for kernel '" << file->kernels.front().name << "' in "
+                 << file->source().path() << "\n";
+    return 0;
+  }
   auto legal = rewrite::legalOps(file->source(), opts);
   if (!legal) return reportError(legal.takeError());
   std::vector<rewrite::LegalOp> shown;

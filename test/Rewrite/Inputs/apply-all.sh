@@ -1,20 +1,51 @@
 #!/bin/bash
-# apply-all.sh TOOL WORKDIR CASE...: applies every op `legal` lists for each case,
+# apply-all.sh TOOL WORKDIR CASE...: applies every op `legal` lists for each suite case,
 # checks that each result re-parses and verifies clean, and prints a count per case.
+# apply-all.sh --dialect nki TOOL WORKDIR FILE:INPUTS...: the same for kernels of the current
+# `nki` dialect given by file and --inputs, and also: each result verifies numerically equal to
+# the original (2 seeds), no line an op added uses a construct of the 0.1 dialect (LEGACY), and
+# no instance an op's own check accepts is refused by the engine for its result (REJECTED: the op
+# emitted code the kernel's dialect refuses, or other code that does not verify).
+dialect=neuronxcc
+if [ "$1" = --dialect ]; then dialect=$2; shift 2; fi
 tool=$1; dir=$2; shift 2
 mkdir -p "$dir"
+# What the 0.1 dialect has and the nki dialect removed or spells differently: block dimensions,
+# masks, arange/mgrid indices, neuronxcc imports, and an NKI call returning its result instead of
+# passing its destination (allocations and the 0.3 nl.load excepted).
+legacy='nl\.par_dim|nl\.arange|nl\.mgrid|neuronxcc|mask=|(=|\+=) *(nisa|nl)\.[a-z_]+\('
+allowed='= *nl\.(ndarray|zeros|load)\('
 for c in "$@"; do
+  if [ "$dialect" = nki ]; then
+    file=${c%%:*}; name=$(basename "$file" .py)
+    kernel=("$file"); opts=(--inputs "${c#*:}")
+  else
+    file=; name=$c
+    kernel=(); opts=(--case "$c")
+  fi
   n=0; ok=0
   while IFS= read -r op; do
     n=$((n + 1))
-    out="$dir/$c.$n.py"
-    if ! "$tool" apply --case "$c" --quiet --op "$op" -o "$out"; then
-      echo "FAILED apply $c $op"; continue
+    out="$dir/$name.$n.py"
+    if ! "$tool" apply "${kernel[@]}" "${opts[@]}" --quiet --op "$op" -o "$out"; then
+      echo "FAILED apply $name $op"; continue
     fi
-    if ! "$tool" check --no-source --case "$c" "$out" > "$out.check"; then
-      echo "FAILED check $c $op"; cat "$out.check"; continue
+    if ! "$tool" check --no-source "${opts[@]}" "$out" > "$out.check"; then
+      echo "FAILED check $name $op"; cat "$out.check"; continue
+    fi
+    if [ "$dialect" = nki ]; then
+      added=$(diff "$file" "$out" | grep '^>' | grep -E "$legacy" | grep -vE "$allowed")
+      if [ -n "$added" ]; then echo "LEGACY $name $op"; echo "$added"; continue; fi
+      if ! "$tool" verify "$file" "$out" "${opts[@]}" --seeds 2 > "$out.verify"; then
+        echo "FAILED verify $name $op"; cat "$out.verify"; continue
+      fi
     fi
     ok=$((ok + 1))
-  done < <("$tool" legal --case "$c" | grep -v '^#' | sed 's/}  .*/}/')
-  echo "$c: $n legal ops, $ok applied and verified clean"
+  done < <("$tool" legal "${kernel[@]}" "${opts[@]}" | grep -v '^#' | sed 's/}  .*/}/')
+  if [ "$dialect" = nki ]; then
+    "$tool" legal --rejected "${kernel[@]}" "${opts[@]}" | grep -v '^#' | sed "s/^/REJECTED $name /"
+    echo "$name: $n legal ops, $ok applied, verified clean and equal"
+  else
+    echo "$c: $n legal ops, $ok applied and verified clean"
+  fi
 done
