@@ -169,4 +169,72 @@ float float16FromBits(uint16_t bits) {
   return fromBits(sign | (exponent + 127 - 15) << 23 | mantissa << 13);
 }
 
+namespace {
+uint8_t float8E4M3Bits(float v) {
+  uint32_t sign = (bitsOf(v) >> 24) & 0x80u;
+  if (std::isnan(v)) return static_cast<uint8_t>(sign | 0x7Fu);
+  float a = std::fabs(v);
+  if (a == 0.0f) return static_cast<uint8_t>(sign);
+  if (a < powerOfTwo(-6)) // subnormal: an exact multiple of 2^-9
+    return static_cast<uint8_t>(sign | static_cast<uint32_t>(a * powerOfTwo(9)));
+  int k = 0;
+  float f = std::frexp(a, &k); // a = f * 2^k, f in [0.5, 1)
+  auto mantissa = static_cast<uint32_t>((2.0f * f - 1.0f) * 8.0f);
+  return static_cast<uint8_t>(sign | static_cast<uint32_t>(k - 1 + 7) << 3 | mantissa);
+}
+
+float float8E4M3FromBits(uint8_t b) {
+  float sign = (b & 0x80u) ? -1.0f : 1.0f;
+  uint32_t exponent = (b >> 3) & 0xFu, mantissa = b & 0x7u;
+  if (exponent == 0xF && mantissa == 0x7) return std::numeric_limits<float>::quiet_NaN();
+  if (exponent == 0) return sign * static_cast<float>(mantissa) * powerOfTwo(-9);
+  return sign * (1.0f + static_cast<float>(mantissa) / 8.0f) * powerOfTwo(static_cast<int>(exponent) - 7);
+}
+} // namespace
+
+void bytesOfValue(float value, nki::DType dtype, uint8_t *out) {
+  using nki::DType;
+  float v = roundToDType(value, dtype);
+  uint64_t bits = 0;
+  switch (dtype) {
+  case DType::Float32:
+  case DType::TFloat32: bits = bitsOf(v); break;
+  case DType::BFloat16: bits = bitsOf(v) >> 16; break;
+  case DType::Float16: bits = float16Bits(v); break;
+  case DType::Float8E5M2: bits = float16Bits(v) >> 8; break;
+  case DType::Float8E4M3: bits = float8E4M3Bits(v); break;
+  case DType::Bool: bits = v != 0.0f ? 1 : 0; break;
+  default: bits = static_cast<uint64_t>(static_cast<int64_t>(v)); break; // two's complement
+  }
+  for (int i = 0; i < nki::dtypeBytes(dtype); ++i) out[i] = static_cast<uint8_t>(bits >> (8 * i));
+}
+
+float valueOfBytes(const uint8_t *in, nki::DType dtype, bool *exact) {
+  using nki::DType;
+  uint64_t bits = 0;
+  for (int i = 0; i < nki::dtypeBytes(dtype); ++i) bits |= static_cast<uint64_t>(in[i]) << (8 * i);
+  if (exact) *exact = true;
+  auto integer = [&](int64_t x) {
+    auto f = static_cast<float>(x);
+    if (exact) *exact = static_cast<int64_t>(f) == x;
+    return f;
+  };
+  switch (dtype) {
+  case DType::Float32:
+  case DType::TFloat32: return fromBits(static_cast<uint32_t>(bits));
+  case DType::BFloat16: return fromBits(static_cast<uint32_t>(bits) << 16);
+  case DType::Float16: return float16FromBits(static_cast<uint16_t>(bits));
+  case DType::Float8E5M2: return float16FromBits(static_cast<uint16_t>(bits << 8));
+  case DType::Float8E4M3: return float8E4M3FromBits(static_cast<uint8_t>(bits));
+  case DType::Int8: return static_cast<float>(static_cast<int8_t>(bits));
+  case DType::UInt8: return static_cast<float>(static_cast<uint8_t>(bits));
+  case DType::Int16: return static_cast<float>(static_cast<int16_t>(bits));
+  case DType::UInt16: return static_cast<float>(static_cast<uint16_t>(bits));
+  case DType::Int32: return integer(static_cast<int32_t>(bits));
+  case DType::UInt32: return integer(static_cast<int64_t>(static_cast<uint32_t>(bits)));
+  case DType::Bool: return bits != 0 ? 1.0f : 0.0f;
+  }
+  return 0.0f;
+}
+
 } // namespace accelopt::interp

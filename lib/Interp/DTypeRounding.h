@@ -47,4 +47,12 @@ uint16_t float16Bits(float value);
 /// The fp32 value of an IEEE binary16 bit pattern (exact).
 float float16FromBits(uint16_t bits);
 
+/// The little-endian bytes (dtypeBytes(dtype) of them) that hold `value`, rounded to `dtype` first:
+/// IEEE bit patterns for the float dtypes (bfloat16 the top half of fp32, float8_e5m2 the top byte of
+/// float16, float8_e4m3 as "e4m3fn"), two's complement for the integers, 0/1 for bool.
+void bytesOfValue(float value, nki::DType dtype, uint8_t *out);
+/// The value of `dtype` whose little-endian bytes are `in`, as fp32 storage holds it (an int32/uint32
+/// beyond 2^24 rounds to the nearest fp32: `exact` is set false then).
+float valueOfBytes(const uint8_t *in, nki::DType dtype, bool *exact = nullptr);
+
 } // namespace accelopt::interp

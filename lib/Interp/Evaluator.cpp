@@ -430,6 +430,7 @@ public:
                               ? perPartition(biasV, paramExpr(op, b, "bias"), keep, 0.0f)
                               : PerPartition::noBias();
       NDArray out = alloc(data.shape());
+      if (!dtype && op->numerics.inputDType) dtype = data.dtype(); // the row's result dtype without dtype=
       check(activation(out.asTile(), func, data.asTile(), scale, bias));
       reduceInto(out);
       return finish(std::move(out), nki::Buffer::SBUF);

@@ -156,6 +156,48 @@ llvm::Expected<NDArray> NDArray::fromValues(std::vector<int64_t> shape, nki::DTy
 
 llvm::Expected<NDArray> NDArray::clone() const { return fromValues(Shape, Dtype, values()); }
 
+llvm::Expected<NDArray> NDArray::reinterpret(const NDArray &in, nki::DType to) {
+  const int64_t from = nki::dtypeBytes(in.dtype()), into = nki::dtypeBytes(to);
+  std::vector<int64_t> shape = in.shape();
+  if (shape.empty()) shape = {1};
+  const int64_t last = shape.back(), rowBytes = last * from;
+  if (rowBytes % into != 0)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the last dimension holds " + std::to_string(rowBytes) + " bytes (" +
+                                       std::to_string(last) + " x " + std::string(nki::dtypeName(in.dtype())) +
+                                       "), which is not a whole number of " + std::string(nki::dtypeName(to)) +
+                                       " elements");
+  shape.back() = rowBytes / into;
+  auto out = allocate(shape, to);
+  if (!out) return out.takeError();
+  const int64_t rows = last == 0 ? 0 : in.numel() / last, outLast = shape.back();
+  std::vector<uint8_t> bytes(static_cast<size_t>(rowBytes));
+  std::vector<float> marker(static_cast<size_t>(rowBytes)); // the undefined marker each byte carries, or 0
+  const float *src = in.data();
+  float *dst = out->data();
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t k = 0; k < last; ++k) {
+      float v = src[r * last + k];
+      bool undefined = isUndefinedMarker(v);
+      bytesOfValue(undefined ? 0.0f : v, in.dtype(), &bytes[static_cast<size_t>(k * from)]);
+      for (int64_t b = 0; b < from; ++b) marker[static_cast<size_t>(k * from + b)] = undefined ? v : 0.0f;
+    }
+    for (int64_t k = 0; k < outLast; ++k) {
+      float m = 0.0f;
+      for (int64_t b = 0; b < into && m == 0.0f; ++b) m = marker[static_cast<size_t>(k * into + b)];
+      bool exact = true;
+      float v = m != 0.0f ? m : valueOfBytes(&bytes[static_cast<size_t>(k * into)], to, &exact);
+      if (!exact)
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "element " + std::to_string(r * outLast + k) + " reads as the " + std::string(nki::dtypeName(to)) + " " +
+                std::to_string(static_cast<int64_t>(v)) + ", which the interpreter's fp32 storage cannot hold exactly");
+      dst[r * outLast + k] = v;
+    }
+  }
+  return out;
+}
+
 std::optional<std::vector<int64_t>> broadcastShapes(const std::vector<int64_t> &a, const std::vector<int64_t> &b) {
   std::vector<int64_t> out(std::max(a.size(), b.size()), 1);
   for (size_t k = 1; k <= out.size(); ++k) {

@@ -118,6 +118,11 @@ public:
   /// The same elements under another shape of the same count, without a copy: writes through the view
   /// reach `base` (NKI's reshape of an HBM tensor). `base` must outlive the view.
   static llvm::Expected<NDArray> viewOf(NDArray &base, std::vector<int64_t> shape);
+  /// `in`'s bytes (little-endian, row-major) read as `to` (NKI's `t.view(dtype)`): the last axis scales by
+  /// the ratio of the element sizes. Fails when the last axis is not a whole number of `to` elements, or an
+  /// int32/uint32 element is not exact in fp32 storage. A never-written or masked-off element marks every
+  /// element its bytes reach.
+  static llvm::Expected<NDArray> reinterpret(const NDArray &in, nki::DType to);
 
   const std::vector<int64_t> &shape() const { return Shape; }
   int64_t rank() const { return static_cast<int64_t>(Shape.size()); }

@@ -1,6 +1,9 @@
 #include "NKI/Dialect.h"
 #include "NKI/PyCore.h"
+#include "Syntax/AstWalks.h"
 #include "Syntax/PyAST.h"
+
+#include <map>
 
 #include <algorithm>
 
@@ -100,12 +103,33 @@ template <typename Pred> static const syntax::Stmt *firstImport(const syntax::Mo
 }
 
 Dialect dialectOfImports(const syntax::Module &m) {
+  // The package each imported name comes from: `import nki.language as nl` binds nl to the current one,
+  // `from neuronxcc.nki.language import par_dim` binds par_dim to the legacy one.
+  std::map<std::string, bool, std::less<>> legacyName;
+  for (const syntax::Stmt *s : m.body()) {
+    if (s->kind == syntax::StmtKind::ImportFrom) {
+      bool nki = isNkiModule(s->name), legacy = isLegacyModule(s->name);
+      if (nki || legacy)
+        for (const auto &[name, alias] : s->imports) legacyName[alias.empty() ? name : alias] = legacy;
+    } else if (s->kind == syntax::StmtKind::Import) {
+      for (const auto &[name, alias] : s->imports) {
+        bool nki = isNkiModule(name), legacy = isLegacyModule(name);
+        if (nki || legacy) legacyName[alias.empty() ? name.substr(0, name.find('.')) : alias] = legacy;
+      }
+    }
+  }
+  // The kernel's own uses decide: a current-dialect kernel that also imports a utility from neuronxcc.nki
+  // (or the other way round) is written in the package most of its uses name.
+  size_t uses[2] = {0, 0};
+  for (const syntax::Stmt *s : m.body()) {
+    if (s->kind == syntax::StmtKind::Import || s->kind == syntax::StmtKind::ImportFrom) continue;
+    syntax::forEachExpr(s, [&](const syntax::Expr *x) {
+      if (x->kind != syntax::ExprKind::Name) return;
+      if (auto it = legacyName.find(x->name); it != legacyName.end()) ++uses[it->second ? 1 : 0];
+    });
+  }
+  if (uses[0] != uses[1]) return uses[0] > uses[1] ? Dialect::Nki : Dialect::Neuronxcc;
   return firstImport(m, isNkiModule) ? Dialect::Nki : Dialect::Neuronxcc;
-}
-
-const syntax::Stmt *legacyImportIn(const syntax::Module &m) {
-  if (dialectOfImports(m) != Dialect::Nki) return nullptr;
-  return firstImport(m, isLegacyModule);
 }
 
 int DialectApi::paramIndex(std::string_view n) const {

@@ -29,13 +29,13 @@ LoopKind resolvedLoopKind(Dialect d, LoopKind spelled);
 /// The package each dialect imports: `neuronxcc.nki.language` becomes `nki.language`.
 constexpr std::string_view kLegacyPackage = "neuronxcc.nki", kCurrentPackage = "nki";
 
-/// The kernel's dialect from the file's imports: any `import nki` / `from nki...` (and no
-/// `neuronxcc` import) is the current dialect; everything else is the 0.1 dialect AccelOpt reads.
+/// The kernel's dialect from the file's imports and its own uses of them: the package (`nki` or
+/// `neuronxcc.nki`) whose imported names the file's code names most; with no uses either way, any
+/// `import nki` / `from nki...` is the current dialect, everything else the 0.1 dialect AccelOpt reads.
+/// A current-dialect file may import a utility from neuronxcc.nki (`from neuronxcc.nki.language import
+/// par_dim`): it binds like the current package's name, and only a 0.1-only API it names inside the kernel
+/// is an error (`dialect-removed`, at the use).
 Dialect dialectOfImports(const syntax::Module &m);
-
-/// The first `neuronxcc` import of a current-dialect file (mixing them is a compile error from
-/// NKI 0.4), or null.
-const syntax::Stmt *legacyImportIn(const syntax::Module &m);
 
 /// One parameter of an API in one dialect. A name the op-table row also has binds that row
 /// parameter; `dst` is the destination; other names are the dialect's own (accumulate, pattern).

@@ -179,6 +179,9 @@ struct Numerics {
   float scale = 1.0f;              // activation input scale (nl.negative is copy(-1 * x))
   bool mean = false;               // the reduction is divided by the reduced element count (nl.mean)
   std::optional<float> fill = {};  // a new tensor filled with this value (nl.zeros)
+  // Without dtype=, the result is rounded to the data operand's dtype (nisa.activation: "if dtype is not
+  // specified, the same data type as the input tile"); otherwise it is kept as computed (fp32).
+  bool inputDType = false;
 };
 
 struct ParamInfo {

@@ -1,5 +1,6 @@
 #include "NKI/PyCore.h"
 #include "NKI/PyInt.h"
+#include "Syntax/AstWalks.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Error.h"
@@ -80,6 +81,35 @@ bool isModuleConstant(const syntax::Expr *e, const std::function<bool(std::strin
   }
   return std::all_of(e->elts.begin(), e->elts.end(),
                      [&](const syntax::Expr *x) { return isModuleConstant(x, isClass); });
+}
+
+std::string unevaluatedModuleNameMessage(const syntax::Module &m, std::string_view name,
+                                         const std::function<bool(std::string_view)> &isClass) {
+  const syntax::Stmt *def = nullptr;
+  for (const syntax::Stmt *s : m.body()) {
+    if (s->kind != syntax::StmtKind::Assign || isModuleConstant(s->value, isClass)) continue;
+    for (const syntax::Expr *t : s->targets)
+      if (t->kind == syntax::ExprKind::Name && t->name == name) def = s;
+  }
+  if (!def) return "";
+  // The first call in the value names what would have to run at import time.
+  const syntax::Expr *call = nullptr;
+  syntax::forEachExpr(def->value, [&](const syntax::Expr *x) {
+    if (!call && x->kind == syntax::ExprKind::Call) call = x;
+  });
+  std::string_view text = m.source().text();
+  auto spelled = [&](const syntax::Expr *x) {
+    return std::string(text.substr(x->range.begin, x->range.end - x->range.begin));
+  };
+  std::string callee = call && call->base ? spelled(call->base) : def->value ? spelled(def->value) : "";
+  std::string line = std::to_string(m.source().lineCol(def->range.begin).line);
+  std::string head = "module-level '" + std::string(name) + "' (line " + line + ") ";
+  std::string what = canonicalPath(callee).starts_with("np.")
+                         ? "is a host numpy array built by '" + callee + "' when the module is imported"
+                         : "is computed by calling '" + callee + "' when the module is imported";
+  return head + what +
+         "; accelopt evaluates module-level values only from literals, arithmetic on them and configuration "
+         "objects, so it cannot check, run or model what the kernel does with it";
 }
 
 std::vector<std::pair<std::string, std::string>> importBindings(const syntax::Stmt &s) {

@@ -54,6 +54,13 @@ bool samePath(std::string_view a, std::string_view b);
 /// configuration object, which runs nothing else.
 bool isModuleConstant(const syntax::Expr *value, const std::function<bool(std::string_view)> &isClass = {});
 
+/// Why a kernel cannot read module-level `name`: the file assigns it at module level from a value that is
+/// not a module constant (it calls something: `M = np.fromfunction(f, (P, N))`, `A = np.arange(N)`), so
+/// neither evaluator binds it. Empty when `m` has no such assignment of `name`. Said alike by `check`,
+/// `run` and `profile` where the kernel reads the name; a name the kernel never reads is never reported.
+std::string unevaluatedModuleNameMessage(const syntax::Module &m, std::string_view name,
+                                         const std::function<bool(std::string_view)> &isClass = {});
+
 /// The names an import statement binds, each with the canonical dotted path it denotes:
 /// `import neuronxcc.nki.language as nl` -> {nl, "nl"}; `import numpy` -> {numpy, "np"};
 /// `from neuronxcc.nki.language import par_dim` -> {par_dim, "nl.par_dim"}.

@@ -3,8 +3,10 @@
 import nki
 import nki.language as nl
 import nki.isa as nisa
-# CHECK: dialect-removed.py:[[@LINE+1]]:1: error: neuronxcc.nki cannot be imported into an nki kernel (a compile error from NKI 0.4); import nki, nki.language and nki.isa instead [dialect-removed]
+# A utility imported from neuronxcc.nki is no error by itself; a 0.1-only one used in the kernel is.
+# CHECK-NOT: cannot be imported
 import neuronxcc.nki.typing as nt
+from neuronxcc.nki.language import par_dim
 
 
 @nki.jit
@@ -13,6 +15,8 @@ def kernel(a):
   t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
   # CHECK: dialect-removed.py:[[@LINE+1]]:9: error: nl.arange was removed in the nki dialect; index with slices (t[a:b]) or an access pattern (t.ap(pattern=...)) [dialect-removed]
   i_p = nl.arange(128)[:, None]
+  # CHECK: dialect-removed.py:[[@LINE+1]]:19: error: nl.par_dim was removed in the nki dialect; block dimensions are gone: use a Python list of tiles or fold them into free dims [dialect-removed]
+  u = nl.ndarray((par_dim(128), 512), dtype=nl.float32, buffer=nl.sbuf)
   nisa.dma_copy(dst=t, src=a[0:128, 0:512])
   r = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
   # CHECK: dialect-removed.py:[[@LINE+1]]:63: error: 'mask=' was removed in the nki dialect; bound the slices (min(...)) instead of masking [dialect-removed]

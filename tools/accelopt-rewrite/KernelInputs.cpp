@@ -106,10 +106,14 @@ llvm::Expected<SeededInputs> inputsFromDir(const InputOptions &opts, const nki::
       if (!arr) return arr.takeError();
       if (opts.resolvedInputs)
         for (const nki::InputSpec &spec : *opts.resolvedInputs)
-          if (spec.name == p.name && !spec.isScalar && spec.literal.empty() && !npyFits(*arr, spec))
-            return error(path + ": error: the file holds " + std::string(nki::dtypeName(arr->dtype())) +
-                         interp::formatShape(arr->shape()) + " but the kernel's input shapes give " + p.name + "=" +
-                         std::string(nki::dtypeName(spec.dtype)) + interp::formatShape(spec.shape));
+          if (spec.name == p.name && !spec.isScalar && spec.literal.empty()) {
+            if (!npyFits(*arr, spec))
+              return error(path + ": error: the file holds " + std::string(nki::dtypeName(arr->dtype())) +
+                           interp::formatShape(arr->shape()) + " but the kernel's input shapes give " + p.name + "=" +
+                           std::string(nki::dtypeName(spec.dtype)) + interp::formatShape(spec.shape));
+            // A float32 file feeding a dtype numpy lacks (bf16): the argument has the kernel's dtype.
+            arr->convertTo(spec.dtype);
+          }
       a.array = std::move(*arr);
     } else if (p.scalar) {
       a.scalar = *p.scalar;

@@ -426,6 +426,21 @@ Value KernelEvaluator::methodCall(const Value &m, const Expr *e) {
     return Value::none();
   }
   auto args = positional(e);
+  // t.view(dtype): the same bytes read as another dtype, the last axis scaled by the size ratio.
+  if (const Expr *kw = args.empty() && m.s == "view" ? e->keyword("dtype") : nullptr) args.push_back(eval(kw));
+  if (std::optional<nki::DType> to = m.s == "view" && args.size() == 1 ? dtypeOf(args[0]) : std::nullopt) {
+    if (m.view) fail(e->range, "a dtype view of a slice is not supported; view the whole tensor");
+    auto alias = std::make_shared<Tensor>();
+    alias->buffer = m.tensor->buffer;
+    alias->name = m.tensor->name;
+    alias->parDim = m.tensor->parDim;
+    alias->reinterprets = m.tensor;
+    auto arr = NDArray::reinterpret(m.tensor->data, *to);
+    if (!arr) fail(e->range, text(e) + ": " + llvm::toString(arr.takeError()));
+    alias->data = std::move(*arr);
+    syncReinterpreted(*alias, false, e->range);
+    return Value::ofTensor(alias);
+  }
   // reshape(shape=...) / broadcast_to(shape=...): the keyword form of the one shape argument.
   if (const Expr *kw = args.empty() ? e->keyword("shape") : nullptr) args.push_back(eval(kw));
   Value shapeArg = args.size() == 1 && args[0].isSeq() ? args[0] : Value::seq(args);

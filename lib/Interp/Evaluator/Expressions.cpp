@@ -34,6 +34,14 @@ Value KernelEvaluator::lookup(const Expr *e) {
   }
   if (const nki::pycore::BuiltinInfo *b = nki::pycore::lookupBuiltin(e->name); b && b->evaluated)
     return Value::path("builtins." + e->name);
+  // Bound at module level from a value the evaluator does not compute (`M = np.fromfunction(...)`).
+  auto isClass = [&](std::string_view name) {
+    if (CurModule || !Globals) return false;
+    auto g = Globals->find(std::string(name));
+    return g != Globals->end() && g->second.kind == Value::PyFunc && !nki::pycore::classNameOf(*g->second.fn).empty();
+  };
+  if (std::string why = nki::pycore::unevaluatedModuleNameMessage(currentModule(), e->name, isClass); !why.empty())
+    fail(e->range, why);
   fail(e->range, "name '" + e->name + "' is not defined");
 }
 

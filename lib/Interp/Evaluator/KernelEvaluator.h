@@ -174,6 +174,11 @@ protected:
   /// `combine` merges with the old element for accumulation.
   void scatter(const View &v, const NDArray &value, const Mask *mask, const syntax::ByteRange &at,
                const std::function<float(float oldv, float newv)> *combine, bool raceCheck);
+  void scatterInto(const View &v, const NDArray &value, const Mask *mask, const syntax::ByteRange &at,
+                   const std::function<float(float oldv, float newv)> *combine, bool raceCheck);
+  /// A dtype view (`t.view(nl.uint8)`) reads its tensor's current bytes, and a write through it stores
+  /// the bytes back: `toBase` re-encodes the view into the tensor it reinterprets.
+  void syncReinterpreted(Tensor &view, bool toBase, const syntax::ByteRange &at);
 
   static std::string elementIndex(const std::vector<int64_t> &shape, int64_t flat);
 

@@ -91,7 +91,9 @@ struct Tensor {
   int parDim = 0;                 // -1 for HBM
   RaceStamps stamps;              // race detection: affine iteration serial of the last write
   std::shared_ptr<Tensor> viewed; // a reshape view: the tensor whose storage `data` borrows
-  bool written = false;           // some element was stored (a kernel's outputs written into its arguments)
+  /// A dtype view (`t.view(nl.uint8)`): the tensor whose bytes `data` holds decoded (synced at each access).
+  std::shared_ptr<Tensor> reinterprets;
+  bool written = false; // some element was stored (a kernel's outputs written into its arguments)
   /// Set when undefined lanes of this tensor were computed from never-written memory (else from a mask).
   std::shared_ptr<const UndefinedOrigin> undefinedFrom;
 };

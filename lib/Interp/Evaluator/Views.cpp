@@ -232,8 +232,23 @@ void KernelEvaluator::checkBounds(const View &v, const Mask *mask, const syntax:
   }
 }
 
+void KernelEvaluator::syncReinterpreted(Tensor &view, bool toBase, const syntax::ByteRange &at) {
+  if (!view.reinterprets) return;
+  Tensor &base = *view.reinterprets;
+  syncReinterpreted(base, false, at); // a view of a view reads the bytes underneath first
+  auto synced = NDArray::reinterpret(toBase ? view.data : base.data, toBase ? base.data.dtype() : view.data.dtype());
+  if (!synced) fail(at, "dtype view of '" + base.name + "': " + llvm::toString(synced.takeError()));
+  NDArray &into = toBase ? base.data : view.data;
+  std::copy(synced->values().begin(), synced->values().end(), into.values().begin());
+  if (toBase) {
+    for (Tensor *t = &base; t; t = t->viewed.get()) t->written = true;
+    syncReinterpreted(base, true, at);
+  }
+}
+
 NDArray KernelEvaluator::gather(const View &v, const Mask *mask, const syntax::ByteRange &at, bool checkUninit) {
   checkBounds(v, mask, at);
+  syncReinterpreted(*v.tensor, false, at);
   auto out = NDArray::allocate(v.shape(), v.tensor->data.dtype());
   if (!out) fail(at, llvm::toString(out.takeError()));
   float *dst = out->data();
@@ -282,6 +297,13 @@ std::shared_ptr<const UndefinedOrigin> KernelEvaluator::undefinedOriginOf(const 
 
 void KernelEvaluator::scatter(const View &v, const NDArray &value, const Mask *mask, const syntax::ByteRange &at,
                               const std::function<float(float oldv, float newv)> *combine, bool raceCheck) {
+  syncReinterpreted(*v.tensor, false, at);
+  scatterInto(v, value, mask, at, combine, raceCheck);
+  syncReinterpreted(*v.tensor, true, at);
+}
+
+void KernelEvaluator::scatterInto(const View &v, const NDArray &value, const Mask *mask, const syntax::ByteRange &at,
+                                  const std::function<float(float oldv, float newv)> *combine, bool raceCheck) {
   checkBounds(v, mask, at);
   for (Tensor *t = v.tensor.get(); t; t = t->viewed.get()) t->written = true;
   int rank = int(v.extent.size());

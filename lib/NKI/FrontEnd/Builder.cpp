@@ -20,11 +20,6 @@ Kernel KernelBuilder::build(const Stmt *def) {
   K.shapesKnown = Inputs != nullptr;
   KernelDialect = dialectOfImports(M);
   K.dialect = KernelDialect;
-  if (const Stmt *legacy = legacyImportIn(M))
-    diag(Diagnostic::Error, legacy->range,
-         "neuronxcc.nki cannot be imported into an nki kernel (a compile error from NKI 0.4); import nki, "
-         "nki.language and nki.isa instead",
-         Rule::DialectRemoved);
   bindModuleConstants();
   ModuleEnv = Env;
   bindParams(def);

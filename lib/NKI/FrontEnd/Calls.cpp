@@ -907,6 +907,48 @@ Value KernelBuilder::allocation(const OpInfo *op, const Expr *e, const Value &sh
   return Value::tensorRef(t.id);
 }
 
+Value KernelBuilder::dtypeView(const Value &m, DType to, const Expr *e) {
+  Tensor t = K.tensors[size_t(m.tensor)];
+  std::string what =
+      text(e->base && e->base->base ? e->base->base : e->base) + ".view(" + std::string(dtypeName(to)) + ")";
+  if (m.view) {
+    diag(Diagnostic::Error, e->range, what + ": a dtype view of a slice is not supported; view the whole tensor",
+         Rule::Unsupported);
+    return Value::unknown(text(e));
+  }
+  int64_t from = dtypeBytes(t.dtype), into = dtypeBytes(to);
+  // The free dimension scales by the size ratio; the partition dimension (and the bytes) stay.
+  if (from != into && t.dtypeKnown && !t.shape.empty()) {
+    SymInt &last = t.shape.back();
+    bool partitionOnly = t.parDim >= 0 && size_t(t.parDim) + 1 == t.shape.size();
+    if (partitionOnly || (last.isKnown() && (*last.value * from) % into != 0)) {
+      diag(Diagnostic::Error, e->range,
+           what + ": the last dimension holds " +
+               (partitionOnly ? std::string("the partitions")
+                              : std::to_string(*last.value * from) + " bytes (" + last.str() + " x " +
+                                    std::string(dtypeName(t.dtype)) + ")") +
+               ", which is not a whole number of " + std::string(dtypeName(to)) + " elements (" + std::to_string(into) +
+               " bytes)",
+           Rule::CallArgs);
+      return Value::unknown(text(e));
+    }
+    last = last.isKnown()
+               ? SymInt::known(*last.value * from / into)
+               : SymInt::symbolic("(" + last.str() + ")*" + std::to_string(from) + "//" + std::to_string(into));
+  }
+  t.id = int(K.tensors.size());
+  t.aliasOf = K.tensors[size_t(m.tensor)].aliasOf >= 0 ? K.tensors[size_t(m.tensor)].aliasOf : m.tensor;
+  t.isArgument = false;
+  t.isOutput = false;
+  t.dtype = to;
+  t.dtypeKnown = true;
+  t.range = e->range;
+  t.name = K.tensors[size_t(m.tensor)].name + ".view";
+  K.tensors.push_back(t);
+  if (UnknownShape.count(m.tensor)) UnknownShape.insert(t.id);
+  return Value::tensorRef(t.id);
+}
+
 Value KernelBuilder::methodCall(const Value &m, const Expr *e) {
   if (m.s == "ap") return accessPattern(m, e);
   std::vector<Value> args;
@@ -914,6 +956,9 @@ Value KernelBuilder::methodCall(const Value &m, const Expr *e) {
   // reshape(shape=...) / broadcast_to(shape=...): the keyword form of the one shape argument.
   if (const Expr *kw = args.empty() ? e->keyword("shape") : nullptr) args.push_back(eval(kw));
   const Tensor &src = K.tensors[m.tensor];
+  // t.view(dtype): the same bytes read as another dtype (both dialects: nki.tensor.view, NkiTensor.view).
+  if (const Expr *kw = args.empty() && m.s == "view" ? e->keyword("dtype") : nullptr) args.push_back(eval(kw));
+  if (m.s == "view" && args.size() == 1 && dtypeValue(args[0])) return dtypeView(m, *dtypeValue(args[0]), e);
   Value shapeArg = args.size() == 1 && args[0].kind == Value::Seq ? args[0] : Value::seq(args);
   if (m.s == "reshape" || m.s == "view") {
     // A free view of an HBM tensor with another shape.

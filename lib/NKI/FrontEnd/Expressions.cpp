@@ -66,6 +66,11 @@ Value KernelBuilder::eval(const Expr *e, std::optional<Buffer> resultBuffer, con
       if (!bound->starImport && !bound->names.count(e->name) &&
           ReportedUndefinedNames.insert({e->name, e->range.begin}).second)
         diag(Diagnostic::Error, e->range, "name '" + e->name + "' is not defined", Rule::UndefinedName);
+      // Bound at module level from a value neither evaluator computes (`M = np.fromfunction(...)`).
+      auto isClass = [&](std::string_view name) { return !CurModule && Classes.count(std::string(name)) != 0; };
+      if (std::string why = pycore::unevaluatedModuleNameMessage(CurModule ? *CurModule : M, e->name, isClass);
+          !why.empty() && ReportedUndefinedNames.insert({e->name, e->range.begin}).second)
+        diag(Diagnostic::Error, e->range, why, Rule::Unsupported);
     }
     return Value::unknown(e->name);
   }

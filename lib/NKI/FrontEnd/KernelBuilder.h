@@ -454,6 +454,9 @@ private:
                    const std::vector<const Expr *> &bound);
 
   Value methodCall(const Value &m, const Expr *e);
+  /// `t.view(dtype)`: an alias of t's bytes read as `to` (no data movement, so nothing to cost); the last
+  /// dimension scales by the size ratio and must hold a whole number of `to` elements.
+  Value dtypeView(const Value &m, DType to, const Expr *e);
 
   // ----- Python lists of tiles (FrontEnd/TileLists.cpp) -----
   /// `lst.append(item)` of a fresh tile (or of an inner list of tiles) made in the loop that fills a
