@@ -3,6 +3,7 @@
 #include "Interp/NDArray.h"
 #include "Interp/Uninit.h"
 
+#include <algorithm>
 #include <bit>
 #include <cassert>
 #include <cmath>
@@ -175,8 +176,10 @@ uint8_t float8E4M3Bits(float v) {
   if (std::isnan(v)) return static_cast<uint8_t>(sign | 0x7Fu);
   float a = std::fabs(v);
   if (a == 0.0f) return static_cast<uint8_t>(sign);
-  if (a < powerOfTwo(-6)) // subnormal: an exact multiple of 2^-9
-    return static_cast<uint8_t>(sign | static_cast<uint32_t>(a * powerOfTwo(9)));
+  // No infinity in this format: past the largest finite value (448) is that value.
+  if (std::isinf(a) || a > 448.0f) return static_cast<uint8_t>(sign | 0x7Eu);
+  // Subnormal: an exact multiple of 2^-9.
+  if (a < powerOfTwo(-6)) return static_cast<uint8_t>(sign | static_cast<uint32_t>(a * powerOfTwo(9)));
   int k = 0;
   float f = std::frexp(a, &k); // a = f * 2^k, f in [0.5, 1)
   auto mantissa = static_cast<uint32_t>((2.0f * f - 1.0f) * 8.0f);
@@ -204,7 +207,11 @@ void bytesOfValue(float value, nki::DType dtype, uint8_t *out) {
   case DType::Float8E5M2: bits = float16Bits(v) >> 8; break;
   case DType::Float8E4M3: bits = float8E4M3Bits(v); break;
   case DType::Bool: bits = v != 0.0f ? 1 : 0; break;
-  default: bits = static_cast<uint64_t>(static_cast<int64_t>(v)); break; // two's complement
+  default: { // two's complement; a NaN or an out-of-range value would make the conversion undefined
+    double d = std::isnan(v) ? 0.0 : std::clamp(static_cast<double>(v), -0x1p63, 0x1p63 - 1024.0);
+    bits = static_cast<uint64_t>(static_cast<int64_t>(d));
+    break;
+  }
   }
   for (int i = 0; i < nki::dtypeBytes(dtype); ++i) out[i] = static_cast<uint8_t>(bits >> (8 * i));
 }
