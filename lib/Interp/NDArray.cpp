@@ -241,11 +241,11 @@ std::vector<int64_t> NDArray::strides() const {
 }
 
 int64_t NDArray::flatIndex(std::initializer_list<int64_t> index) const {
-  assert(index.size() == shape_.size() && "index rank differs from the array rank");
+  assert(index.size() == Shape.size() && "index rank differs from the array rank");
   int64_t flat = 0;
   size_t axis = 0;
   for (int64_t i : index) {
-    assert(i >= 0 && i < shape_[axis] && "index out of bounds");
+    assert(i >= 0 && i < Shape[axis] && "index out of bounds");
     flat = flat * Shape[axis++] + i;
   }
   return flat;
