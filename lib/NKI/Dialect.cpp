@@ -3,9 +3,8 @@
 #include "Syntax/AstWalks.h"
 #include "Syntax/PyAST.h"
 
-#include <map>
-
 #include <algorithm>
+#include <map>
 
 namespace accelopt::nki {
 
