@@ -442,29 +442,37 @@ std::vector<LegalOp> legalOps(const PreparedKernel &prepared) {
   return legalOps(prepared, [](llvm::StringRef) { return true; });
 }
 
-std::vector<LegalOp> legalOps(const PreparedKernel &prepared, llvm::function_ref<bool(llvm::StringRef)> wanted) {
-  std::vector<LegalOp> out;
+namespace {
+/// Each instance of a wanted op whose own check passes, with that result and the engine's on the whole
+/// kernel (re-parsed and verified): what legalOps keeps and rejectedOps reports.
+void forEachCheckedInstance(
+    const PreparedKernel &prepared, llvm::function_ref<bool(llvm::StringRef)> wanted,
+    llvm::function_ref<void(const nlohmann::json &, const OpResult &, const CandidateResult &)> f) {
   for (const Op *op : allOps()) {
     if (!wanted(op->name())) continue;
     for (const nlohmann::json &j : op->instances(prepared.kernel())) {
       OpResult r = op->apply(prepared.kernel(), j);
       if (r.status != Status::Applied) continue;
-      CandidateResult full = run(prepared, {j});
-      if (full.status != Status::Applied) continue;
-      out.push_back({j, r.description});
+      f(j, r, run(prepared, {j}));
     }
   }
+}
+} // namespace
+
+std::vector<LegalOp> legalOps(const PreparedKernel &prepared, llvm::function_ref<bool(llvm::StringRef)> wanted) {
+  std::vector<LegalOp> out;
+  forEachCheckedInstance(prepared, wanted,
+                         [&](const nlohmann::json &j, const OpResult &r, const CandidateResult &full) {
+                           if (full.status == Status::Applied) out.push_back({j, r.description});
+                         });
   return out;
 }
 
-std::vector<RejectedOp> rejectedOps(const PreparedKernel &prepared) {
+std::vector<RejectedOp> rejectedOps(const PreparedKernel &prepared, llvm::function_ref<bool(llvm::StringRef)> wanted) {
   std::vector<RejectedOp> out;
-  for (const Op *op : allOps())
-    for (const nlohmann::json &j : op->instances(prepared.kernel())) {
-      if (op->apply(prepared.kernel(), j).status != Status::Applied) continue;
-      CandidateResult full = run(prepared, {j});
-      if (full.status == Status::Refused) out.push_back({j, full.refusal.reason});
-    }
+  forEachCheckedInstance(prepared, wanted, [&](const nlohmann::json &j, const OpResult &, const CandidateResult &full) {
+    if (full.status == Status::Refused) out.push_back({j, full.refusal.reason});
+  });
   return out;
 }
 

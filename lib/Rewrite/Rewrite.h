@@ -184,7 +184,7 @@ struct RejectedOp {
   nlohmann::json op;
   std::string reason; // the engine's refusal
 };
-std::vector<RejectedOp> rejectedOps(const PreparedKernel &prepared);
+std::vector<RejectedOp> rejectedOps(const PreparedKernel &prepared, llvm::function_ref<bool(llvm::StringRef)> wanted);
 /// The first instance of op kind `kind`, in menu order, that applyCandidate would accept.
 std::optional<LegalOp> firstLegalOp(const PreparedKernel &prepared, llvm::StringRef kind);
 

@@ -37,11 +37,11 @@ int runLegal() {
     auto prepared = rewrite::PreparedKernel::prepare(file->source(), opts);
     if (!prepared) return reportError(prepared.takeError());
     size_t n = 0;
-    for (const rewrite::RejectedOp &r : rewrite::rejectedOps(*prepared))
-      if (OnlyOp.empty() || r.op["op"] == OnlyOp.getValue()) {
-        llvm::outs() << rewrite::formatOp(r.op) << "  rejected: " << r.reason << "\n";
-        ++n;
-      }
+    auto wanted = [](llvm::StringRef kind) { return OnlyOp.empty() || kind == OnlyOp.getValue(); };
+    for (const rewrite::RejectedOp &r : rewrite::rejectedOps(*prepared, wanted)) {
+      llvm::outs() << rewrite::formatOp(r.op) << "  rejected: " << r.reason << "\n";
+      ++n;
+    }
     llvm::outs() << "# " << n << " rejected op instance(s) for kernel '" << file->kernels.front().name << "' in "
                  << file->source().path() << "\n";
     return 0;
