@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# README command 2: set up, build, and run every test: unit + lit in the normal
-# build, the heavy full-size NKIBench label once, then unit + lit again and the
+# README command 2: set up, build, and run every test: unit + lit and the heavy
+# full-size NKIBench label in the normal build, then unit + lit again and the
 # fuzzers (60 s each) under AddressSanitizer + UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,8 +9,10 @@ phase() { echo "test.sh: ${SECONDS}s: $*"; }
 phase "set-up and build"
 bash scripts/setup.sh
 jobs=$(nproc)
-phase "full-size label (normal build)"
-(cd build && ctest --output-on-failure -j "$jobs" -L full)
+# One ctest run in the normal build: unit, lit and the full-size label (lit-full, and lit-slurm, which
+# mostly waits on Slurm's time limits: one slot more than cores keeps both cores busy meanwhile).
+phase "unit, lit and full-size label (normal build)"
+(cd build && ctest --output-on-failure -j "$((jobs + 1))" -L "unit|lit|full")
 # The sanitizer build is clang-14's, with libFuzzer's coverage instrumentation, so the same build
 # runs the unit and lit tests under ASan+UBSan and the fuzzers (its `fuzz` test, label full: 60 s
 # each) instead of a third build. It needs no benchmarks: ctest does not run them. A sanitizer
@@ -25,5 +27,3 @@ phase "unit, lit and fuzzers under ASan+UBSan"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 (cd build-asan && ctest --output-on-failure -j "$jobs" -L "unit|lit|full" -E "^lit-(full|slurm)$")
 unset ASAN_OPTIONS UBSAN_OPTIONS
-phase "unit and lit (normal build)"
-(cd build && ctest --output-on-failure -j "$jobs" -L "unit|lit" -E "^lit-full$")
