@@ -1,4 +1,5 @@
 #include "Dispatch/Slurm.h"
+#include "Syntax/Errors.h"
 
 #include "Memory/Hash.h"
 #include "Profile/Backend.h"
@@ -30,10 +31,6 @@ using search::Candidate;
 
 namespace {
 
-llvm::Error error(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
-}
-
 std::string pathJoin(llvm::StringRef a, llvm::StringRef b, llvm::StringRef c = "") {
   llvm::SmallString<256> p(a);
   path::append(p, b);
@@ -43,7 +40,7 @@ std::string pathJoin(llvm::StringRef a, llvm::StringRef b, llvm::StringRef c = "
 
 llvm::Expected<std::string> readFile(llvm::StringRef file) {
   auto buf = llvm::MemoryBuffer::getFile(file);
-  if (!buf) return error(file + ": error: cannot read: " + buf.getError().message());
+  if (!buf) return stringError(file + ": error: cannot read: " + buf.getError().message());
   return (*buf)->getBuffer().str();
 }
 
@@ -51,7 +48,7 @@ llvm::Expected<nlohmann::json> readJson(llvm::StringRef file) {
   auto text = readFile(file);
   if (!text) return text.takeError();
   nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return error(file + ": error: invalid JSON");
+  if (j.is_discarded()) return stringError(file + ": error: invalid JSON");
   return j;
 }
 
@@ -59,10 +56,11 @@ llvm::Expected<nlohmann::json> readJson(llvm::StringRef file) {
 /// error carrying its standard error.
 llvm::Expected<std::string> runTool(llvm::StringRef tool, const std::vector<std::string> &args) {
   auto program = llvm::sys::findProgramByName(tool);
-  if (!program) return error("error: '" + tool + "' not found on PATH; --dispatch slurm needs the Slurm client tools");
+  if (!program)
+    return stringError("error: '" + tool + "' not found on PATH; --dispatch slurm needs the Slurm client tools");
   llvm::SmallString<128> out, err;
   if (fs::createTemporaryFile("accelopt-slurm", "out", out) || fs::createTemporaryFile("accelopt-slurm", "err", err))
-    return error("error: cannot create a temporary file for " + tool);
+    return stringError("error: cannot create a temporary file for " + tool);
   std::vector<llvm::StringRef> argv = {*program};
   for (const auto &a : args) argv.push_back(a);
   llvm::Optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(out), llvm::StringRef(err)};
@@ -74,8 +72,8 @@ llvm::Expected<std::string> runTool(llvm::StringRef tool, const std::vector<std:
   if (!stdoutText) return stdoutText.takeError();
   if (!stderrText) return stderrText.takeError();
   if (rc != 0)
-    return error("error: " + tool + " failed (exit " + llvm::Twine(rc) + "): " + llvm::StringRef(*stderrText).trim() +
-                 (message.empty() ? "" : " " + message));
+    return stringError("error: " + tool + " failed (exit " + llvm::Twine(rc) +
+                       "): " + llvm::StringRef(*stderrText).trim() + (message.empty() ? "" : " " + message));
   return *stdoutText;
 }
 
@@ -158,7 +156,7 @@ public:
   llvm::Error prepare() {
     for (const char *sub : {"job", "result", "log"})
       if (std::error_code ec = fs::create_directories(pathJoin(Dir, sub)))
-        return error("error: cannot create '" + pathJoin(Dir, sub) + "': " + ec.message());
+        return stringError("error: cannot create '" + pathJoin(Dir, sub) + "': " + ec.message());
     return llvm::Error::success();
   }
   const std::string &dir() const { return Dir; }
@@ -274,7 +272,7 @@ private:
     // --parsable: "<job id>[;<cluster>]".
     std::string job = llvm::StringRef(*out).trim().split(';').first.str();
     if (job.empty() || !llvm::all_of(job, llvm::isDigit))
-      return error("error: sbatch answered '" + *out + "', not a job id");
+      return stringError("error: sbatch answered '" + *out + "', not a job id");
     for (size_t i = 0; i < tasks.size(); ++i) {
       tasks[i]->job = job + "_" + std::to_string(i);
       tasks[i]->unseenPolls = tasks[i]->completedPolls = 0;
@@ -347,7 +345,7 @@ llvm::Expected<std::shared_ptr<const profile::Backend>> backendOfSpec(const nloh
 
 llvm::Error checkSlurmAnswers() {
   if (auto out = runTool("squeue", {"-h", "-o", "%i"}); !out)
-    return error("error: --dispatch slurm: Slurm does not answer: " + llvm::toString(out.takeError()));
+    return stringError("error: --dispatch slurm: Slurm does not answer: " + llvm::toString(out.takeError()));
   return llvm::Error::success();
 }
 
@@ -431,7 +429,7 @@ llvm::Expected<std::unique_ptr<SlurmEvaluator>> SlurmEvaluator::create(const Slu
   if (auto err = impl->Arrays.prepare()) return err;
   std::string dir = impl->Arrays.dir();
   if (std::error_code ec = fs::create_directories(pathJoin(dir, "cand")))
-    return error("error: cannot create '" + pathJoin(dir, "cand") + "': " + ec.message());
+    return stringError("error: cannot create '" + pathJoin(dir, "cand") + "': " + ec.message());
   if (auto err = syntax::writeFileAtomically(pathJoin(dir, "original.py"), *text)) return err;
   if (auto err = syntax::writeFileAtomically(pathJoin(dir, "context.json"), context.dump(1) + "\n")) return err;
   return std::unique_ptr<SlurmEvaluator>(new SlurmEvaluator(std::move(impl)));
@@ -541,7 +539,7 @@ llvm::Error runWorker(llvm::StringRef batchFile, unsigned index, llvm::StringRef
   auto batch = readJson(batchFile);
   if (!batch) return batch.takeError();
   if (!batch->is_array() || index >= batch->size())
-    return error(batchFile + ": error: no task " + llvm::Twine(index) + " in this batch");
+    return stringError(batchFile + ": error: no task " + llvm::Twine(index) + " in this batch");
   const nlohmann::json &task = (*batch)[index];
   std::string runDir = std::string(path::parent_path(batchFile));
   std::string key = task.value("key", "");

@@ -1,4 +1,5 @@
 #include "LSP/Text.h"
+#include "Syntax/Errors.h"
 
 #include <algorithm>
 
@@ -22,8 +23,6 @@ unsigned sequenceAt(llvm::StringRef text, uint32_t i, uint32_t end) {
   while (k < n && i + k < end && (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80) ++k;
   return k;
 }
-
-llvm::Error error(const llvm::Twine &msg) { return llvm::createStringError(llvm::inconvertibleErrorCode(), msg); }
 
 } // namespace
 
@@ -104,9 +103,9 @@ nlohmann::json rangeJson(const LineIndex &index, uint32_t begin, uint32_t end) {
 }
 
 llvm::Error applyContentChange(std::string &text, const nlohmann::json &change) {
-  if (!change.is_object()) return error("content change is not an object");
+  if (!change.is_object()) return stringError("content change is not an object");
   auto t = change.find("text");
-  if (t == change.end() || !t->is_string()) return error("content change without \"text\"");
+  if (t == change.end() || !t->is_string()) return stringError("content change without \"text\"");
   auto r = change.find("range");
   if (r == change.end() || r->is_null()) {
     text = t->get<std::string>();
@@ -117,10 +116,10 @@ llvm::Error applyContentChange(std::string &text, const nlohmann::json &change) 
     start = positionFromJson(r->at("start"));
     end = positionFromJson(r->at("end"));
   } catch (const nlohmann::json::exception &e) {
-    return error(llvm::Twine("malformed range in content change: ") + e.what());
+    return stringError(llvm::Twine("malformed range in content change: ") + e.what());
   }
   if (end.line < start.line || (end.line == start.line && end.character < start.character))
-    return error("content change range ends before it starts");
+    return stringError("content change range ends before it starts");
   LineIndex index(text);
   uint32_t b = index.offset(start), e = index.offset(end);
   if (e < b) e = b;

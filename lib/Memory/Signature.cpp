@@ -28,7 +28,7 @@ std::string bufferClass(Buffer buffer) {
   return "?";
 }
 
-std::string stmtOpKind(const Statement &stmt) {
+std::string stmtOpKind(const nki::Statement &stmt) {
   if (!stmt.callee.empty()) return stmt.callee;
   return std::string(stmtKindName(stmt.kind));
 }
@@ -52,13 +52,13 @@ static std::string joinBuffers(const Kernel &k, const std::vector<Access> &acces
   return out;
 }
 
-std::string stmtReadBuffers(const Kernel &k, const Statement &stmt) { return joinBuffers(k, stmt.reads, -1); }
+std::string stmtReadBuffers(const Kernel &k, const nki::Statement &stmt) { return joinBuffers(k, stmt.reads, -1); }
 
-std::string stmtWriteBuffers(const Kernel &k, const Statement &stmt) {
+std::string stmtWriteBuffers(const Kernel &k, const nki::Statement &stmt) {
   return joinBuffers(k, stmt.writes, stmt.definesTensor);
 }
 
-bool isStructural(const Statement &stmt) {
+bool isStructural(const nki::Statement &stmt) {
   switch (stmt.kind) {
   case StmtKind::Alloc:
   case StmtKind::Op:
@@ -68,7 +68,7 @@ bool isStructural(const Statement &stmt) {
   }
 }
 
-std::string stmtToken(const Kernel &k, const Statement &stmt) {
+std::string stmtToken(const Kernel &k, const nki::Statement &stmt) {
   return stmtOpKind(stmt) + "(" + stmtReadBuffers(k, stmt) + ">" + stmtWriteBuffers(k, stmt) + ")";
 }
 
@@ -81,7 +81,7 @@ static void appendBody(const Kernel &k, const std::vector<NodeRef> &body, std::s
       appendBody(k, l->body, out);
       out += " }";
     } else if (n.index >= 0 && n.index < int(k.stmts.size())) {
-      const Statement &s = k.stmts[size_t(n.index)];
+      const nki::Statement &s = k.stmts[size_t(n.index)];
       if (!isStructural(s)) continue;
       out += (out.empty() ? "" : " ") + stmtToken(k, s);
     }

@@ -1,5 +1,6 @@
 #include "NKI/InputSources.h"
 #include "NKI/PyCore.h"
+#include "Syntax/Errors.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -22,10 +23,6 @@
 #endif
 
 namespace accelopt::nki {
-
-static llvm::Error error(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
 
 std::string pythonForReferences() {
   if (const char *p = std::getenv("ACCELOPT_PYTHON"); p && *p) return p;
@@ -150,8 +147,8 @@ static llvm::Expected<std::string> runPython(const char *script, llvm::ArrayRef<
   if (!(timeoutSeconds > 0)) timeoutSeconds = DefaultReferenceTimeoutSeconds;
   std::string python = pythonForReferences();
   if (!llvm::sys::fs::can_execute(python))
-    return error("error: --reference needs a Python with numpy; '" + python +
-                 "' is not executable (set ACCELOPT_PYTHON, or give shapes with --inputs)");
+    return stringError("error: --reference needs a Python with numpy; '" + python +
+                       "' is not executable (set ACCELOPT_PYTHON, or give shapes with --inputs)");
   llvm::SmallString<128> outPath, errPath;
   llvm::sys::fs::createTemporaryFile("accelopt-py", "out", outPath);
   llvm::sys::fs::createTemporaryFile("accelopt-py", "err", errPath);
@@ -172,25 +169,25 @@ static llvm::Expected<std::string> runPython(const char *script, llvm::ArrayRef<
       os << s; // 3, 0.5, 300
       return os.str();
     };
-    return error(what + ": error: the reference did not finish within " + seconds(timeoutSeconds) +
-                 " s and was stopped (--timeout sets the limit; default " + seconds(DefaultReferenceTimeoutSeconds) +
-                 " s)");
+    return stringError(what + ": error: the reference did not finish within " + seconds(timeoutSeconds) +
+                       " s and was stopped (--timeout sets the limit; default " +
+                       seconds(DefaultReferenceTimeoutSeconds) + " s)");
   }
   if (rc != 0) {
     std::string detail = err ? (*err)->getBuffer().trim().str() : execError;
     if (detail.find("No module named 'numpy'") != std::string::npos)
-      return error("error: '" + python + "' has no numpy; install python3-numpy or set ACCELOPT_PYTHON");
+      return stringError("error: '" + python + "' has no numpy; install python3-numpy or set ACCELOPT_PYTHON");
     // The last line of the traceback names the problem.
     llvm::StringRef last = llvm::StringRef(detail).rsplit('\n').second;
     if (last.empty()) last = detail;
-    return error(what + ": error: running the reference failed: " + last);
+    return stringError(what + ": error: running the reference failed: " + last);
   }
   return out ? (*out)->getBuffer().str() : std::string();
 }
 
 llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
                                                const std::vector<std::string> &paramNames, double timeoutSeconds) {
-  if (!llvm::sys::fs::exists(referencePath)) return error(referencePath + ": error: reference file not found");
+  if (!llvm::sys::fs::exists(referencePath)) return stringError(referencePath + ": error: reference file not found");
   auto out = runPython(ReferenceProbe, {referencePath.str()}, referencePath, timeoutSeconds);
   if (!out) return out.takeError();
   nlohmann::json items;
@@ -200,19 +197,20 @@ llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
     items = probe.at("inputs");
     for (const auto &g : probe.at("grid")) grid.push_back(g.get<int64_t>());
   } catch (const std::exception &e) {
-    return error(referencePath + ": error: unexpected output from the reference probe");
+    return stringError(referencePath + ": error: unexpected output from the reference probe");
   }
   for (int64_t g : grid)
     if (g <= 0 || g > pycore::kMaxGridInstances)
-      return error(referencePath + ": error: the reference's launch grid " + pycore::gridText(grid) +
-                   " needs positive extents of at most " + std::to_string(pycore::kMaxGridInstances) + " instances");
+      return stringError(referencePath + ": error: the reference's launch grid " + pycore::gridText(grid) +
+                         " needs positive extents of at most " + std::to_string(pycore::kMaxGridInstances) +
+                         " instances");
   // Fewer inputs than parameters: the kernel's defaults apply to the rest (kernel(a) of `def kernel(a,
   // scale=None)`); a parameter left without either is the front end's `inputs` error.
   if (items.size() > paramNames.size())
-    return error(llvm::formatv("{0}: error: the reference gives {1} kernel inputs but the kernel has {2} "
-                               "parameters",
-                               referencePath, items.size(), paramNames.size())
-                     .str());
+    return stringError(llvm::formatv("{0}: error: the reference gives {1} kernel inputs but the kernel has {2} "
+                                     "parameters",
+                                     referencePath, items.size(), paramNames.size())
+                           .str());
   InputSpecs specs;
   for (size_t i = 0; i < items.size(); ++i) {
     InputSpec s;
@@ -226,8 +224,8 @@ llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
     } else {
       auto dt = parseDType(items[i]["dtype"].get<std::string>());
       if (!dt)
-        return error(referencePath + ": error: unsupported dtype '" + items[i]["dtype"].get<std::string>() +
-                     "' for input '" + s.name + "'");
+        return stringError(referencePath + ": error: unsupported dtype '" + items[i]["dtype"].get<std::string>() +
+                           "' for input '" + s.name + "'");
       s.dtype = *dt;
       for (auto &d : items[i]["shape"]) s.shape.push_back(d.get<int64_t>());
     }
@@ -239,7 +237,7 @@ llvm::Expected<InputSpecs> inputsFromReference(llvm::StringRef referencePath,
 
 llvm::Expected<ReferenceData> runReference(llvm::StringRef referencePath, uint64_t seed, llvm::StringRef dir,
                                            double timeoutSeconds) {
-  if (!llvm::sys::fs::exists(referencePath)) return error(referencePath + ": error: reference file not found");
+  if (!llvm::sys::fs::exists(referencePath)) return stringError(referencePath + ": error: reference file not found");
   auto out =
       runPython(ReferenceRunner, {referencePath.str(), std::to_string(seed), dir.str()}, referencePath, timeoutSeconds);
   if (!out) return out.takeError();
@@ -253,7 +251,7 @@ llvm::Expected<ReferenceData> runReference(llvm::StringRef referencePath, uint64
     for (auto &l : j["literals"]) data.literals.push_back(l.get<std::string>());
     data.literals.resize(data.inputFiles.size());
   } catch (const std::exception &) {
-    return error(referencePath + ": error: unexpected output from the reference runner");
+    return stringError(referencePath + ": error: unexpected output from the reference runner");
   }
   return data;
 }
@@ -266,11 +264,11 @@ static std::string defaultManifest() {
 llvm::Expected<std::vector<SuiteCase>> loadSuite(const SuiteLocation &where) {
   std::string manifest = where.manifestPath.empty() ? defaultManifest() : where.manifestPath;
   auto buf = llvm::MemoryBuffer::getFile(manifest);
-  if (!buf) return error(manifest + ": error: cannot read suite manifest: " + buf.getError().message());
+  if (!buf) return stringError(manifest + ": error: cannot read suite manifest: " + buf.getError().message());
   nlohmann::json j;
   try {
     j = nlohmann::json::parse((*buf)->getBuffer().str());
-  } catch (const std::exception &e) { return error(manifest + ": error: invalid JSON: " + e.what()); }
+  } catch (const std::exception &e) { return stringError(manifest + ": error: invalid JSON: " + e.what()); }
   llvm::SmallString<256> manifestDir(manifest);
   llvm::sys::path::remove_filename(manifestDir);
   if (manifestDir.empty()) manifestDir = ".";
@@ -301,7 +299,8 @@ llvm::Expected<std::vector<SuiteCase>> loadSuite(const SuiteLocation &where) {
       sc.kernelPath = resolve(c.value("kernel", ""));
       sc.referencePath = resolve(c.value("reference", ""));
       auto specs = parseInputSpecs(c.value("inputs", ""));
-      if (!specs) return error(manifest + ": error: case '" + sc.name + "': " + llvm::toString(specs.takeError()));
+      if (!specs)
+        return stringError(manifest + ": error: case '" + sc.name + "': " + llvm::toString(specs.takeError()));
       sc.inputs = std::move(*specs);
       if (c.contains("init"))
         for (auto &s : sc.inputs)
@@ -312,7 +311,7 @@ llvm::Expected<std::vector<SuiteCase>> loadSuite(const SuiteLocation &where) {
       sc.variant = c.value("variant", "");
       cases.push_back(std::move(sc));
     }
-  } catch (const std::exception &e) { return error(manifest + ": error: malformed manifest: " + e.what()); }
+  } catch (const std::exception &e) { return stringError(manifest + ": error: malformed manifest: " + e.what()); }
   return cases;
 }
 
@@ -324,7 +323,7 @@ llvm::Expected<SuiteCase> findCase(const SuiteLocation &where, llvm::StringRef n
     if (c.name == name) return c;
     known += (known.empty() ? "" : ", ") + c.name;
   }
-  return error("error: no case '" + name + "' in the suite manifest (cases: " + known + ")");
+  return stringError("error: no case '" + name + "' in the suite manifest (cases: " + known + ")");
 }
 
 } // namespace accelopt::nki

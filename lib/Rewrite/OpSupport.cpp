@@ -472,7 +472,8 @@ std::vector<TensorUse> tensorUses(const Kernel &k, int tensor) {
 }
 
 const syntax::Expr *allocShapeTuple(const Statement &s) {
-  if (s.kind != StmtKind::Alloc || !s.syntax || !s.syntax->value || s.syntax->value->kind != syntax::ExprKind::Call)
+  if (s.kind != nki::StmtKind::Alloc || !s.syntax || !s.syntax->value ||
+      s.syntax->value->kind != syntax::ExprKind::Call)
     return nullptr;
   const syntax::Expr *call = s.syntax->value;
   const syntax::Expr *shape = call->keyword("shape");
@@ -510,13 +511,13 @@ std::optional<std::string> bufferReshapeRefusal(const Kernel &k, int t) {
   const Tensor &T = k.tensors[t];
   if (T.buffer != Buffer::SBUF && T.buffer != Buffer::PSUM) return "'" + T.name + "' is not an SBUF or PSUM buffer";
   if (T.isArgument || T.isOutput) return "'" + T.name + "' is a kernel argument or output";
-  if (T.definedBy < 0 || k.stmts[T.definedBy].kind != StmtKind::Alloc)
+  if (T.definedBy < 0 || k.stmts[T.definedBy].kind != nki::StmtKind::Alloc)
     return "'" + T.name + "' is not created by an allocation (nl.ndarray, nl.zeros, ...)";
   for (const Tensor &o : k.tensors)
     if (o.aliasOf == t) return "'" + o.name + "' is a view of '" + T.name + "'";
   for (const Statement &s : k.stmts)
     if (s.id != T.definedBy && std::find(s.defines.begin(), s.defines.end(), T.name) != s.defines.end() &&
-        s.kind != StmtKind::Accumulate)
+        s.kind != nki::StmtKind::Accumulate)
       return llvm::formatv("'{0}' is also bound by S{1} at {2}", T.name, s.id, where(k, s.range.begin)).str();
   const Statement &A = k.stmts[T.definedBy];
   const syntax::Expr *shape = allocShapeTuple(A);

@@ -1,4 +1,5 @@
 #include "Search/Batch.h"
+#include "Syntax/Errors.h"
 #include "Syntax/JsonNesting.h"
 
 #include "Analysis/Verifier.h"
@@ -32,8 +33,6 @@ namespace accelopt::search {
 using nlohmann::json;
 
 namespace {
-
-llvm::Error error(const llvm::Twine &msg) { return llvm::createStringError(llvm::inconvertibleErrorCode(), msg); }
 
 std::string firstLine(llvm::StringRef text) { return text.trim().split('\n').first.str(); }
 
@@ -214,7 +213,7 @@ llvm::Expected<std::vector<std::string>> findKernelFiles(llvm::ArrayRef<std::str
     llvm::StringRef root = llvm::StringRef(given).rtrim('/');
     if (root.empty()) root = given; // "/"
     llvm::sys::fs::file_status st;
-    if (auto ec = llvm::sys::fs::status(root, st)) return error(given + ": error: " + ec.message());
+    if (auto ec = llvm::sys::fs::status(root, st)) return stringError(given + ": error: " + ec.message());
     if (st.type() == llvm::sys::fs::file_type::directory_file) {
       IgnoreRules rules;
       walk(root, rules, out, unreadable);
@@ -252,22 +251,23 @@ std::vector<std::string> defaultPatternDirs(llvm::StringRef executablePath) {
 
 llvm::Expected<NamedPattern> loadPatternFile(llvm::StringRef path) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buf) return error(path + ": error: cannot read pattern: " + buf.getError().message());
+  if (!buf) return stringError(path + ": error: cannot read pattern: " + buf.getError().message());
   if (llvm::Error err = syntax::checkJsonNesting((*buf)->getBuffer(), path)) return std::move(err);
   json j;
   try {
     j = json::parse((*buf)->getBuffer().begin(), (*buf)->getBuffer().end());
-  } catch (const json::exception &e) { return error(path + ": error: invalid JSON: " + e.what()); }
+  } catch (const json::exception &e) { return stringError(path + ": error: invalid JSON: " + e.what()); }
   auto pattern = memory::Pattern::fromJson(j);
-  if (!pattern) return error(path + ": " + llvm::toString(pattern.takeError()));
+  if (!pattern) return stringError(path + ": " + llvm::toString(pattern.takeError()));
   // Every placeholder must be declared, or instantiation fails on every kernel.
   for (size_t i = 0; i < pattern->ops.size(); ++i) {
     const json &op = pattern->ops[i];
     if (!op.is_object() || !op.contains("op") || !op["op"].is_string())
-      return error(path + ": error: op " + std::to_string(i) + " is not an object with \"op\"");
+      return stringError(path + ": error: op " + std::to_string(i) + " is not an object with \"op\"");
     for (auto it = op.begin(); it != op.end(); ++it)
       if (it.key() != "op" && memory::isPlaceholder(*it) && !pattern->var(it->get<std::string>(), int(i)))
-        return error(path + ": error: op " + std::to_string(i) + " uses the undeclared placeholder " + it->dump());
+        return stringError(path + ": error: op " + std::to_string(i) + " uses the undeclared placeholder " +
+                           it->dump());
   }
   NamedPattern named;
   named.name = llvm::sys::path::stem(path).str();
@@ -320,8 +320,8 @@ llvm::Expected<NamedPattern> findPattern(llvm::ArrayRef<std::string> dirs, llvm:
   } else {
     llvm::consumeError(all.takeError());
   }
-  return error("error: unknown pattern '" + name + "' (shipped patterns: " + (known.empty() ? "none found" : known) +
-               "; see --list-patterns)");
+  return stringError("error: unknown pattern '" + name +
+                     "' (shipped patterns: " + (known.empty() ? "none found" : known) + "; see --list-patterns)");
 }
 
 llvm::Expected<std::vector<NamedPattern>> memoryPatterns(memory::Store &store, size_t limit) {

@@ -1,4 +1,5 @@
 #include "Search/Search.h"
+#include "Syntax/Errors.h"
 
 #include "Analysis/Verifier.h"
 #include "Memory/Hash.h"
@@ -22,10 +23,6 @@
 #include <set>
 
 namespace accelopt::search {
-
-static llvm::Error error(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
 
 std::string normalisedHash(llvm::StringRef text) { return memory::sourceHash(text); }
 
@@ -174,12 +171,12 @@ llvm::Expected<std::unique_ptr<CandidateEvaluator>> CandidateEvaluator::create(l
   auto file = st->parse(text.str());
   if (!file) return file.takeError();
   const nki::Kernel *kernel = selectKernel(*file, options.kernelName);
-  if (!kernel) return error(path + ": error: no kernel to optimize");
+  if (!kernel) return stringError(path + ": error: no kernel to optimize");
   auto limits = perf::verifyOptions(options.target);
   if (!limits) return limits.takeError();
   st->Limits = *limits;
   if (!st->verifies(*kernel))
-    return error(path + ": error: the kernel does not verify; run 'accelopt-rewrite check' first");
+    return stringError(path + ": error: the kernel does not verify; run 'accelopt-rewrite check' first");
   Candidate &original = st->Original;
   original.id = 0;
   original.text = text.str();
@@ -197,7 +194,7 @@ llvm::Expected<std::unique_ptr<CandidateEvaluator>> CandidateEvaluator::create(l
       profile::NumericBaseline::capture(*file, *kernel, st->Inputs, options.numericSeeds, st->numericOptions().run);
   if (!baseline)
     return llvm::handleErrors(baseline.takeError(), [](const profile::OriginalFailedError &e) {
-      return error("the original kernel fails on the interpreter: " + e.message());
+      return stringError("the original kernel fails on the interpreter: " + e.message());
     });
   st->Baseline = std::move(*baseline);
   if (!st->Device) return std::unique_ptr<CandidateEvaluator>(new CandidateEvaluator(std::move(st)));
@@ -321,7 +318,7 @@ public:
       auto file = parse(original.text);
       if (!file) return file.takeError();
       const nki::Kernel *kernel = selectKernel(*file, O.kernelName);
-      if (!kernel) return error(Path + ": error: no kernel to optimize");
+      if (!kernel) return stringError(Path + ": error: no kernel to optimize");
       Result.signals = readSignals(&*original.profile, *kernel);
     }
     Result.candidates.push_back(original);
@@ -687,9 +684,9 @@ private:
 
 llvm::Expected<SearchResult> optimize(llvm::StringRef path, const nki::InputSpecs &inputs, Planner &planner,
                                       const SearchOptions &options, SearchObserver *observer) {
-  if (options.iterations < 0) return error("error: --iterations must not be negative");
+  if (options.iterations < 0) return stringError("error: --iterations must not be negative");
   if (options.beam < 1 || options.plans < 1 || options.samples < 1)
-    return error("error: --beam, --plans and --samples must be at least 1");
+    return stringError("error: --beam, --plans and --samples must be at least 1");
   Loop loop(options, planner, observer, inputs, path.str());
   return loop.run();
 }

@@ -1,4 +1,5 @@
 #include "Command.h"
+#include "Syntax/Errors.h"
 
 #include "NKI/PyCore.h"
 
@@ -56,13 +57,9 @@ int ListOption::print(const std::function<std::string(llvm::StringRef)> &render)
   return 0;
 }
 
-static llvm::Error error(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
-
 llvm::Expected<nki::KernelFile> InputOptions::load(llvm::StringRef file) const {
   int sources = !inputs.empty() + !reference.empty() + !caseName.empty();
-  if (sources > 1) return error("error: give input shapes with only one of --inputs, --reference, --case");
+  if (sources > 1) return stringError("error: give input shapes with only one of --inputs, --reference, --case");
   std::string path = file.str();
   std::optional<nki::InputSpecs> specs;
   resolvedReference.clear();
@@ -73,7 +70,7 @@ llvm::Expected<nki::KernelFile> InputOptions::load(llvm::StringRef file) const {
     specs = c->inputs;
     resolvedReference = c->referencePath;
   }
-  if (path.empty()) return error("error: no kernel file given");
+  if (path.empty()) return stringError("error: no kernel file given");
   if (!inputs.empty()) {
     auto parsed = nki::parseInputSpecs(inputs);
     if (!parsed) return parsed.takeError();
@@ -95,7 +92,7 @@ llvm::Expected<nki::KernelFile> InputOptions::load(llvm::StringRef file) const {
   }
   if (!grid.empty()) {
     nki::pycore::ParsedGrid g = nki::pycore::parseGrid(grid);
-    if (!g.error.empty()) return error("error: --grid: " + g.error);
+    if (!g.error.empty()) return stringError("error: --grid: " + g.error);
     opts.grid = g.dims;
     if (specs) specs->grid = g.dims;
   }

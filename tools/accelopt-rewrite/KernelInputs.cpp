@@ -1,4 +1,5 @@
 #include "KernelInputs.h"
+#include "Syntax/Errors.h"
 
 #include "Interp/Npy.h"
 
@@ -7,16 +8,12 @@
 
 namespace accelopt::cli {
 
-static llvm::Error error(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
-
 llvm::Expected<SeededInputs> referenceInputsForSeed(llvm::StringRef referencePath, const nki::InputSpecs *specs,
                                                     double timeoutSeconds, const nki::Kernel &kernel, uint64_t seed) {
   SeededInputs out;
   llvm::SmallString<128> dir;
   if (auto ec = llvm::sys::fs::createUniqueDirectory("accelopt-ref", dir))
-    return error("error: cannot create a temporary directory: " + ec.message());
+    return stringError("error: cannot create a temporary directory: " + ec.message());
   auto data = nki::runReference(referencePath.str(), seed, dir, timeoutSeconds);
   auto cleanup = [&] { llvm::sys::fs::remove_directories(dir); };
   if (!data) {
@@ -25,8 +22,8 @@ llvm::Expected<SeededInputs> referenceInputsForSeed(llvm::StringRef referencePat
   }
   if (data->inputFiles.size() > kernel.params.size()) { // fewer: the kernel's defaults apply to the rest
     cleanup();
-    return error(referencePath + ": error: the reference gives " + std::to_string(data->inputFiles.size()) +
-                 " inputs but kernel '" + kernel.name + "' takes " + std::to_string(kernel.params.size()));
+    return stringError(referencePath + ": error: the reference gives " + std::to_string(data->inputFiles.size()) +
+                       " inputs but kernel '" + kernel.name + "' takes " + std::to_string(kernel.params.size()));
   }
   for (size_t i = 0; i < data->inputFiles.size(); ++i) {
     interp::KernelArg a;
@@ -68,7 +65,7 @@ llvm::Expected<SeededInputs> inputsForSeed(const InputOptions &opts, const nki::
     return referenceInputsForSeed(opts.resolvedReference, opts.resolvedInputs ? &*opts.resolvedInputs : nullptr,
                                   opts.referenceTimeoutSeconds, kernel, seed);
   if (!opts.resolvedInputs)
-    return error("error: no input shapes: give --inputs, --reference or --case to run the kernel");
+    return stringError("error: no input shapes: give --inputs, --reference or --case to run the kernel");
   auto args = interp::makeRandomInputs(*opts.resolvedInputs, seed);
   if (!args) return args.takeError();
   out.args = std::move(*args);
@@ -108,9 +105,9 @@ llvm::Expected<SeededInputs> inputsFromDir(const InputOptions &opts, const nki::
         for (const nki::InputSpec &spec : *opts.resolvedInputs)
           if (spec.name == p.name && !spec.isScalar && spec.literal.empty()) {
             if (!npyFits(*arr, spec))
-              return error(path + ": error: the file holds " + std::string(nki::dtypeName(arr->dtype())) +
-                           interp::formatShape(arr->shape()) + " but the kernel's input shapes give " + p.name + "=" +
-                           std::string(nki::dtypeName(spec.dtype)) + interp::formatShape(spec.shape));
+              return stringError(path + ": error: the file holds " + std::string(nki::dtypeName(arr->dtype())) +
+                                 interp::formatShape(arr->shape()) + " but the kernel's input shapes give " + p.name +
+                                 "=" + std::string(nki::dtypeName(spec.dtype)) + interp::formatShape(spec.shape));
             // A float32 file feeding a dtype numpy lacks (bf16): the argument has the kernel's dtype.
             arr->convertTo(spec.dtype);
           }
@@ -120,7 +117,7 @@ llvm::Expected<SeededInputs> inputsFromDir(const InputOptions &opts, const nki::
     } else if (auto lit = literalInput(opts, p.name); !lit.empty()) {
       a.literal = lit; // a tuple, None, dtype or object argument has no file
     } else {
-      return error(path + ": error: missing input file for kernel argument '" + p.name + "'");
+      return stringError(path + ": error: missing input file for kernel argument '" + p.name + "'");
     }
     out.args.push_back(std::move(a));
   }

@@ -16,18 +16,18 @@ using nlohmann::json;
 
 namespace {
 
-const char *KeyVar = "ACCELOPT_ROLES_TEST_KEY";
-const char *Key = "sk-rolestest-ZYXWVUTSRQPONMLKJI";
+const char *kRolesKeyVar = "ACCELOPT_ROLES_TEST_KEY";
+const char *kRolesKey = "sk-rolestest-ZYXWVUTSRQPONMLKJI";
 
 struct RolesTest : ::testing::Test {
   llvm::SmallString<128> reportDir;
 
   void SetUp() override {
-    ::setenv(KeyVar, Key, 1);
+    ::setenv(kRolesKeyVar, kRolesKey, 1);
     ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("agent-report", reportDir));
   }
   void TearDown() override {
-    ::unsetenv(KeyVar);
+    ::unsetenv(kRolesKeyVar);
     llvm::sys::fs::remove_directories(reportDir);
   }
 
@@ -37,7 +37,7 @@ struct RolesTest : ::testing::Test {
       EndpointConfig &e = c.endpoint(r);
       e.baseUrl = server.baseUrl();
       e.model = std::string("model-") + roleName(r).str();
-      e.apiKeyEnv = KeyVar;
+      e.apiKeyEnv = kRolesKeyVar;
       e.timeoutS = 5;
       e.connectTimeoutS = 2;
     }
@@ -131,7 +131,7 @@ TEST_F(RolesTest, PlanOpsAndSummaryWithAccounting) {
   EXPECT_NE(messagesText(reqs[1]).find("{\"op\":\"split\",\"loop\":\"L0\",\"factor\":2}"), std::string::npos);
   EXPECT_EQ(reqs[2]["body"]["model"], "model-summarizer");
   EXPECT_NE(messagesText(reqs[2]).find("1.40x speedup"), std::string::npos);
-  for (const json &r : reqs) EXPECT_EQ(r["headers"]["authorization"], std::string("Bearer ") + Key);
+  for (const json &r : reqs) EXPECT_EQ(r["headers"]["authorization"], std::string("Bearer ") + kRolesKey);
 
   // Usage and dollars per role and in total.
   const UsageLedger &u = s->usage();
@@ -167,7 +167,7 @@ TEST_F(RolesTest, PlanOpsAndSummaryWithAccounting) {
     ++responses;
   EXPECT_EQ(requests, 3u);
   EXPECT_EQ(responses, 3u);
-  EXPECT_EQ(log.find(Key), std::string::npos);
+  EXPECT_EQ(log.find(kRolesKey), std::string::npos);
   EXPECT_EQ(log.find("ZYXWVUTSRQPONMLKJI"), std::string::npos);
 }
 

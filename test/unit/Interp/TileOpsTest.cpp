@@ -15,7 +15,7 @@ using accelopt::nki::DType;
 
 namespace {
 
-constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kInfinity = std::numeric_limits<float>::infinity();
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 #define EXPECT_OK(expr)                                                                                                \
@@ -133,7 +133,7 @@ TEST(AluOps, EveryOperatorOnSampleValues) {
       {AluOp::Subtract, 1.5f, 2.25f, -0.75f},
       {AluOp::Multiply, 1.5f, -2.0f, -3.0f},
       {AluOp::Divide, 1.0f, 4.0f, 0.25f},
-      {AluOp::Divide, 1.0f, 0.0f, kInf},
+      {AluOp::Divide, 1.0f, 0.0f, kInfinity},
       {AluOp::Maximum, -1.0f, 2.0f, 2.0f},
       {AluOp::Maximum, 3.0f, 2.0f, 3.0f},
       {AluOp::Minimum, -1.0f, 2.0f, -1.0f},
@@ -261,7 +261,7 @@ TEST(TensorScalar, ReverseFlagsSwapOperands) {
 }
 
 TEST(TensorScalar, PerPartitionOperandsAndTheNegatedRowMaxIdiom) {
-  NDArray x = makeArray(3, 2, {1, -2, 5, 6, -kInf, -7});
+  NDArray x = makeArray(3, 2, {1, -2, 5, 6, -kInfinity, -7});
   NDArray perRow = makeArray(3, 1, {2, 3, 4});
   NDArray out = zeros(3, 2);
   EXPECT_OK(tensorScalar(out.asTile(), x.asTile(), {AluOp::Multiply, perRow.asTile()}));
@@ -511,7 +511,7 @@ TEST(TensorTensorScan, ReverseFlagsSwapEachOperatorsOperands) {
   // Running maximum from -inf.
   NDArray zero = zeros(1, 3);
   NDArray values = makeArray(1, 3, {2, -1, 5});
-  EXPECT_OK(tensorTensorScan(out.asTile(), values.asTile(), zero.asTile(), -kInf, AluOp::Maximum, AluOp::Add));
+  EXPECT_OK(tensorTensorScan(out.asTile(), values.asTile(), zero.asTile(), -kInfinity, AluOp::Maximum, AluOp::Add));
   EXPECT_EQ(rowOf(out.asTile(), 0), (std::vector<float>{2, 2, 5}));
 }
 

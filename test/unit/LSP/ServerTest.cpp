@@ -15,7 +15,7 @@ using namespace accelopt::lsp;
 
 namespace {
 
-const char *Kernel = R"(import neuronxcc.nki as nki
+const char *ServerKernel = R"(import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl
 
 
@@ -143,7 +143,7 @@ TEST(Server, MalformedMessagesGetErrorsNotCrashes) {
 TEST(Server, VerifierDiagnosticsWithRuleCodes) {
   Session s;
   s.initialize({{"inputs", {{"k.py", "x=f32[256,512]"}}}});
-  s.open(Kernel);
+  s.open(ServerKernel);
   s.server.flushDiagnostics();
   auto d = s.diagnostics();
   ASSERT_EQ(d.size(), 1u);
@@ -160,7 +160,7 @@ TEST(Server, VerifierDiagnosticsWithRuleCodes) {
 TEST(Server, IncrementalEditsAndHalfTypedCode) {
   Session s;
   s.initialize({{"inputs", {{"k.py", "x=f32[256,512]"}}}});
-  s.open(Kernel);
+  s.open(ServerKernel);
   // Fix the error: 256 -> 128 partitions on line 10.
   s.change(2, json::array({edit(10, 20, 10, 23, "128")}));
   s.server.flushDiagnostics();
@@ -201,7 +201,7 @@ TEST(Server, IncrementalEditsAndHalfTypedCode) {
 TEST(Server, HoverLoopHeaderShowsTripCount) {
   Session s;
   s.initialize({{"inputs", {{"k.py", "x=f32[256,512]"}}}});
-  s.open(Kernel);
+  s.open(ServerKernel);
   json r = s.hoverAt(2, 7, 10);
   ASSERT_TRUE(r["result"].is_object()) << r.dump();
   std::string md = r["result"]["contents"]["value"];
@@ -212,7 +212,7 @@ TEST(Server, HoverLoopHeaderShowsTripCount) {
 TEST(Server, CloseClearsDiagnostics) {
   Session s;
   s.initialize();
-  s.open(Kernel);
+  s.open(ServerKernel);
   s.notify("textDocument/didClose", {{"textDocument", {{"uri", Uri}}}});
   s.server.flushDiagnostics();
   auto d = s.diagnostics();
@@ -226,7 +226,7 @@ TEST(Server, WorkerDebouncesAndPublishesLatestVersion) {
   o.debounceMs = 100;
   Session s(o);
   s.initialize({{"inputs", {{"k.py", "x=f32[256,512]"}}}});
-  s.open(Kernel);
+  s.open(ServerKernel);
   for (int v = 2; v <= 6; ++v) s.change(v, json::array({edit(0, 0, 0, 0, "#\n")}));
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (s.diagnostics().empty() && std::chrono::steady_clock::now() < deadline)
@@ -242,7 +242,7 @@ TEST(Server, WorkerDebouncesAndPublishesLatestVersion) {
 TEST(Server, ConfigurationChangeRepublishes) {
   Session s;
   s.initialize();
-  s.open(Kernel);
+  s.open(ServerKernel);
   s.server.flushDiagnostics();
   std::string before = s.hoverAt(2, 5, 11)["result"]["contents"]["value"]; // `x` in "def kernel(x):"
   EXPECT_NE(before.find("shape: unknown"), std::string::npos) << before;
@@ -261,7 +261,7 @@ TEST(Server, UnusableMemoryIsReportedOnceAndActionsStillWork) {
   for (const std::string &path : {notADatabase, testing::TempDir() + "accelopt-lsp-absent/memory.db"}) {
     Session s;
     s.initialize({{"inputs", {{"k.py", "x=f32[256,512]"}}}, {"memory", path}});
-    s.open(Kernel);
+    s.open(ServerKernel);
     s.server.flushDiagnostics();
     json params = {{"textDocument", {{"uri", Uri}}},
                    {"range", {{"start", {{"line", 7}, {"character", 4}}}, {"end", {{"line", 7}, {"character", 4}}}}},
