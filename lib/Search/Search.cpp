@@ -546,12 +546,16 @@ private:
         }
     std::stable_partition(menu.begin(), menu.end(),
                           [&](const rewrite::LegalOp &m) { return signalled.count(m.op.value("op", "")) != 0; });
-    int starts = 0;
-    for (const auto &m : menu) {
-      if (!startsClosure(m.op, signalled)) continue;
-      if (starts++ >= O.closureStarts || closureBudgetSpent()) break;
-      auto applied = rewrite::applyCandidate(prepared, {m.op});
-      if (applied.status == rewrite::Status::Applied) score(Closure{{m.op}, std::move(applied.text)});
+    // Structural starts first, then the signalled engine moves, each up to --closure-starts: the
+    // moves (one per statement and engine) never crowd a structural start out.
+    for (bool structural : {true, false}) {
+      int starts = 0;
+      for (const auto &m : menu) {
+        if (isStructural(m.op) != structural || !startsClosure(m.op, signalled)) continue;
+        if (starts++ >= O.closureStarts || closureBudgetSpent()) break;
+        auto applied = rewrite::applyCandidate(prepared, {m.op});
+        if (applied.status == rewrite::Status::Applied) score(Closure{{m.op}, std::move(applied.text)});
+      }
     }
     // The macros start closures too: what they enable (a widen, a fusion) is scored with them.
     for (llvm::StringRef kind : closureMacroKinds())

@@ -59,7 +59,8 @@ struct SearchOptions {
   /// macro (closureMacroKinds()), is scored together with up to this many greedy follow-up moves
   /// it enables, on the model only; the best state of that closure becomes one candidate (0: off).
   int closureSteps = 3;
-  /// Structural ops per beam member whose closure is scored (menu order).
+  /// Structural ops per beam member whose closure is scored (menu order), and as many signalled
+  /// engine moves (signalledStartKinds()) after them.
   int closureStarts = 48;
   /// Wall-clock budget in seconds (0: none), checked between candidates: once it is spent no
   /// further candidate or closure is started and the search ends after the current iteration.
