@@ -41,11 +41,23 @@ llvm::ArrayRef<llvm::StringLiteral> closureMacroKinds() {
   return Kinds;
 }
 
+llvm::ArrayRef<llvm::StringLiteral> signalledStartKinds() {
+  static constexpr llvm::StringLiteral Kinds[] = {"set_engine", "substitute"};
+  return Kinds;
+}
+
 namespace {
 
 bool isStructural(const nlohmann::json &op) {
   std::string kind = op.value("op", "");
   return llvm::is_contained(structuralOpKinds(), kind);
+}
+
+/// An op that starts a closure on this kernel: a structural one, or one of a kind in
+/// signalledStartKinds() that a signal seen on the original proposes.
+bool startsClosure(const nlohmann::json &op, const std::set<std::string> &signalled) {
+  std::string kind = op.value("op", "");
+  return isStructural(op) || (signalled.count(kind) && llvm::is_contained(signalledStartKinds(), kind));
 }
 
 /// A single op a closure may continue with once a move enabled it.
@@ -522,16 +534,25 @@ private:
     // Kinds a seen signal proposes start first (spills across sibling nests -> fission/fuse):
     // under load the closure share of --budget may end before the menu's tail is reached.
     std::set<std::string> signalled;
+    std::map<std::string, std::string> signalOf; // the first seen signal proposing each kind
     for (const SignalReading &s : Result.signals)
-      if (s.seen) signalled.insert(s.opKinds.begin(), s.opKinds.end());
+      if (s.seen)
+        for (const std::string &kind : s.opKinds) {
+          signalled.insert(kind);
+          signalOf.emplace(kind, s.name);
+        }
     std::stable_partition(menu.begin(), menu.end(),
                           [&](const rewrite::LegalOp &m) { return signalled.count(m.op.value("op", "")) != 0; });
-    int starts = 0;
-    for (const auto &m : menu) {
-      if (!isStructural(m.op)) continue;
-      if (starts++ >= O.closureStarts || closureBudgetSpent()) break;
-      auto applied = rewrite::applyCandidate(prepared, {m.op});
-      if (applied.status == rewrite::Status::Applied) score(Closure{{m.op}, std::move(applied.text)});
+    // Structural starts first, then the signalled engine moves, each up to --closure-starts: the
+    // moves (one per statement and engine) never crowd a structural start out.
+    for (bool structural : {true, false}) {
+      int starts = 0;
+      for (const auto &m : menu) {
+        if (isStructural(m.op) != structural || !startsClosure(m.op, signalled)) continue;
+        if (starts++ >= O.closureStarts || closureBudgetSpent()) break;
+        auto applied = rewrite::applyCandidate(prepared, {m.op});
+        if (applied.status == rewrite::Status::Applied) score(Closure{{m.op}, std::move(applied.text)});
+      }
     }
     // The macros start closures too: what they enable (a widen, a fusion) is scored with them.
     for (llvm::StringRef kind : closureMacroKinds())
@@ -547,7 +568,10 @@ private:
       c.plan = llvm::formatv("closure: {0} and {1} more op(s) it enabled, scored on the model ({2:F4} ms)",
                              closure.ops.front().value("op", ""), closure.ops.size() - 1, closure.latency)
                    .str();
-      c.signal = "valley-crossing";
+      // A closure started by an op a signal proposed (set_engine on busy-engine-next-to-idle) names it.
+      std::string first = closure.ops.front().value("op", "");
+      bool signalledStart = llvm::is_contained(signalledStartKinds(), first) && signalOf.count(first);
+      c.signal = signalledStart ? signalOf[first] : "valley-crossing";
       c.ops = parent.ops;
       c.ops.insert(c.ops.end(), closure.ops.begin(), closure.ops.end());
       c.text = std::move(closure.text);

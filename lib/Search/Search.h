@@ -59,7 +59,8 @@ struct SearchOptions {
   /// macro (closureMacroKinds()), is scored together with up to this many greedy follow-up moves
   /// it enables, on the model only; the best state of that closure becomes one candidate (0: off).
   int closureSteps = 3;
-  /// Structural ops per beam member whose closure is scored (menu order).
+  /// Structural ops per beam member whose closure is scored (menu order), and as many signalled
+  /// engine moves (signalledStartKinds()) after them.
   int closureStarts = 48;
   /// Wall-clock budget in seconds (0: none), checked between candidates: once it is spent no
   /// further candidate or closure is started and the search ends after the current iteration.
@@ -90,6 +91,13 @@ llvm::ArrayRef<llvm::StringLiteral> closureFollowUpKinds();
 /// made invariant, then what reads them; shrink_buffer: block buffers privatised so tiles widen).
 /// A macro starts a closure, and is a follow-up once the last move enabled one of its instances.
 llvm::ArrayRef<llvm::StringLiteral> closureMacroKinds();
+/// Op kinds whose every legal instance starts a closure, like a structural op, when a profile
+/// signal seen on the original proposes the kind (set_engine, substitute: busy-engine-next-to-idle).
+/// The menu offers one move per statement and engine, most of them onto the busy engine or onto
+/// an engine the target does not cost, and a plan's few random samples rarely hold the one that
+/// relieves the bottleneck (adamw: the reciprocal to ScalarE, one of 22 set_engine instances);
+/// scored on the model, each is tried. They are not follow-ups: a closure never adds one.
+llvm::ArrayRef<llvm::StringLiteral> signalledStartKinds();
 
 /// A candidate replaces the original (or a better one) only when its estimate is lower by more
 /// than this fraction: ties and rounding-level differences (a fission that only reorders the same
