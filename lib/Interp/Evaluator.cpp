@@ -430,7 +430,7 @@ public:
                               ? perPartition(biasV, paramExpr(op, b, "bias"), keep, 0.0f)
                               : PerPartition::noBias();
       NDArray out = alloc(data.shape());
-      if (!dtype && op->numerics.inputDType) dtype = data.dtype(); // the row's result dtype without dtype=
+      if (!dtype) dtype = nki::defaultResultDType(*op, data.dtype(), std::nullopt); // the row's, without dtype=
       check(activation(out.asTile(), func, data.asTile(), scale, bias));
       reduceInto(out);
       return finish(std::move(out), nki::Buffer::SBUF);
@@ -441,17 +441,20 @@ public:
       const Value *x = slotValue(n1), *y = slotValue(n2);
       if (x && y && x->isNumber() && y->isTile()) {
         NDArray yd = operand(n2);
+        if (!dtype) dtype = nki::defaultResultDType(*op, std::nullopt, yd.dtype()); // the row's, without dtype=
         NDArray out = alloc(yd.shape());
         check(applyBinary(a, out.asTile(), float(x->num()), yd.asTile()));
         return finish(std::move(out), nki::Buffer::SBUF);
       }
       NDArray xd = operand(n1);
       if (y && y->isNumber()) {
+        if (!dtype) dtype = nki::defaultResultDType(*op, xd.dtype(), std::nullopt);
         NDArray out = alloc(xd.shape());
         check(applyBinary(a, out.asTile(), xd.asTile(), float(y->num())));
         return finish(std::move(out), nki::Buffer::SBUF);
       }
       NDArray yd = operand(n2);
+      if (!dtype) dtype = nki::defaultResultDType(*op, xd.dtype(), yd.dtype());
       broadcastTogether({&xd, &yd}, e);
       // The output takes the larger of the two shapes ((P,1) broadcasts).
       std::vector<int64_t> shape = xd.numel() >= yd.numel() ? xd.shape() : yd.shape();

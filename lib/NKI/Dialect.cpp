@@ -143,6 +143,16 @@ const DialectApi *currentDialectApi(std::string_view canonicalName) {
   return nullptr;
 }
 
+const char *unmodelledApiReason(std::string_view n) {
+  // Neuron docs (Trn2, Trn3): nki.language.alloc_tiles returns an NkiTileGrid, alloc_blocks an NkiBlockGrid:
+  // one allocation navigated as tiles (blocks of tiles) with clamped boundary extents, which neither the
+  // kernel IR, the interpreter nor the model has.
+  if (n == "nl.alloc_tiles" || n == "nl.alloc_blocks")
+    return "allocates a grid of tiles (NkiTileGrid / NkiBlockGrid), which accelopt does not model; allocate with "
+           "nl.ndarray and address tiles with slices";
+  return nullptr;
+}
+
 const RemovedApi *removedInCurrentDialect(std::string_view n, bool isKeyword) {
   for (const RemovedApi &r : removedApis)
     if (r.name == n && r.isKeyword == isKeyword) return &r;

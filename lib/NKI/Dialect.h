@@ -64,6 +64,10 @@ struct RemovedApi {
 };
 const RemovedApi *removedInCurrentDialect(std::string_view canonicalNameOrKeyword, bool isKeyword);
 
+/// A documented nki API accelopt does not model (nl.alloc_tiles, nl.alloc_blocks: storage as a grid of tiles),
+/// with the one-line reason every layer refuses it with, by name; nullptr for any other name.
+const char *unmodelledApiReason(std::string_view canonicalName);
+
 /// A call bound against the current-dialect signature. `argOf[i]` is the argument of op-table
 /// parameter i (pycore::Binding's numbering: positional first, then keywords; -1 if unbound);
 /// dialect-only parameters (dst, accumulate, ...) are found with `arg(name)`.

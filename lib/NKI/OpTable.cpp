@@ -215,14 +215,14 @@ constexpr P bnAggrParams[] = {
   OpInfo {                                                                                                             \
     "nl." fn, OpKind::TensorTensor, Engine::Vector, binaryParams, ShapeRule::SameAsInput, Buffer::SBUF,                \
         Instr::TensorTensor, what " (elementwise, broadcasts a (P,1) operand)", {                                      \
-      .alu = AluOp::aluOp                                                                                              \
+      .alu = AluOp::aluOp, .resultDType = ResultDType::Promoted                                                        \
     }                                                                                                                  \
   }
 #define ELEMENTWISE_UNARY_SCALED(fn, func, inputScale, what)                                                           \
   OpInfo {                                                                                                             \
     "nl." fn, OpKind::Activation, Engine::Scalar, unaryParams, ShapeRule::SameAsInput, Buffer::SBUF,                   \
         Instr::Activation, what " (ScalarE activation)", {                                                             \
-      .act = ActFunc::func, .scale = inputScale                                                                        \
+      .act = ActFunc::func, .scale = inputScale, .resultDType = ResultDType::Input                                     \
     }                                                                                                                  \
   }
 #define ELEMENTWISE_UNARY(fn, func, what) ELEMENTWISE_UNARY_SCALED(fn, func, 1.0f, what)
@@ -305,9 +305,16 @@ const OpInfo opTable[] = {
      Buffer::SBUF,
      Instr::Activation,
      "ScalarE op(data * scale + bias), math in fp32, result in data's dtype unless dtype=",
-     {.inputDType = true}},
-    {"nisa.activation_reduce", OpKind::Activation, Engine::Scalar, activationReduceParams, ShapeRule::SameAsInput,
-     Buffer::SBUF, Instr::Activation, "ScalarE activation, and its rows summed into reduce_res"},
+     {.resultDType = ResultDType::Input}},
+    {"nisa.activation_reduce",
+     OpKind::Activation,
+     Engine::Scalar,
+     activationReduceParams,
+     ShapeRule::SameAsInput,
+     Buffer::SBUF,
+     Instr::Activation,
+     "ScalarE activation, and its rows summed into reduce_res; result in data's dtype unless dtype=",
+     {.resultDType = ResultDType::Input}},
     {"nisa.tensor_tensor",
      OpKind::TensorTensor,
      Engine::Vector,
@@ -598,6 +605,17 @@ const OpInfo *lookupOp(std::string_view canonicalName) {
 }
 
 std::span<const OpInfo> allOps() { return opTable; }
+
+std::optional<DType> defaultResultDType(const OpInfo &op, std::optional<DType> data, std::optional<DType> data2) {
+  switch (op.numerics.resultDType) {
+  case ResultDType::Computed: return std::nullopt;
+  case ResultDType::Input: return data;
+  case ResultDType::Promoted:
+    if (data && data2) return promoteDTypes(*data, *data2);
+    return data ? data : data2; // a scalar operand does not widen the tile's dtype
+  }
+  return std::nullopt;
+}
 
 const NamedConstant *lookupConstant(std::string_view n) {
   for (const auto &c : constants)

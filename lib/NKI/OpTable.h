@@ -170,6 +170,18 @@ enum class Slot : uint8_t {
   Predicate,  // the elementwise condition choosing between Data and Data2 (nl.where)
 };
 
+/// The dtype of a row's result when the call gives no dtype= (Neuron docs, per op).
+enum class ResultDType : uint8_t {
+  Computed, // kept as computed (fp32 math); the front end types the tile as its first tile operand
+  Input,    // the data operand's dtype (nisa.activation, nl.exp: "the same as the data type of the input tile")
+  Promoted, // the tile operands' dtypes promoted (nl.add: "whichever input type has the highest precision")
+};
+
+struct OpInfo;
+/// The result dtype of `op` without dtype=, from its tile operands' dtypes (`data`, and `data2` when the second
+/// operand is a tile); nullopt when the row keeps its result as computed or no operand is a tile.
+std::optional<DType> defaultResultDType(const OpInfo &op, std::optional<DType> data, std::optional<DType> data2);
+
 /// What a row computes when the row itself says so (nl.add, nl.exp, nl.sum, nl.zeros). A row whose
 /// function is an argument (nisa.activation, nisa.tensor_reduce) leaves it empty and has a
 /// Slot::Func parameter; an elementwise or reduce row with neither is a table error (unit-tested).
@@ -179,9 +191,8 @@ struct Numerics {
   float scale = 1.0f;              // activation input scale (nl.negative is copy(-1 * x))
   bool mean = false;               // the reduction is divided by the reduced element count (nl.mean)
   std::optional<float> fill = {};  // a new tensor filled with this value (nl.zeros)
-  // Without dtype=, the result is rounded to the data operand's dtype (nisa.activation: "if dtype is not
-  // specified, the same data type as the input tile"); otherwise it is kept as computed (fp32).
-  bool inputDType = false;
+  // The result dtype without dtype= (ResultDType); with dtype= the call's dtype rounds the result.
+  ResultDType resultDType = ResultDType::Computed;
 };
 
 struct ParamInfo {

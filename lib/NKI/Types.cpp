@@ -24,6 +24,27 @@ std::string_view dtypeName(DType t) {
   return "?";
 }
 
+DType promoteDTypes(DType a, DType b) {
+  if (a == b || b == DType::Bool) return a;
+  if (a == DType::Bool) return b;
+  if (isFloat(a) != isFloat(b)) return isFloat(a) ? a : b;
+  int wa = dtypeBytes(a), wb = dtypeBytes(b);
+  if (isFloat(a)) {
+    if (wa != wb) return wa > wb ? a : b;
+    if (wa == 4) return DType::Float32;                // (tf32, fp32)
+    return wa == 2 ? DType::Float32 : DType::BFloat16; // (fp16, bf16), (fp8_e4m3, fp8_e5m2)
+  }
+  auto isSigned = [](DType t) { return t == DType::Int8 || t == DType::Int16 || t == DType::Int32; };
+  if (isSigned(a) == isSigned(b)) return wa >= wb ? a : b;
+  DType s = isSigned(a) ? a : b, u = isSigned(a) ? b : a;
+  if (dtypeBytes(s) > dtypeBytes(u)) return s;
+  switch (dtypeBytes(u)) {
+  case 1: return DType::Int16;
+  case 2: return DType::Int32;
+  default: return DType::Float32;
+  }
+}
+
 std::optional<DType> parseDType(std::string_view spelled) {
   std::string canonical = pycore::canonicalPath(spelled);
   std::string_view s = canonical;

@@ -55,6 +55,12 @@ constexpr bool isFloat(DType t) {
   }
 }
 
+/// NKI type promotion of two operand dtypes (docs/NKI.md 1.7): float beats int; two floats give the wider, or a
+/// widened type when neither holds the other ((fp16, bf16) -> fp32, (fp8_e4m3, fp8_e5m2) -> bf16); two ints the
+/// wider, a signed type wide enough for both when their signedness differs ((int8, uint8) -> int16,
+/// (int32, uint32) -> fp32); bool gives way to any other type.
+DType promoteDTypes(DType a, DType b);
+
 /// Canonical numpy-style name ("float32", "bfloat16", ...).
 std::string_view dtypeName(DType t);
 /// Accepts numpy/NKI spellings ("float32", "np.float32", "nl.bfloat16") and

@@ -1781,8 +1781,8 @@ private:
       for (size_t d = 0; d < wm.rank; ++d)
         if (!wm.reduced.count(d)) dims.push_back(wm.extent.at(d));
       head += indent + render(s->targets.front()) + " = nl.ndarray((" + llvm::join(dims, ", ") +
-              (dims.size() == 1 ? ",), " : "), ") + "dtype=nl." + wm.tile.dtype + ", buffer=nl." + wm.tile.buffer +
-              ")\n";
+              (dims.size() == 1 ? ",), " : "), ") + "dtype=" + spelledDType(s->value, wm.tile) + ", buffer=nl." +
+              wm.tile.buffer + ")\n";
     }
     // Per region: grid dimension -> (start, count).
     std::map<size_t, std::pair<std::string, std::string>> region;
@@ -2403,14 +2403,62 @@ private:
     return dims;
   }
 
-  /// `nl.ndarray((P, N), dtype=nl.float32, buffer=nl.sbuf)`: the allocation of the tile `call` makes. Each
+  /// The dtype of the tile `call` makes, spelled from the source like its dimensions, so the migrated kernel
+  /// stays generic in its input dtypes: the call's `dtype=` as written; else `x.dtype` of the tile operand
+  /// the op table's row takes its result dtype from (nki::defaultResultDType: the data operand, or the front
+  /// end's first tile operand for a row that keeps its result as computed), when that operand is a named
+  /// tile (`x`, or `x[...]` of a kernel argument or of a tile an nl/nisa call made); else the traced dtype
+  /// (a matmul's fp32 PSUM result, two tile operands promoted, an operand with no name to spell).
+  std::string spelledDType(const Expr *call, const TracedTile &tile) {
+    std::string traced = "nl." + tile.dtype;
+    if (!call || call->kind != ExprKind::Call) return traced;
+    if (const Expr *dt = call->keyword("dtype")) return isNone(dt) ? traced : render(dt);
+    const nki::OpInfo *op = nki::lookupOp(canonicalCallee(call));
+    if (!op || op->shape == nki::ShapeRule::MatmulResult || op->kind == nki::OpKind::Alloc || !OperandTile)
+      return traced;
+    // The tile operands by parameter, in the row's order (the front end's "first tile operand").
+    std::map<size_t, const Expr *> tiles;
+    size_t positional = 0;
+    for (const Arg &a : argumentsOf(call)) {
+      int i = a.keyword.empty() ? int(positional++) : op->paramIndex(a.keyword);
+      if (i >= 0 && size_t(i) < op->params.size() && op->params[size_t(i)].role == nki::Role::Tile &&
+          OperandTile(a.value->range.begin))
+        tiles[size_t(i)] = a.value;
+    }
+    if (tiles.empty()) return traced;
+    const Expr *from = tiles.begin()->second;
+    if (op->numerics.resultDType == nki::ResultDType::Promoted && tiles.size() > 1) return traced;
+    if (op->numerics.resultDType != nki::ResultDType::Computed) {
+      const nki::ParamInfo *data = op->slot(nki::Slot::Data);
+      auto it = data ? tiles.find(size_t(data - op->params.data())) : tiles.end();
+      if (it == tiles.end()) return traced;
+      from = it->second;
+    }
+    if (from->kind == ExprKind::Name) return from->name + ".dtype";
+    if (from->kind != ExprKind::Subscript || !from->base || from->base->kind != ExprKind::Name) return traced;
+    const Expr *base = from->base;
+    if (namedArange(base) || namedAffine(base) || blockNamed(base, base->name) != Blocks.end()) return traced;
+    // `x[...]`: x must be a tensor, not a Python list of tiles (whose element is what has a dtype).
+    const Stmt *def = reachingDef(base, base->name);
+    bool madeByCall =
+        def && def->kind == StmtKind::Assign && def->value && def->value->kind == ExprKind::Call &&
+        (canonicalCallee(def->value).rfind("nl.", 0) == 0 || canonicalCallee(def->value).rfind("nisa.", 0) == 0);
+    bool argument = false;
+    if (auto at = StmtOf.find(base); !def && at != StmtOf.end())
+      if (const Stmt *fn = functionOf(at->second); fn && !Defs.count({fn, base->name}))
+        argument = std::any_of(fn->params.begin(), fn->params.end(),
+                               [&](const syntax::Param &p) { return p.name == base->name; });
+    return madeByCall || argument ? base->name + ".dtype" : traced;
+  }
+
+  /// `nl.ndarray((P, N), dtype=x.dtype, buffer=nl.sbuf)`: the allocation of the tile `call` makes. Each
   /// dimension is written as the extent the call's operands spell for dimensions of its traced size,
   /// when they spell it one way only (the shape stays generic in the kernel's sizes), else as the traced
-  /// number; `dtype` as written in place of the traced one when given.
+  /// number; the dtype as spelledDType writes it, or `dtype` as written when given.
   std::string allocationText(const Expr *call, const TracedTile &tile, const std::string &dtype = "") {
     std::vector<std::string> dims = spelledDims(call, tile);
     return "nl.ndarray((" + llvm::join(dims, ", ") + (dims.size() == 1 ? ",), " : "), ") +
-           "dtype=" + (dtype.empty() ? "nl." + tile.dtype : dtype) + ", buffer=nl." + tile.buffer + ")";
+           "dtype=" + (dtype.empty() ? spelledDType(call, tile) : dtype) + ", buffer=nl." + tile.buffer + ")";
   }
 
   /// `y = x * nisa.op(a, dtype=d)` -> `op_tile = nl.ndarray(<traced shape>, ...)` and `nisa.op(op_tile, a)`

@@ -128,6 +128,7 @@ Value KernelEvaluator::call(const Expr *e, View *dest) {
   if (KernelDialect == nki::Dialect::Nki)
     if (const nki::DialectApi *api = nki::currentDialectApi(name)) return dialectCall(*api, e);
   const nki::OpInfo *op = nki::lookupOp(name);
+  if (const char *why = op ? nullptr : nki::unmodelledApiReason(name)) fail(e->base->range, "'" + name + "' " + why);
   if (!op && name.rfind("np.", 0) == 0) fail(e->range, nki::pycore::hostNumpyMessage(name));
   if (!op) fail(e->base->range, "'" + name + "' is not supported by the interpreter");
   return nkiCall(op, e, dest);

@@ -200,6 +200,12 @@ Value KernelBuilder::call(const Expr *e, std::optional<Buffer> resultBuffer, con
     if (const DialectApi *api = currentDialectApi(name)) return dialectCall(*api, e);
   const OpInfo *op = lookupOp(name);
   if (op) reportRemovedKeywords(e);
+  if (const char *why = op ? nullptr : unmodelledApiReason(name)) {
+    diag(Diagnostic::Error, e->base->range, "'" + name + "' " + why, Rule::Unsupported);
+    for (auto *a : e->elts) eval(a);
+    for (auto &kw : e->keywords) eval(kw.value);
+    return Value::unknown(text(e));
+  }
   if (!op) {
     bool nkiName = name.rfind("nl.", 0) == 0 || name.rfind("nisa.", 0) == 0 || name.rfind("nki.", 0) == 0;
     if (nkiName && !isLoopIterator(name))
@@ -738,8 +744,15 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
       if (bound[i] && op->params[i].role == Role::Tile) return &vals[i];
     return nullptr;
   };
+  // The tile (not a scalar) given for an operand slot: the row's default result dtype comes from these.
+  auto slotTileDType = [&](Slot s) -> std::optional<DType> {
+    for (size_t i = 0; i < bound.size(); ++i)
+      if (bound[i] && op->params[i].slot == s && vals[i].kind == Value::Tensor) return dtypeOf(vals[i]);
+    return std::nullopt;
+  };
   DType dtype = DType::Float32;
   if (const Value *t = firstTile()) dtype = dtypeOf(*t);
+  if (auto d = defaultResultDType(*op, slotTileDType(Slot::Data), slotTileDType(Slot::Data2))) dtype = *d;
   if (const Value *d = paramVal("dtype"))
     if (auto dt = dtypeValue(*d)) dtype = *dt;
   Buffer buffer = resultBuffer.value_or(op->result);
