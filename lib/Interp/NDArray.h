@@ -87,7 +87,8 @@ namespace detail {
 /// Frees NDArray storage and returns its bytes to the global account.
 struct ReleaseStorage {
   uint64_t bytes = 0;
-  bool owned = true; // false for views of another array's storage
+  bool owned = true;        // false for views of another array's storage
+  uint64_t mappedBytes = 0; // non-zero: the storage is its own memory mapping of this length (munmap)
   void operator()(float *data) const;
 };
 } // namespace detail
@@ -132,6 +133,8 @@ public:
   std::vector<int64_t> strides() const;
   nki::DType dtype() const { return Dtype; }
 
+  /// False for a view of another array's storage (viewOf): moving it out does not move the elements' owner.
+  bool ownsStorage() const { return Storage.get_deleter().owned; }
   float *data() { return Storage.get(); }
   const float *data() const { return Storage.get(); }
   std::span<float> values() { return {Storage.get(), static_cast<size_t>(Numel)}; }
@@ -158,6 +161,9 @@ public:
 private:
   NDArray(std::vector<int64_t> shape, int64_t numel, nki::DType dtype,
           std::unique_ptr<float[], detail::ReleaseStorage> storage);
+  /// allocate(), saying in `zeroFilled` whether the storage is fresh zero pages (a large array gets its
+  /// own mapping: `full(.., 0.0f)` then touches no page until the kernel writes it).
+  static llvm::Expected<NDArray> allocate(std::vector<int64_t> shape, nki::DType dtype, bool &zeroFilled);
   int64_t flatIndex(std::initializer_list<int64_t> index) const;
 
   std::vector<int64_t> Shape;

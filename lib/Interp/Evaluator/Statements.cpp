@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <unordered_map>
 
 namespace accelopt::interp::evaluator {
 
@@ -170,8 +171,12 @@ RunResult KernelEvaluator::run(std::vector<KernelArg> args) {
       throw;
     }
   }
-  releaseStamps(); // before the outputs are copied
+  releaseStamps(); // before the outputs are taken
   RunResult result;
+  // The run is over: an output tensor that owns its storage hands it over instead of copying it (a full-size
+  // output is GiBs of fresh pages). A view's storage belongs to its base, and a tensor returned twice is
+  // copied from its first output.
+  std::unordered_map<const Tensor *, size_t> taken;
   auto collect = [&](const Value &v) {
     if (v.kind == Value::TensorV) {
       if (auto bad = firstUninit(v.tensor->data.data(), v.tensor->data.numel()))
@@ -179,6 +184,17 @@ RunResult KernelEvaluator::run(std::vector<KernelArg> args) {
                            llvm::formatv(": warning: output '{0}' has never-written elements (first at flat index {1})",
                                          v.tensor->name, *bad)
                                .str());
+      if (auto it = taken.find(v.tensor.get()); it != taken.end()) {
+        auto copy = result.outputs[it->second].clone();
+        if (!copy) fail(def->range, llvm::toString(copy.takeError()));
+        result.outputs.push_back(std::move(*copy));
+        return;
+      }
+      if (v.tensor->data.ownsStorage()) {
+        taken.emplace(v.tensor.get(), result.outputs.size());
+        result.outputs.push_back(std::move(v.tensor->data));
+        return;
+      }
       auto copy = v.tensor->data.clone();
       if (!copy) fail(def->range, llvm::toString(copy.takeError()));
       result.outputs.push_back(std::move(*copy));

@@ -60,6 +60,22 @@ public:
     }
     Exact[b][i % kBlock] = v;
   }
+  /// Whether every element of [lo, lo + n) holds 0 or `v` (then no write of another iteration can
+  /// conflict): one comparison per whole block, so a tile row's check costs no per-element lookups.
+  bool onlyZeroOr(int64_t lo, int64_t n, uint32_t v) const {
+    for (int64_t i = lo, end = lo + n; i < end;) {
+      size_t b = size_t(i / kBlock);
+      int64_t blockEnd = std::min(end, int64_t(b + 1) * kBlock);
+      if (!Exact[b]) {
+        if (Blocks[b] != 0 && Blocks[b] != v) return false;
+      } else {
+        for (int64_t j = i; j < blockEnd; ++j)
+          if (uint32_t s = Exact[b][j % kBlock]; s != 0 && s != v) return false;
+      }
+      i = blockEnd;
+    }
+    return true;
+  }
   /// Elements [lo, lo + n) all get `v`: whole blocks collapse back to one stamp.
   void setRange(int64_t lo, int64_t n, uint32_t v) {
     int64_t i = lo, end = lo + n;

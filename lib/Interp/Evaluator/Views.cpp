@@ -365,7 +365,9 @@ void KernelEvaluator::scatterInto(const View &v, const NDArray &value, const Mas
         for (int64_t j = 0; j < inner; ++j) dst[off + j * dStride] = src[voff + j * sStride];
       if (!track) return;
       uint32_t stampValue = stamp ? CurrentSerial : 0;
-      for (int64_t j = 0; j < inner; ++j) {
+      // Only elements another iteration stamped can conflict: a contiguous row checks its blocks first.
+      bool mayConflict = stamp && (dStride != 1 || !t.stamps.onlyZeroOr(off, inner, CurrentSerial));
+      for (int64_t j = 0; mayConflict && j < inner; ++j) {
         uint32_t slot = t.stamps.get(off + j * dStride);
         if (stamp && slot != 0 && slot != CurrentSerial && conflicting(slot, CurrentSerial))
           fail(at, llvm::formatv("race: two iterations of an affine_range loop write element {0} of '{1}' "

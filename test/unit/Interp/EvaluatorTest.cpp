@@ -241,3 +241,21 @@ TEST(Interpreter, RaceStampsAreExactPerElement) {
   st.release();
   EXPECT_TRUE(st.empty());
 }
+
+TEST(Interpreter, RaceStampsSayWhetherARangeHoldsOnlyZeroOrOneSerial) {
+  // The scatter's fast check: whole blocks compare one stamp, exact blocks each element of the range.
+  evaluator::RaceStamps st;
+  st.reset(300);
+  EXPECT_TRUE(st.onlyZeroOr(0, 300, 4));
+  st.setRange(64, 128, 4);
+  EXPECT_TRUE(st.onlyZeroOr(0, 300, 4));
+  EXPECT_FALSE(st.onlyZeroOr(0, 300, 5));
+  EXPECT_TRUE(st.onlyZeroOr(0, 64, 5));
+  st.set(200, 6); // an exact block: only its element 200 differs
+  EXPECT_FALSE(st.onlyZeroOr(150, 60, 4));
+  EXPECT_TRUE(st.onlyZeroOr(201, 50, 4));
+  EXPECT_TRUE(st.onlyZeroOr(192, 8, 4));
+  EXPECT_FALSE(st.onlyZeroOr(199, 2, 4));
+  EXPECT_TRUE(st.onlyZeroOr(200, 1, 6));
+  EXPECT_TRUE(st.onlyZeroOr(10, 0, 9)); // empty range
+}

@@ -153,6 +153,29 @@ TEST(MemoryCap, CountsEveryLiveArray) {
   EXPECT_TRUE(bool(third));
 }
 
+TEST(NDArray, LargeArraysAreMappedAlignedFilledAndAccounted) {
+  // 32 MiB + 4 bytes: past the size that gets its own huge-page mapping (and not a whole number of pages).
+  uint64_t before = allocatedBytes();
+  std::vector<int64_t> shape{8 * 1024 * 1024 + 1};
+  {
+    NDArray zeros = llvm::cantFail(NDArray::full(shape, DType::Float32, 0.0f));
+    EXPECT_EQ(allocatedBytes(), before + (uint64_t(shape[0]) * 4 + 63) / 64 * 64);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(zeros.data()) % 64, 0u);
+    for (int64_t i : {int64_t(0), shape[0] / 2, shape[0] - 1}) EXPECT_EQ(std::bit_cast<uint32_t>(zeros.data()[i]), 0u);
+    NDArray negZeros = llvm::cantFail(NDArray::full(shape, DType::Float32, -0.0f)); // not the fresh pages' bits
+    EXPECT_TRUE(std::signbit(negZeros.data()[shape[0] - 1]));
+    NDArray sevens = llvm::cantFail(NDArray::full(shape, DType::Float32, 7.0f));
+    EXPECT_EQ(sevens.data()[shape[0] - 1], 7.0f);
+    NDArray marked = llvm::cantFail(NDArray::uninitialized(shape));
+    EXPECT_TRUE(isUninit(marked.data()[shape[0] - 1]));
+    EXPECT_EQ(firstUninit(marked.data(), marked.numel()), 0);
+    zeros.data()[3] = 2.0f; // writable
+    NDArray copy = llvm::cantFail(zeros.clone());
+    EXPECT_EQ(copy.data()[3], 2.0f);
+  }
+  EXPECT_EQ(allocatedBytes(), before);
+}
+
 TEST(Uninit, PatternIsASignallingNaN) {
   float marker = uninitValue();
   EXPECT_TRUE(std::isnan(marker));
