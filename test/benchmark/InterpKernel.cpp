@@ -13,24 +13,31 @@ namespace {
 
 constexpr int64_t K = 1024, M = 512, N = 2048;
 
-void interpreterMatmul(benchmark::State &state) {
-  auto file = nki::loadKernelFile(ACCELOPT_SOURCE_DIR "/nkibench/kernels/matmul_K512_M256_N1024.py", {});
+/// Runs an NKIBench kernel on fresh random inputs of `specs` once per iteration (input set-up untimed);
+/// false after reporting an error.
+bool runKernelEachIteration(benchmark::State &state, const char *kernelFile, const char *specs) {
+  auto file = nki::loadKernelFile(std::string(ACCELOPT_SOURCE_DIR "/nkibench/kernels/") + kernelFile, {});
   if (!file) {
     state.SkipWithError(llvm::toString(file.takeError()).c_str());
-    return;
+    return false;
   }
-  auto specs = *nki::parseInputSpecs("lhsT=f32[1024,512],rhs=f32[1024,2048]");
+  auto inputs = *nki::parseInputSpecs(specs);
   for (auto _ : state) {
     state.PauseTiming();
-    auto args = interp::makeRandomInputs(specs, 0);
+    auto args = interp::makeRandomInputs(inputs, 0);
     state.ResumeTiming();
     auto result = interp::runKernel(*file, file->kernels.front(), std::move(*args));
     if (!result) {
       state.SkipWithError(llvm::toString(result.takeError()).c_str());
-      return;
+      return false;
     }
     benchmark::DoNotOptimize(result->outputs.front().data());
   }
+  return true;
+}
+
+void interpreterMatmul(benchmark::State &state) {
+  if (!runKernelEachIteration(state, "matmul_K512_M256_N1024.py", "lhsT=f32[1024,512],rhs=f32[1024,2048]")) return;
   state.counters["GFLOP/s"] =
       benchmark::Counter(2.0 * K * M * N, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
 }
@@ -39,24 +46,8 @@ void interpreterMatmul(benchmark::State &state) {
 // Measures what the big NKIBench kernels spend outside matmul: allocating and filling GiB-sized tensors
 // (page faults), gathering operands and scattering results with the affine race check.
 void interpreterSoftmaxLarge(benchmark::State &state) {
-  auto file = nki::loadKernelFile(ACCELOPT_SOURCE_DIR "/nkibench/kernels/softmax_M256_N512.py", {});
-  if (!file) {
-    state.SkipWithError(llvm::toString(file.takeError()).c_str());
-    return;
-  }
   constexpr int64_t Rows = 8192, Cols = 4096;
-  auto specs = *nki::parseInputSpecs("x=f32[8192,4096]");
-  for (auto _ : state) {
-    state.PauseTiming();
-    auto args = interp::makeRandomInputs(specs, 0);
-    state.ResumeTiming();
-    auto result = interp::runKernel(*file, file->kernels.front(), std::move(*args));
-    if (!result) {
-      state.SkipWithError(llvm::toString(result.takeError()).c_str());
-      return;
-    }
-    benchmark::DoNotOptimize(result->outputs.front().data());
-  }
+  if (!runKernelEachIteration(state, "softmax_M256_N512.py", "x=f32[8192,4096]")) return;
   state.counters["Melem/s"] = benchmark::Counter(double(Rows * Cols), benchmark::Counter::kIsIterationInvariantRate,
                                                  benchmark::Counter::kIs1000);
 }
