@@ -24,6 +24,9 @@ phase "sanitizer build"
 CC=clang-14 CXX=clang++-14 ACCELOPT_BUILD_DIR=build-asan \
   ACCELOPT_CMAKE_ARGS="-DACCELOPT_SANITIZE=ON -DACCELOPT_FUZZ=ON -DACCELOPT_BENCHMARKS=OFF" bash scripts/setup.sh
 phase "unit, lit and fuzzers under ASan+UBSan"
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# A 32 MiB quarantine of freed memory instead of ASan's 256 MiB: use-after-free is still caught within the
+# last 32 MiB freed, and the tests do half the work (measured on the rewrite suite tests: 5.2 -> 2.8 CPU
+# seconds; the rest went to page faults on fresh memory).
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:quarantine_size_mb=32 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 (cd build-asan && ctest --output-on-failure -j "$jobs" -L "unit|lit|full" -E "^lit-(full|slurm)$")
 unset ASAN_OPTIONS UBSAN_OPTIONS

@@ -25,6 +25,10 @@ config.substitutions.append(("%python", "/usr/bin/python3"))
 # Tests that need the NKIBench checkout beside the repo.
 if os.path.isdir(config.nkibench_dir):
     config.available_features.add("nkibench")
+# An ASan+UBSan build: a test whose work another test already does in-process under the sanitizers
+# says `UNSUPPORTED: sanitized` (each process pays the sanitizers' start and leak check).
+if config.sanitized:
+    config.available_features.add("sanitized")
 # Full-size runs (interpreter on whole NKIBench kernels) only under the "full" label.
 if os.environ.get("ACCELOPT_LIT_FULL") == "1":
     config.available_features.add("full")

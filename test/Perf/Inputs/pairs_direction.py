@@ -7,9 +7,12 @@
 # the range (the option decides the pair). `expect.after_gbps` bounds the HBM
 # bytes per ns the after kernel moves (a DMA throughput reached).
 #
-# usage: pairs_direction.py ACCELOPT SRCROOT [--swap]
-#   --swap  judges each pair with before and after exchanged (must fail for
-#           every pair whose range excludes 1).
+# usage: pairs_direction.py ACCELOPT SRCROOT [--swap] [--estimates FILE]
+#   --swap            judges each pair with before and after exchanged (must fail
+#                     for every pair whose range excludes 1).
+#   --estimates FILE  reads the tool's results (profiles, whether the ops give the
+#                     after code) from FILE when it exists, else writes them there:
+#                     the --swap judgement needs no new estimates.
 import json
 import os
 import subprocess
@@ -18,21 +21,35 @@ import tempfile
 
 accelopt, root = sys.argv[1], sys.argv[2]
 swap = "--swap" in sys.argv[3:]
+cache_path = sys.argv[sys.argv.index("--estimates") + 1] if "--estimates" in sys.argv else None
+cache = {}
+if cache_path and os.path.exists(cache_path):
+    with open(cache_path) as f:
+        cache = json.load(f)
+
+
+def cached(key, compute):
+    if key not in cache:
+        cache[key] = compute()
+    return cache[key]
 with open(os.path.join(root, "nkibench", "manifest.json")) as f:
     cases = json.load(f)["cases"]
 by_name = {c["name"]: c for c in cases}
 
 
-def profile(name, target="trn1"):
-    out = subprocess.run([accelopt, "profile", "--case", name, "--format", "json", "--target", target],
-                         check=True, capture_output=True, text=True).stdout
-    profile = json.loads(out)
+def profile(name, target="trn1", effect=None):
+    # `effect` names the option a custom target turns off (the cache key; the file is temporary).
+    def compute():
+        out = subprocess.run([accelopt, "profile", "--case", name, "--format", "json", "--target", target],
+                             check=True, capture_output=True, text=True).stdout
+        return json.loads(out)
+    profile = cached("profile %s %s" % (name, effect or target), compute)
     assert profile["backend"] == "sim-trn1", profile["backend"]
     return profile
 
 
-def latency(name, target="trn1"):
-    return profile(name, target)["latency"]
+def latency(name, target="trn1", effect=None):
+    return profile(name, target, effect)["latency"]
 
 
 def without(option, tmp):
@@ -73,18 +90,20 @@ for after in cases:
     ops = after["expect"].get("ops")
     rewritten = ""
     if ops:
-        with tempfile.TemporaryDirectory() as tmp:
-            out = os.path.join(tmp, "after.py")
-            subprocess.run([accelopt, "apply", "--case", before["name"], "--quiet", "--op", json.dumps(ops), "-o", out],
-                           check=True)
-            same = code(out) == code(os.path.join(root, "nkibench", after["kernel"]))
+        def gives_after():
+            with tempfile.TemporaryDirectory() as tmp:
+                out = os.path.join(tmp, "after.py")
+                subprocess.run([accelopt, "apply", "--case", before["name"], "--quiet", "--op", json.dumps(ops), "-o", out],
+                               check=True)
+                return code(out) == code(os.path.join(root, "nkibench", after["kernel"]))
+        same = cached("apply " + pair, gives_after)
         rewritten = ", ops %s: %s" % ("+".join(o["op"] for o in ops), "same code" if same else "DIFFERENT code")
         ok = ok and same
     effect = after["expect"].get("effect")
     if effect:
         with tempfile.TemporaryDirectory() as tmp:
             target = without(effect, tmp)
-            rb, ra = latency(before["name"], target), latency(after["name"], target)
+            rb, ra = latency(before["name"], target, effect), latency(after["name"], target, effect)
         if swap:
             rb, ra = ra, rb
         outside = not lo <= rb / ra <= hi
@@ -107,4 +126,7 @@ proven = {o["op"] for c in cases for o in c.get("expect", {}).get("ops", [])}
 missing = [op for op in documented if op not in proven]
 print("rewrite ops: %d, without a pair: %s" % (len(documented), ", ".join(missing) or "none"))
 print("pairs: %d checked, %d wrong" % (checked, wrong))
+if cache_path:
+    with open(cache_path, "w") as f:
+        json.dump(cache, f)
 sys.exit(1 if wrong or missing else 0)
