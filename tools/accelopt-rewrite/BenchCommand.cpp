@@ -191,6 +191,17 @@ int runOptimizeBench(const Selection &selection, bool useNkibench, const std::op
   applyMemoryLimit(0);
   auto start = std::chrono::steady_clock::now();
   std::vector<OptimizedRow> rows;
+  // Each case's outcome on stderr as soon as it is known (a whole-suite run takes an hour; the table
+  // comes at the end).
+  auto finished = [&](OptimizedRow row) {
+    if (!row.error.empty())
+      llvm::errs() << "bench --optimize: " << row.name << ": error\n";
+    else
+      llvm::errs() << llvm::formatv("bench --optimize: {0}: {1:F3}x ({2:F4} -> {3:F4} ms, {4}), {5}, {6:F0} s\n",
+                                    row.name, row.baselineMs / row.bestMs, row.baselineMs, row.bestMs, backend,
+                                    row.verdict, row.seconds);
+    rows.push_back(std::move(row));
+  };
   for (size_t i = 0; i < selection.cases.size(); ++i) {
     const nki::SuiteCase &c = selection.cases[i];
     if (selection.fromNkibench[i] != useNkibench || !c.pair.empty()) continue;
@@ -210,7 +221,7 @@ int runOptimizeBench(const Selection &selection, bool useNkibench, const std::op
     auto file = nki::loadKernelFile(c.kernelPath, fe);
     if (!file || file->kernels.empty()) {
       row.error = file ? "no kernel" : llvm::toString(file.takeError());
-      rows.push_back(std::move(row));
+      finished(std::move(row));
       continue;
     }
     opts.kernelName = file->kernels.front().name;
@@ -220,7 +231,7 @@ int runOptimizeBench(const Selection &selection, bool useNkibench, const std::op
       auto created = dispatch::SlurmEvaluator::create(slurmOptions(), c.kernelPath, c.inputs, opts);
       if (!created) {
         row.error = llvm::toString(created.takeError());
-        rows.push_back(std::move(row));
+        finished(std::move(row));
         continue;
       }
       slurm = std::move(*created);
@@ -230,7 +241,7 @@ int runOptimizeBench(const Selection &selection, bool useNkibench, const std::op
     auto result = search::optimize(c.kernelPath, c.inputs, *planner, opts);
     if (!result) {
       row.error = llvm::toString(result.takeError());
-      rows.push_back(std::move(row));
+      finished(std::move(row));
       continue;
     }
     row.baselineMs = result->original().latency();
@@ -242,7 +253,7 @@ int runOptimizeBench(const Selection &selection, bool useNkibench, const std::op
       row.ranOn = llvm::formatv("slurm: {0} task(s) submitted, {1} retried, {2} failed", slurm->stats().submitted,
                                 slurm->stats().retried, slurm->stats().failed)
                       .str();
-    rows.push_back(std::move(row));
+    finished(std::move(row));
   }
   if (rows.empty()) return reportError(fail("error: no case selected"));
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
