@@ -146,13 +146,28 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
         size.base = diff;
         if (std::optional<int64_t> same = diff.isConstant() ? std::nullopt : uniformValue(size))
           diff = Affine::constantOf(*same);
+        bool onlyUnrolled = diff.known && llvm::all_of(diff.terms, [&](const std::pair<int, int64_t> &t) {
+                              return K.loops[size_t(t.first)].runsAs == LoopKind::Static;
+                            });
+        std::optional<int64_t> largest;
+        if (onlyUnrolled && step == 1)
+          if (auto r = affineRange(diff)) largest = r->second;
         if (diff.isConstant() && step > 0) {
           dim.aranges.push_back({basicAxis, (diff.constant + step - 1) / step, step});
-        } else if (!diff.known || llvm::all_of(diff.terms, [&](const std::pair<int, int64_t> &t) {
-                     return K.loops[size_t(t.first)].runsAs == LoopKind::Static;
-                   })) {
-          // A symbolic size (input shapes unknown), or one that varies only with unrolled loops (each copy of
-          // the body has its own constant size): keep the axis, extent unknown.
+        } else if (largest && *largest > 0) {
+          // A size that varies only with unrolled loops (each copy of the body has its own constant size):
+          // a tile of the largest size of which each copy keeps its first `hi - lo` indices, the MaskBound
+          // `t - (hi - lo) < 0` on this axis (as for `lo:lo + min(E, n - lo)` above).
+          dim.aranges.push_back({basicAxis, *largest, 1});
+          MaskBound m;
+          m.axis = basicAxis;
+          m.extent = *largest;
+          m.base = diff;
+          m.base.scale(-1);
+          addSliceBound(m);
+        } else if (!diff.known || onlyUnrolled) {
+          // A symbolic size (input shapes unknown), or one of unrolled loops whose trip counts are unknown:
+          // keep the axis, extent unknown.
           a.exact = false;
           dim.aranges.push_back({basicAxis, 0, step});
         } else {
