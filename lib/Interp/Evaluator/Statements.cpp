@@ -207,10 +207,13 @@ RunResult KernelEvaluator::run(std::vector<KernelArg> args) {
   if (ret.kind == Value::None) {
     // A kernel that returns nothing writes its results into argument tensors (the baremetal style,
     // `Z_DRAM` of the matmul samples): those are its outputs, in parameter order.
+    // The last grid instance's scope: each instance after the first has its own (`local` is the first's,
+    // freed when the second began); all bind the same argument tensors.
+    const Scope &last = *localPtr;
     std::string names;
     for (const auto &param : def->params) {
-      auto it = local.find(param.name);
-      if (it == local.end() || it->second.kind != Value::TensorV || !it->second.tensor->written) continue;
+      auto it = last.find(param.name);
+      if (it == last.end() || it->second.kind != Value::TensorV || !it->second.tensor->written) continue;
       if (it->second.tensor->buffer != nki::Buffer::SharedHBM) continue;
       collect(it->second);
       names += (names.empty() ? "'" : ", '") + param.name + "'";
