@@ -265,9 +265,18 @@ llvm::Expected<KernelFile> buildKernelFile(std::unique_ptr<syntax::Module> modul
     if (!file.imports) file.imports = ModuleImports::resolve(m);
     file.kernels.push_back(buildGrid(m, aliases, options, fn, file.imports.get()));
   }
-  if (!foundAny)
+  if (!foundAny) {
+    // An NKI file whose kernels are plain functions (launched by a harness elsewhere): name them.
+    std::string candidates;
+    for (const std::string &name : entryFunctions(m, aliases))
+      candidates += (candidates.empty() ? "'" : ", '") + name + "'";
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   path + ":1:1: error: no @nki.jit kernel in this file (is it an NKI kernel?)");
+                                   path + ":1:1: error: no @nki.jit kernel in this file (is it an NKI kernel?)" +
+                                       (candidates.empty()
+                                            ? std::string()
+                                            : "; it imports NKI: to take one of its functions (" + candidates +
+                                                  ") as the kernel, name it with --kernel NAME"));
+  }
   if (file.kernels.empty())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    path + ":1:1: error: no kernel named '" + options.kernelName + "' in this file");
