@@ -29,10 +29,30 @@ Access KernelBuilder::wholeAccess(const Value &t, const Expr *at) {
     IndexDim dim;
     dim.full = true;
     a.dims.push_back(dim);
-    if (int(d) >= T.blockDims()) a.tileShape.push_back(T.shape[d].value.value_or(0));
+    if (int(d) >= T.blockDims()) {
+      addPartialExtentBounds(t.tensor, d, int(a.tileShape.size()));
+      a.tileShape.push_back(T.shape[d].value.value_or(0));
+    }
   }
   a.exact = !UnknownShape.count(t.tensor);
   return a;
+}
+
+void KernelBuilder::addPartialExtentBounds(int tensor, size_t dim, int axis) {
+  auto it = PartialExtents.find(tensor);
+  if (it == PartialExtents.end()) return;
+  for (const PartialExtent &p : it->second)
+    if (p.dim == dim)
+      for (const Affine &term : p.varying) addSizeBound(axis, p.extent, term);
+}
+
+void KernelBuilder::addSizeBound(int axis, int64_t extent, const Affine &size) {
+  MaskBound m;
+  m.axis = axis;
+  m.extent = extent;
+  m.base = size;
+  m.base.scale(-1); // t - size < 0
+  addSliceBound(m);
 }
 
 Access KernelBuilder::access(const Value &t, const Expr *sub) {
@@ -88,10 +108,12 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
     dim.full = true;
     if (d < T.shape.size()) {
       int64_t ext = T.shape[d].value.value_or(0);
-      if (ext > 0)
+      if (ext > 0) {
         dim.aranges.push_back({basicAxis, ext, 1});
-      else
+        addPartialExtentBounds(t.tensor, d, basicAxis);
+      } else {
         a.exact = false;
+      }
     }
     dim.base = Affine::constantOf(0);
     ++basicAxis;
@@ -124,14 +146,7 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
         dim.base = loI->base;
         if (extent && *extent > 0) {
           dim.aranges.push_back({basicAxis, *extent, 1});
-          for (Affine &d : varying) {
-            MaskBound m;
-            m.axis = basicAxis;
-            m.extent = *extent;
-            m.base = d;
-            m.base.scale(-1);
-            addSliceBound(m);
-          }
+          for (const Affine &d : varying) addSizeBound(basicAxis, *extent, d);
         } else {
           a.exact = false;
           dim.aranges.push_back({basicAxis, 0, 1});
@@ -159,12 +174,7 @@ Access KernelBuilder::access(const Value &t, const Expr *sub) {
           // a tile of the largest size of which each copy keeps its first `hi - lo` indices, the MaskBound
           // `t - (hi - lo) < 0` on this axis (as for `lo:lo + min(E, n - lo)` above).
           dim.aranges.push_back({basicAxis, *largest, 1});
-          MaskBound m;
-          m.axis = basicAxis;
-          m.extent = *largest;
-          m.base = diff;
-          m.base.scale(-1);
-          addSliceBound(m);
+          addSizeBound(basicAxis, *largest, diff);
         } else if (!diff.known || onlyUnrolled) {
           // A symbolic size (input shapes unknown), or one of unrolled loops whose trip counts are unknown:
           // keep the axis, extent unknown.

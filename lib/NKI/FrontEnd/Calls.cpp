@@ -899,6 +899,25 @@ Value KernelBuilder::allocation(const OpInfo *op, const Expr *e, const Value &sh
       } else {
         t.shape.push_back(extentOf(x));
       }
+      // `min(E, n - i * E)`: extent E, each iteration keeping its first `n - i * E` indices.
+      const Value &v = x.kind == Value::Seq && x.s == "par_dim" ? (x.elts.empty() ? Value() : x.elts[0]) : x;
+      if (t.shape.back().value || v.kind != Value::Index || !v.idx.minOf || !v.idx.aranges.empty()) continue;
+      PartialExtent partial;
+      partial.dim = d;
+      std::optional<int64_t> least;
+      bool affine = true;
+      for (const Affine &term : *v.idx.minOf) {
+        if (!term.known)
+          affine = false;
+        else if (term.isConstant())
+          least = std::min(least.value_or(term.constant), term.constant);
+        else
+          partial.varying.push_back(term);
+      }
+      if (!affine || !least || *least <= 0 || partial.varying.empty()) continue;
+      partial.extent = *least;
+      t.shape.back() = SymInt::known(*least);
+      PartialExtents[t.id].push_back(std::move(partial));
     }
     if (!isHBM(buffer)) t.parDim = parDim >= 0 ? parDim : 0;
   } else {

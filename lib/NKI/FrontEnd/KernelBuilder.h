@@ -283,6 +283,17 @@ private:
   // ----- parameters -----
   void bindParams(const Stmt *def);
   std::set<int> UnknownShape; // argument tensors whose rank is unknown
+  /// An allocation dimension sized `min(E, n - i * E)` (the partial last tile of a loop, as the nki dialect
+  /// writes it without masks): the tensor has extent E there, and each whole-dimension access keeps the
+  /// first `term` indices for every loop-varying term of the min.
+  struct PartialExtent {
+    size_t dim = 0;
+    int64_t extent = 0;
+    std::vector<Affine> varying;
+  };
+  std::map<int, std::vector<PartialExtent>> PartialExtents; // by tensor id
+  /// The MaskBounds of PartialExtents on tensor `tensor`'s dimension `dim`, tile axis `axis`.
+  void addPartialExtentBounds(int tensor, size_t dim, int axis);
 
   // ----- statements -----
   Statement &newStmt(const Stmt *s, StmtKind kind, int parent);
@@ -359,6 +370,8 @@ private:
   SymInt extentOf(const Value &x) const;
   /// A conjunct a bounded slice puts on the current statement (its tiles are partial in some iterations).
   void addSliceBound(const MaskBound &m);
+  /// The statement keeps the first `size` indices (an affine value) of its tile's axis `axis` of extent `extent`.
+  void addSizeBound(int axis, int64_t extent, const Affine &size);
 
   Value attribute(const Expr *e);
 
