@@ -299,14 +299,23 @@ public:
         t->name = "constant";
         return Value::ofTensor(t);
       }
-      const Value *shapeV = param(op, b, "shape");
-      if (!shapeV || !shapeV->isSeq()) fail(e->range, std::string(op->name) + " needs a shape tuple");
       std::vector<int64_t> shape;
       int parDim = 0;
-      for (size_t d = 0; d < shapeV->elts->size(); ++d) {
-        const Value &x = (*shapeV->elts)[d];
-        if (x.kind == Value::ParDim) parDim = int(d);
-        shape.push_back(x.kind == Value::ParDim ? x.i : intArg(x, e));
+      if (int like = op->slotIndex(nki::Slot::Like); like >= 0) {
+        // nl.zeros_like(a): a's shape and dtype; a is not read (it may not be written yet).
+        if (!b.given[size_t(like)] || !b.values[size_t(like)].isTile())
+          fail(e->range, std::string(op->name) + " needs a tensor to take the shape of");
+        View view = viewOf(b.values[size_t(like)], b.exprs[size_t(like)]);
+        shape = view.shape();
+        if (!dtype) dtype = view.tensor->data.dtype();
+      } else {
+        const Value *shapeV = param(op, b, "shape");
+        if (!shapeV || !shapeV->isSeq()) fail(e->range, std::string(op->name) + " needs a shape tuple");
+        for (size_t d = 0; d < shapeV->elts->size(); ++d) {
+          const Value &x = (*shapeV->elts)[d];
+          if (x.kind == Value::ParDim) parDim = int(d);
+          shape.push_back(x.kind == Value::ParDim ? x.i : intArg(x, e));
+        }
       }
       nki::DType dt = dtype.value_or(nki::DType::Float32);
       const bool gridShared = buffer == nki::Buffer::SharedHBM && K.gridSize() > 1;

@@ -175,6 +175,7 @@ DialectBinding bindCurrentDialectCall(const DialectApi &api, size_t positional,
   out.extraPositional = b.extraPositional;
   out.unknownKeywords = b.unknownKeywords;
   for (size_t i : b.missing) out.missing.push_back(api.params[i].name);
+  for (size_t i : b.repeated) out.repeated.push_back(api.params[i].name);
   if (const OpInfo *op = api.op()) {
     out.argOf.assign(op->params.size(), pycore::Binding::Unbound);
     for (size_t i = 0; i < op->params.size(); ++i)

@@ -77,7 +77,8 @@ struct DialectBinding {
   std::vector<int> dialectArgOf; // per DialectApi parameter
   std::vector<size_t> extraPositional;
   std::vector<size_t> unknownKeywords;
-  std::vector<std::string_view> missing; // required dialect parameters left unbound
+  std::vector<std::string_view> missing;  // required dialect parameters left unbound
+  std::vector<std::string_view> repeated; // parameters given both by position and by keyword
   int arg(std::string_view dialectParam) const;
 };
 

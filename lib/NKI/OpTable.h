@@ -168,6 +168,7 @@ enum class Slot : uint8_t {
   Fill,       // the fill value of a new tensor (nl.full fill_value, nisa.memset value)
   Host,       // a host constant copied into HBM (nl.shared_constant)
   Predicate,  // the elementwise condition choosing between Data and Data2 (nl.where)
+  Like,       // the tensor a new one takes its shape and dtype from (nl.zeros_like's a); not read
 };
 
 /// The dtype of a row's result when the call gives no dtype= (Neuron docs, per op).

@@ -2163,7 +2163,10 @@ private:
     for (const Expr *e : Exprs) {
       if (e->kind != ExprKind::Call || destinationCalls.count(e)) continue;
       std::string callee = canonicalCallee(e);
-      if (llvm::StringRef(callee).startswith("nisa.") && nki::currentDialectApi(callee)) {
+      const nki::DialectApi *api = nki::currentDialectApi(callee);
+      // A call that writes its own destination in 0.1 too (nisa.dma_copy(dst=..., src=...)) keeps its form.
+      bool writesOwnDestination = api && api->op() && api->op()->slot(nki::Slot::Dest);
+      if (llvm::StringRef(callee).startswith("nisa.") && api && !writesOwnDestination) {
         nested.push_back(e);
         continue;
       }

@@ -488,6 +488,9 @@ KernelEvaluator::Bound KernelEvaluator::bindArgs(const nki::OpInfo *op, const Ex
   std::vector<std::string_view> keywords;
   for (const auto &kw : e->keywords) keywords.push_back(kw.name);
   nki::pycore::Binding binding = nki::pycore::bindArguments(params, e->elts.size(), keywords);
+  if (!binding.repeated.empty() && !PendingBinding)
+    fail(e->range, std::string(op->name) + "() got multiple values for argument '" +
+                       std::string(op->params[binding.repeated[0]].name) + "'");
   // A current-dialect call arrives bound to the row's parameters by the dialect table.
   if (const nki::DialectBinding *dialect = std::exchange(PendingBinding, nullptr)) binding.argOf = dialect->argOf;
   for (size_t i = 0; i < n; ++i) {

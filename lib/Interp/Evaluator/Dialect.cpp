@@ -56,6 +56,8 @@ Value KernelEvaluator::dialectCall(const nki::DialectApi &api, const Expr *e) {
   nki::DialectBinding b = nki::bindCurrentDialectCall(api, e->elts.size(), keywords);
   if (!b.missing.empty())
     fail(e->range, std::string(api.name) + " is missing its required argument '" + std::string(b.missing[0]) + "'");
+  if (!b.repeated.empty())
+    fail(e->range, std::string(api.name) + "() got multiple values for argument '" + std::string(b.repeated[0]) + "'");
   auto exprOf = [&](std::string_view param) -> const Expr * {
     int at = b.arg(param);
     if (at < 0) return nullptr;

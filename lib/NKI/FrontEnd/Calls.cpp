@@ -607,6 +607,10 @@ std::vector<const Expr *> KernelBuilder::bindArgs(const OpInfo *op, const Expr *
   for (size_t i : b.extraPositional)
     diag(Diagnostic::Warning, e->elts[i]->range, llvm::formatv("too many arguments to {0}", op->name).str(),
          Rule::CallArgs);
+  for (size_t i : b.repeated)
+    diag(Diagnostic::Error, e->range,
+         llvm::formatv("{0}() got multiple values for argument '{1}'", op->name, op->params[i].name).str(),
+         Rule::CallArgs);
   for (size_t k : b.unknownKeywords) {
     const auto &kw = e->keywords[k];
     if (kw.name != "name" && kw.name != "lazy_initialization")
@@ -764,7 +768,21 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
   switch (op->kind) {
   case OpKind::Alloc: {
     bool dtypeKnown = paramVal("dtype") && dtypeValue(*paramVal("dtype"));
-    return allocation(op, e, paramVal("shape") ? *paramVal("shape") : Value(), dtype, buffer, dtypeKnown, bound);
+    Value shape = paramVal("shape") ? *paramVal("shape") : Value();
+    if (const ParamInfo *like = op->slot(Slot::Like); like && paramVal(like->name)) {
+      // nl.zeros_like(a): a's tile shape, and a's dtype unless dtype= names one.
+      const Value &a = *paramVal(like->name);
+      if (a.kind == Value::Tensor) {
+        shape = Value::seq({});
+        const Tensor &like = K.tensors[a.tensor];
+        if (!a.view && like.blockDims() == 0)
+          for (const SymInt &x : like.shape) shape.elts.push_back(Value::integer(x));
+        else
+          for (int64_t x : tileShapeOf(a)) shape.elts.push_back(x > 0 ? Value::integer(x) : Value());
+        if (!dtypeKnown) dtype = dtypeOf(a), dtypeKnown = K.tensors[a.tensor].dtypeKnown;
+      }
+    }
+    return allocation(op, e, shape, dtype, buffer, dtypeKnown, bound);
   }
   case OpKind::Store:
   case OpKind::DmaCopy: return Value::none();

@@ -73,6 +73,9 @@ Value KernelBuilder::dialectCall(const DialectApi &api, const Expr *e) {
   for (std::string_view m : b.missing)
     diag(Diagnostic::Error, e->range,
          std::string(api.name) + " is missing its required argument '" + std::string(m) + "'", Rule::CallArgs);
+  for (std::string_view r : b.repeated)
+    diag(Diagnostic::Error, e->range,
+         std::string(api.name) + "() got multiple values for argument '" + std::string(r) + "'", Rule::CallArgs);
 
   const Expr *dstE = exprAt(b.arg("dst"));
   const OpInfo *op = api.op();
