@@ -1367,9 +1367,35 @@ private:
       if (PendingSplit && !planSplit(s, *PendingSplit, bounds, guards)) return;
       Masks[s] = bounds;
       if (!guards.empty()) guardStatement(s, guards);
-      // Whole tiles named as operands (or the new tile `t = nisa.op(...)`) are sliced to what the mask keeps.
+      // Whole tiles named as operands, alone or in arithmetic (`nl.rsqrt(var + eps, mask=...)`), or the new
+      // tile `t = nisa.op(...)`, are sliced to what the mask keeps.
+      std::function<void(const Expr *)> boundOperand = [&](const Expr *x) {
+        if (x->kind == ExprKind::Name) return boundWholeTile(s, x);
+        if (x->kind == ExprKind::BinOp)
+          for (const Expr *operand : x->elts) boundOperand(operand);
+        if (x->kind == ExprKind::UnaryOp && x->base) boundOperand(x->base);
+        if (x->kind != ExprKind::Call || llvm::StringRef(canonicalCallee(x)).startswith("nisa.")) return;
+        // A nested call masked like its statement (`nl.mean(nl.square(t, mask=m), axis=1, mask=m)`): its
+        // mask goes too, and its operands are sliced alike.
+        if (const Expr *inner = x->keyword("mask");
+            inner && !isNone(inner) &&
+            Text.slice(inner->range.begin, inner->range.end) == Text.slice(mask->range.begin, mask->range.end)) {
+          MaskArgs.insert(inner);
+          syntax::forEachExpr(inner, [&](const Expr *y) { Consumed.insert(y), ConvertedNames.insert(y); });
+          for (const Arg &a : argumentsOf(x))
+            if (a.value != inner) boundOperand(a.value);
+          return;
+        }
+        // A tile-valued call kept as a call (`gamma.broadcast_to((128, n))`): its result sliced alike. (ISA
+        // calls are hoisted into a tile of their own, which is sliced where it is named.)
+        if (CallTile && BoundedUses.insert(x).second)
+          if (std::optional<TracedTile> tile = CallTile(*x)) {
+            std::string suffix = wholeTileBounds(s, tile->shape);
+            if (!suffix.empty()) addFine(x->range.end, x->range.end, suffix);
+          }
+      };
       for (const Arg &a : argumentsOf(call))
-        if (a.value != mask && a.value->kind == ExprKind::Name) boundWholeTile(s, a.value);
+        if (a.value != mask) boundOperand(a.value);
     });
     for (const Expr *e : Exprs) {
       const Expr *mask = e->kind == ExprKind::Call ? e->keyword("mask") : nullptr;
