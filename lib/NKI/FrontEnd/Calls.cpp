@@ -772,6 +772,11 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
     if (const ParamInfo *like = op->slot(Slot::Like); like && paramVal(like->name)) {
       // nl.zeros_like(a): a's tile shape, and a's dtype unless dtype= names one.
       const Value &a = *paramVal(like->name);
+      if (a.kind != Value::Tensor && a.kind != Value::Unknown)
+        diag(Diagnostic::Error, e->range,
+             std::string(op->name) + " takes the shape of a tensor; '" + std::string(like->name) + "' is " +
+                 text(bound[size_t(op->slotIndex(Slot::Like))]),
+             Rule::CallArgs);
       if (a.kind == Value::Tensor) {
         shape = Value::seq({});
         const Tensor &like = K.tensors[a.tensor];
