@@ -52,6 +52,7 @@ std::string argumentFor(const OpInfo &op, const nki::ParamInfo &p) {
   case Slot::Fill: return "2.0";
   case Slot::Host: return "np.identity(8, dtype=np.float32)";
   case Slot::Predicate: return "nl.greater(a, 0.75)";
+  case Slot::Like: return "a";
   case Slot::None: break;
   }
   if (!p.required) return "";
