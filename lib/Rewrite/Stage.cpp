@@ -198,7 +198,14 @@ public:
                         .str());
     // A DMA fills a Python list of tiles, one per block (flat index, nest order): the current dialect
     // has no block dims.
-    bool list = load->dma && !blockLoops.empty();
+    // An nl.load binding a name in the current dialect is staged into a list too.
+    bool nki = k.dialect == Dialect::Nki;
+    bool list = (load->dma || (nki && binds)) && !blockLoops.empty();
+    if (nki && !list && !load->dma && !blockLoops.empty())
+      return refuse(llvm::formatv("S{0} fills a block of a buffer: the staged buffer would need block dimensions, "
+                                  "which the nki dialect does not have",
+                                  s.id)
+                        .str());
     if (!load->write && blockLoops.empty())
       return refuse(
           llvm::formatv("no loop between {0} and S{1} indexes the load: hoist moves it", loopLabel(k, *loop), s.id)
@@ -407,6 +414,8 @@ public:
       lines += at + text.slice(load->call->range.begin, load->target->range.begin).str() + dst +
                text.slice(load->target->range.end, load->call->range.end).str() + "\n";
       if (list) lines += at + buf + ".append(" + dst + ")\n";
+    } else if (list) {
+      lines += at + buf + ".append(" + k.source->slice(load->call->range).str() + ")\n";
     } else {
       lines +=
           llvm::formatv("{0}{1}[{2}{3}] = {4}\n", at, buf, blockIndex, tile, k.source->slice(load->call->range)).str();
