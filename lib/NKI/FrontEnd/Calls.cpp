@@ -779,12 +779,12 @@ Value KernelBuilder::opCall(const OpInfo *op, const Expr *e, std::optional<Buffe
              Rule::CallArgs);
       if (a.kind == Value::Tensor) {
         shape = Value::seq({});
-        const Tensor &like = K.tensors[a.tensor];
-        if (!a.view && like.blockDims() == 0)
-          for (const SymInt &x : like.shape) shape.elts.push_back(Value::integer(x));
+        const Tensor &source = K.tensors[a.tensor];
+        if (!a.view && source.blockDims() == 0)
+          for (const SymInt &x : source.shape) shape.elts.push_back(Value::integer(x));
         else
           for (int64_t x : tileShapeOf(a)) shape.elts.push_back(x > 0 ? Value::integer(x) : Value());
-        if (!dtypeKnown) dtype = dtypeOf(a), dtypeKnown = K.tensors[a.tensor].dtypeKnown;
+        if (!dtypeKnown) dtype = dtypeOf(a), dtypeKnown = source.dtypeKnown;
       }
     }
     return allocation(op, e, shape, dtype, buffer, dtypeKnown, bound);
